@@ -1,0 +1,54 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Flint",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "flint", targets: ["flint"]),
+        .library(name: "FlintEngine", targets: ["FlintEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+    ],
+    targets: [
+        // Values, paths, names, limits and the one error type. No dependencies.
+        .target(name: "FlintModel", swiftSettings: strict),
+        // Versioned documents, ordered collections and the write pipeline.
+        .target(name: "FlintStore", dependencies: ["FlintModel"], swiftSettings: strict),
+        // One actor per database composing the store; the registry of databases.
+        .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintStore"], swiftSettings: strict),
+        // Firestore REST document JSON datasets and their loader.
+        .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
+        // Test support: a manual clock and ready-made engines.
+        .target(name: "FlintTesting", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
+        // The command line, kept thin: it builds configurations and calls the library.
+        .target(
+            name: "FlintCLI",
+            dependencies: [
+                "FlintModel", "FlintEngine", "FlintFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "flint", dependencies: ["FlintCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "FlintBench",
+            dependencies: ["FlintModel", "FlintStore", "FlintEngine"],
+            path: "bench/FlintBench",
+            swiftSettings: strict),
+
+        .testTarget(name: "FlintModelTests", dependencies: ["FlintModel"], swiftSettings: strict),
+        .testTarget(
+            name: "FlintStoreTests", dependencies: ["FlintModel", "FlintStore"], swiftSettings: strict),
+        .testTarget(
+            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintEngine", "FlintTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FlintFixturesTests",
+            dependencies: ["FlintModel", "FlintEngine", "FlintFixtures", "FlintTesting"],
+            resources: [],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `flint`: the Firestore-compatible emulator's command line.
+public struct FlintCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "flint",
+        abstract: "A Firestore-compatible local emulator.",
+        version: "0.1.0",
+        subcommands: [Fixtures.self])
+
+    public init() {}
+}

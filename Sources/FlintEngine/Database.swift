@@ -1,0 +1,279 @@
+import FlintModel
+import FlintStore
+
+/// One Firestore database: its documents, commit times and reads. Every call is serialised
+/// by the actor, so a commit is applied whole before anything else reads.
+public actor Database {
+    public nonisolated let id: DatabaseID
+    private let store: any StoreBackend
+    private let clock: any Clock
+    private let configuration: DatabaseConfiguration
+    private var lastCommitTime = Timestamp(microseconds: 0)
+    private var lastCompaction = Timestamp(microseconds: 0)
+
+    public init(
+        id: DatabaseID, configuration: DatabaseConfiguration = DatabaseConfiguration(),
+        clock: any Clock = SystemClock(), store: (any StoreBackend)? = nil
+    ) {
+        self.id = id
+        self.configuration = configuration
+        self.clock = clock
+        self.store = store ?? MemoryStore()
+    }
+
+    /// Existing documents now.
+    public var documentCount: Int { store.documentCount }
+
+    // MARK: - Writes
+
+    /// Applies all writes atomically, in order, at one new commit time, or none of them.
+    public func commit(_ writes: [Write]) throws(FlintError) -> CommitResult {
+        for w in writes { try WriteApplier.validate(w) }
+        try checkRequestSize(writes)
+        let commitTime = nextCommitTime()
+        var pending: [DocumentKey: DocumentState?] = [:]
+        var order: [DocumentKey] = []
+        var results: [WriteResult] = []
+        results.reserveCapacity(writes.count)
+        for write in writes {
+            let key = write.key
+            let current: DocumentState? =
+                if let staged = pending[key] { staged } else { store.document(key, at: nil) }
+            let outcome = try WriteApplier.apply(write, to: current, commitTime: commitTime, database: id)
+            let next = try nextState(key, current: current, outcome: outcome, commitTime: commitTime)
+            if pending[key] == nil { order.append(key) }
+            pending[key] = .some(next)
+            results.append(WriteResult(updateTime: next?.updateTime, transformResults: outcome.transformResults))
+        }
+        var changed: [DocumentWrite] = []
+        for key in order {
+            guard let final = pending[key] else { continue }
+            let before = store.document(key, at: nil)
+            if before == final { continue }  // unchanged documents keep their update time
+            changed.append(DocumentWrite(key: key, state: final))
+        }
+        // A document rewritten with identical data keeps its old update time.
+        store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
+        compactIfDue(commitTime)
+        return CommitResult(commitTime: commitTime, writeResults: results)
+    }
+
+    /// Applies each write on its own; one failing does not stop the others. The successful
+    /// writes share one commit time. Writing one document twice is rejected as a whole.
+    public func batchWrite(_ writes: [Write]) throws(FlintError) -> [Result<WriteResult, FlintError>] {
+        var seen = Set<DocumentKey>()
+        for w in writes where !seen.insert(w.key).inserted {
+            throw .invalidArgument("the same document cannot be written more than once in a single request")
+        }
+        try checkRequestSize(writes)
+        let commitTime = nextCommitTime()
+        var changed: [DocumentWrite] = []
+        var results: [Result<WriteResult, FlintError>] = []
+        for write in writes {
+            do throws(FlintError) {
+                try WriteApplier.validate(write)
+                let current = store.document(write.key, at: nil)
+                let outcome = try WriteApplier.apply(write, to: current, commitTime: commitTime, database: id)
+                let next = try nextState(write.key, current: current, outcome: outcome, commitTime: commitTime)
+                if next != current { changed.append(DocumentWrite(key: write.key, state: next)) }
+                results.append(.success(WriteResult(updateTime: next?.updateTime, transformResults: outcome.transformResults)))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
+        compactIfDue(commitTime)
+        return results
+    }
+
+    /// The state after a write, with Firestore's times: create time kept from an existing
+    /// document, update time unchanged when the fields did not change.
+    private func nextState(
+        _ key: DocumentKey, current: DocumentState?, outcome: WriteApplier.Outcome,
+        commitTime: Timestamp
+    ) throws(FlintError) -> DocumentState? {
+        guard let fields = outcome.fields else { return nil }
+        try Validation.validateFields(fields)
+        try Validation.validateSize(id, key, fields)
+        if let current, current.fields == fields { return current }
+        return DocumentState(
+            fields: fields, createTime: current?.createTime ?? commitTime, updateTime: commitTime)
+    }
+
+    private func checkRequestSize(_ writes: [Write]) throws(FlintError) {
+        var total = 0
+        for w in writes {
+            if case .update(let key, let fields) = w.operation {
+                total += StorageSize.document(key, fields)
+            } else {
+                total += StorageSize.documentName(w.key.path)
+            }
+        }
+        if total > Limits.maxRequestBytes {
+            throw .invalidArgument("Request payload size exceeds the limit: \(Limits.maxRequestBytes) bytes.")
+        }
+    }
+
+    /// Strictly increasing commit times, even when the clock stands still or steps back.
+    private func nextCommitTime() -> Timestamp {
+        let now = clock.now()
+        lastCommitTime = now > lastCommitTime ? now : lastCommitTime.adding(microseconds: 1)
+        return lastCommitTime
+    }
+
+    private func horizon(_ t: Timestamp) -> Timestamp {
+        t.adding(microseconds: -configuration.versionRetentionMicros)
+    }
+
+    /// Sweeps expired versions and deletions at most once per quarter of the retention window.
+    private func compactIfDue(_ now: Timestamp) {
+        let interval = max(configuration.versionRetentionMicros / 4, 1_000_000)
+        guard now.microseconds - lastCompaction.microseconds >= interval else { return }
+        lastCompaction = now
+        store.compact(horizon: horizon(now))
+    }
+
+    // MARK: - Reads
+
+    /// Checks a requested read time against the clock and the retention window.
+    private func resolveReadTime(_ readTime: Timestamp?) throws(FlintError) -> Timestamp? {
+        guard let readTime else { return nil }
+        let now = clock.now()
+        if readTime > now && readTime > lastCommitTime {
+            throw .invalidArgument("The requested 'read_time' cannot be in the future.")
+        }
+        if readTime < horizon(now) {
+            throw FlintError(.failedPrecondition, "The requested 'read_time' is too old.")
+        }
+        return readTime
+    }
+
+    /// A time at which every acknowledged commit is visible.
+    public func currentReadTime() -> Timestamp {
+        let now = clock.now()
+        return now > lastCommitTime ? now : lastCommitTime
+    }
+
+    /// The document, or nil when it does not exist (at `readTime`, when given).
+    public func get(_ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil)
+        throws(FlintError) -> Document?
+    {
+        let t = try resolveReadTime(readTime)
+        return store.document(key, at: t).map { document(key, $0).masked(mask) }
+    }
+
+    /// Several documents read at one consistent time, in the order asked.
+    public func batchGet(_ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil)
+        throws(FlintError) -> BatchGetResult
+    {
+        let t = try resolveReadTime(readTime)
+        let results = keys.map { key in
+            (key, store.document(key, at: t).map { document(key, $0).masked(mask) })
+        }
+        return BatchGetResult(readTime: t ?? currentReadTime(), documents: results)
+    }
+
+    /// One page of a collection's documents.
+    public func listDocuments(_ request: ListDocumentsRequest) throws(FlintError) -> ListDocumentsPage {
+        guard request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        if request.showMissing && !request.orderBy.isEmpty {
+            throw .invalidArgument("show_missing cannot be combined with order_by.")
+        }
+        let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
+        let readTime = try resolveReadTime(token?.readTime ?? request.readTime) ?? currentReadTime()
+        let collection = request.parent.appending(request.collectionID)
+        let limit = request.pageSize == 0 ? Int.max : request.pageSize
+
+        var page: [ListedDocument] = []
+        var more = false
+        if request.orderBy.isEmpty {
+            // Existing documents come from the ordered scan; missing ones (only subcollections)
+            // are merged in by id.
+            var existing: [(DocumentKey, DocumentState)] = []
+            store.scan(collection: collection, at: readTime, startAfter: token?.after) { key, state in
+                existing.append((key, state))
+                return existing.count <= limit
+            }
+            var missing: [String] = []
+            if request.showMissing {
+                missing = store.missingDocumentIDs(in: collection, at: readTime)
+                if let after = token?.after { missing.removeAll { compareUTF8($0, after) <= 0 } }
+            }
+            var e = 0
+            var m = 0
+            while e < existing.count || m < missing.count {
+                if page.count == limit { more = true; break }
+                if m < missing.count, e == existing.count || compareUTF8(missing[m], existing[e].0.documentID) < 0 {
+                    page.append(ListedDocument(key: DocumentKey(unchecked: collection.appending(missing[m])), document: nil))
+                    m += 1
+                } else {
+                    let (key, state) = existing[e]
+                    page.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+                    e += 1
+                }
+            }
+        } else {
+            var all: [(DocumentKey, DocumentState)] = []
+            store.scan(collection: collection, at: readTime, startAfter: nil) { key, state in
+                if request.orderBy.allSatisfy({ $0.field.isDocumentID || state.fields.value(at: $0.field) != nil }) {
+                    all.append((key, state))
+                }
+                return true
+            }
+            all.sort { Self.orders($0, before: $1, by: request.orderBy) }
+            var start = 0
+            if let after = token?.after {
+                start = (all.firstIndex { equalUTF8($0.0.documentID, after) }).map { $0 + 1 } ?? all.count
+            }
+            for (key, state) in all[start...] {
+                if page.count == limit { more = true; break }
+                page.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+            }
+        }
+        let next = more ? page.last.map { PageToken(readTime: readTime, after: $0.key.documentID).encoded() } : nil
+        return ListDocumentsPage(documents: page, nextPageToken: next, readTime: readTime)
+    }
+
+    /// Orders by the given fields, then by name in the direction of the last one.
+    private static func orders(
+        _ a: (DocumentKey, DocumentState), before b: (DocumentKey, DocumentState), by orderBy: [Ordering]
+    ) -> Bool {
+        for o in orderBy {
+            let c: Int
+            if o.field.isDocumentID {
+                c = a.0.path.compare(b.0.path)
+            } else {
+                c = Value.compare(a.1.fields.value(at: o.field) ?? .null, b.1.fields.value(at: o.field) ?? .null)
+            }
+            if c != 0 { return o.descending ? c > 0 : c < 0 }
+        }
+        let c = a.0.path.compare(b.0.path)
+        return (orderBy.last?.descending ?? false) ? c > 0 : c < 0
+    }
+
+    /// Collection ids directly under `parent` (the root or a document), one page at a time.
+    public func listCollectionIDs(
+        parent: ResourcePath, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil
+    ) throws(FlintError) -> CollectionIDsPage {
+        guard pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        let token = try pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
+        let t = try resolveReadTime(token?.readTime ?? readTime)
+        var ids = store.collectionIDs(under: parent, at: t)
+        if let after = token?.after { ids = ids.filter { compareUTF8($0, after) > 0 } }
+        guard pageSize > 0, ids.count > pageSize else {
+            return CollectionIDsPage(collectionIDs: ids, nextPageToken: nil)
+        }
+        let page = Array(ids.prefix(pageSize))
+        let next = PageToken(readTime: t ?? currentReadTime(), after: page[page.count - 1])
+        return CollectionIDsPage(collectionIDs: page, nextPageToken: next.encoded())
+    }
+
+    /// Deletes every document at or below `path` (empty: the whole database), with no history.
+    public func clear(under path: ResourcePath = .root) {
+        store.removeAll(under: path)
+    }
+
+    private func document(_ key: DocumentKey, _ s: DocumentState) -> Document {
+        Document(key: key, fields: s.fields, createTime: s.createTime, updateTime: s.updateTime)
+    }
+}

@@ -1,0 +1,52 @@
+import FlintModel
+
+public struct BatchGetResult: Sendable {
+    public var readTime: Timestamp
+    /// Every requested key with its document, or nil when missing.
+    public var documents: [(DocumentKey, Document?)]
+}
+
+public struct ListDocumentsRequest: Sendable {
+    /// The document holding the collection, or the root.
+    public var parent: ResourcePath
+    public var collectionID: String
+    /// 0 means no limit.
+    public var pageSize: Int
+    public var pageToken: String?
+    public var orderBy: [Ordering]
+    public var mask: [FieldPath]?
+    public var showMissing: Bool
+    public var readTime: Timestamp?
+
+    public init(
+        parent: ResourcePath = .root, collectionID: String, pageSize: Int = 0, pageToken: String? = nil,
+        orderBy: [Ordering] = [], mask: [FieldPath]? = nil, showMissing: Bool = false,
+        readTime: Timestamp? = nil
+    ) {
+        self.parent = parent
+        self.collectionID = collectionID
+        self.pageSize = pageSize
+        self.pageToken = pageToken
+        self.orderBy = orderBy
+        self.mask = mask
+        self.showMissing = showMissing
+        self.readTime = readTime
+    }
+}
+
+/// A listed document; `document` is nil for a missing document that has subcollections.
+public struct ListedDocument: Sendable {
+    public var key: DocumentKey
+    public var document: Document?
+}
+
+public struct ListDocumentsPage: Sendable {
+    public var documents: [ListedDocument]
+    public var nextPageToken: String?
+    public var readTime: Timestamp
+}
+
+public struct CollectionIDsPage: Sendable, Equatable {
+    public var collectionIDs: [String]
+    public var nextPageToken: String?
+}

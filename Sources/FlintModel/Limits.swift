@@ -1,0 +1,139 @@
+/// Firestore's production limits, which Flint enforces.
+public enum Limits {
+    public static let maxIDBytes = 1500
+    public static let maxDocumentNameBytes = 6 * 1024
+    public static let maxDocumentBytes = 1_048_576
+    public static let maxDepth = 20
+    public static let maxRequestBytes = 10 * 1_048_576
+    public static let maxFieldNameBytes = 1500
+}
+
+/// Checks of ids, names and document contents, with Firestore's messages where it has good ones.
+public enum Validation {
+    /// A collection or document id: 1–1,500 bytes, not `.` or `..`, not `__.*__`, no `/`.
+    public static func validateID(_ id: String) throws(FlintError) {
+        let n = id.utf8.count
+        if n == 0 { throw .invalidArgument("Resource id must not be empty.") }
+        if n > Limits.maxIDBytes {
+            throw .invalidArgument("The key path element name is longer than \(Limits.maxIDBytes) bytes.")
+        }
+        if id == "." || id == ".." { throw .invalidArgument("Resource id \"\(id)\" is invalid.") }
+        if isReserved(id) {
+            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        }
+        if id.utf8.contains(UInt8(ascii: "/")) {
+            throw .invalidArgument("Resource id \"\(id)\" must not contain \"/\".")
+        }
+    }
+
+    /// `__anything__` is reserved for Firestore itself.
+    public static func isReserved(_ name: String) -> Bool {
+        let u = name.utf8
+        return u.count >= 4 && u.starts(with: "__".utf8) && u.reversed().starts(with: "__".utf8)
+    }
+
+    public static func validateDocumentName(_ db: DatabaseID, _ key: DocumentKey) throws(FlintError) {
+        let bytes = key.path.canonical.utf8.count
+        if bytes > Limits.maxDocumentNameBytes {
+            throw .invalidArgument(
+                "Document name \"\(db.documentsRoot)/\(key.path.canonical)\" is longer than \(Limits.maxDocumentNameBytes) bytes."
+            )
+        }
+    }
+
+    /// Checks field names, nesting and array rules of a document's fields (not its size).
+    public static func validateFields(_ fields: MapValue) throws(FlintError) {
+        try validateMap(fields, path: [], depth: 0)
+    }
+
+    private static func validateMap(_ map: MapValue, path: [String], depth: Int) throws(FlintError) {
+        for entry in map.entries {
+            let name = entry.key
+            if name.isEmpty {
+                throw .invalidArgument(
+                    path.isEmpty
+                        ? "Field names must not be empty."
+                        : "Field names must not be empty (in \"\(fieldText(path))\").")
+            }
+            if name.utf8.count > Limits.maxFieldNameBytes {
+                throw .invalidArgument("Field name is longer than \(Limits.maxFieldNameBytes) bytes.")
+            }
+            if isReserved(name) { throw .invalidArgument("field name '\(name)' is reserved.") }
+            try validateValue(entry.value, path: path + [name], depth: depth, inArray: false)
+        }
+    }
+
+    private static func validateValue(_ value: Value, path: [String], depth: Int, inArray: Bool)
+        throws(FlintError)
+    {
+        switch value {
+        case .map(let m):
+            try checkDepth(depth + 1, path)
+            try validateMap(m, path: path, depth: depth + 1)
+        case .array(let items):
+            if inArray { throw .invalidArgument("Cannot convert an array value in an array value.") }
+            try checkDepth(depth + 1, path)
+            for item in items { try validateValue(item, path: path, depth: depth + 1, inArray: true) }
+        case .geoPoint(let g):
+            _ = try GeoPoint(latitude: g.latitude, longitude: g.longitude)
+        case .null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .vector:
+            break
+        }
+    }
+
+    private static func checkDepth(_ depth: Int, _ path: [String]) throws(FlintError) {
+        if depth > Limits.maxDepth {
+            throw .invalidArgument(
+                "Field \"\(fieldText(path))\" is nested more than \(Limits.maxDepth) levels deep (maps and arrays each add a level)."
+            )
+        }
+    }
+
+    private static func fieldText(_ path: [String]) -> String {
+        (try? FieldPath(path).canonical) ?? path.joined(separator: ".")
+    }
+
+    /// Rejects documents whose storage size exceeds 1 MiB, naming the size.
+    public static func validateSize(_ db: DatabaseID, _ key: DocumentKey, _ fields: MapValue) throws(FlintError) {
+        let size = StorageSize.document(key, fields)
+        if size > Limits.maxDocumentBytes {
+            throw .invalidArgument(
+                "Document \"\(db.documentsRoot)/\(key.path.canonical)\" cannot be written because its size (\(size) bytes) exceeds the maximum allowed size of \(Limits.maxDocumentBytes) bytes."
+            )
+        }
+    }
+}
+
+/// Firestore's documented storage-size rules, used for the 1 MiB document limit.
+public enum StorageSize {
+    /// String sizes count UTF-8 bytes plus one.
+    public static func string(_ s: String) -> Int { s.utf8.count + 1 }
+
+    /// Each collection and document id as a string, plus 16.
+    public static func documentName(_ path: ResourcePath) -> Int {
+        path.segments.reduce(16) { $0 + string($1) }
+    }
+
+    public static func value(_ v: Value) -> Int {
+        switch v {
+        case .null, .boolean: 1
+        case .integer, .double, .timestamp: 8
+        case .geoPoint: 16
+        case .string(let s): string(s)
+        case .bytes(let b): b.count
+        case .reference(let r): documentName(r.key.path)
+        case .array(let items): items.reduce(0) { $0 + value($1) }
+        case .map(let m): fields(m)
+        case .vector(let v): string("__type__") + string("__vector__") + string("value") + 8 * v.count
+        }
+    }
+
+    public static func fields(_ m: MapValue) -> Int {
+        m.entries.reduce(0) { $0 + string($1.key) + value($1.value) }
+    }
+
+    /// Name size + field sizes + 32 bytes of document overhead.
+    public static func document(_ key: DocumentKey, _ fields: MapValue) -> Int {
+        documentName(key.path) + self.fields(fields) + 32
+    }
+}

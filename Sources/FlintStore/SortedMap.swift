@@ -1,0 +1,227 @@
+import FlintModel
+
+/// An ordered map kept as a sorted list of small sorted chunks (a two-level B-tree).
+///
+/// Lookups are two binary searches; an insert moves at most one chunk's elements, and a
+/// split moves chunk headers, so writes stay cheap at millions of keys without per-node
+/// allocations.
+public struct SortedMap<Key: Comparable, Element> {
+    struct Chunk {
+        var keys: [Key]
+        var elements: [Element]
+    }
+
+    static var maxChunk: Int { 512 }
+
+    private(set) var chunks: [Chunk] = []
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// A position: chunk and offset inside it.
+    public struct Index: Comparable {
+        var chunk: Int
+        var offset: Int
+
+        public static func < (a: Index, b: Index) -> Bool {
+            (a.chunk, a.offset) < (b.chunk, b.offset)
+        }
+    }
+
+    public var startIndex: Index { Index(chunk: 0, offset: 0) }
+    public var endIndex: Index { Index(chunk: chunks.count, offset: 0) }
+
+    /// The chunk that holds `key`, or should: the last chunk whose first key is <= key.
+    private func chunkIndex(for key: Key) -> Int {
+        var lo = 0
+        var hi = chunks.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if chunks[mid].keys[0] <= key { lo = mid + 1 } else { hi = mid }
+        }
+        return max(lo - 1, 0)
+    }
+
+    private static func search(_ keys: [Key], _ key: Key) -> (Int, Bool) {
+        var lo = 0
+        var hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let k = keys[mid]
+            if k < key { lo = mid + 1 } else if k == key { return (mid, true) } else { hi = mid }
+        }
+        return (lo, false)
+    }
+
+    public subscript(key: Key) -> Element? {
+        guard !chunks.isEmpty else { return nil }
+        let c = chunkIndex(for: key)
+        let (i, found) = Self.search(chunks[c].keys, key)
+        return found ? chunks[c].elements[i] : nil
+    }
+
+    /// Reads and changes the element for `key` in place; setting nil removes it.
+    @discardableResult
+    public mutating func update<R>(_ key: Key, _ body: (inout Element?) -> R) -> R {
+        if chunks.isEmpty {
+            var value: Element? = nil
+            let r = body(&value)
+            if let value {
+                chunks.append(Chunk(keys: [key], elements: [value]))
+                count = 1
+            }
+            return r
+        }
+        let c = chunkIndex(for: key)
+        let (i, found) = Self.search(chunks[c].keys, key)
+        if found {
+            var value: Element? = chunks[c].elements[i]
+            let r = body(&value)
+            if let value {
+                chunks[c].elements[i] = value
+            } else {
+                chunks[c].keys.remove(at: i)
+                chunks[c].elements.remove(at: i)
+                count -= 1
+                if chunks[c].keys.isEmpty { chunks.remove(at: c) }
+            }
+            return r
+        }
+        var value: Element? = nil
+        let r = body(&value)
+        if let value {
+            chunks[c].keys.insert(key, at: i)
+            chunks[c].elements.insert(value, at: i)
+            count += 1
+            if chunks[c].keys.count > Self.maxChunk { split(c) }
+        }
+        return r
+    }
+
+    public mutating func set(_ key: Key, _ element: Element?) {
+        update(key) { $0 = element }
+    }
+
+    private mutating func split(_ c: Int) {
+        let half = chunks[c].keys.count / 2
+        let upper = Chunk(
+            keys: Array(chunks[c].keys[half...]), elements: Array(chunks[c].elements[half...]))
+        chunks[c].keys.removeSubrange(half...)
+        chunks[c].elements.removeSubrange(half...)
+        chunks.insert(upper, at: c + 1)
+    }
+
+    // MARK: - Ordered traversal
+
+    /// The first position whose key is >= `key` (or > `key` when `inclusive` is false).
+    public func index(from key: Key, inclusive: Bool = true) -> Index {
+        guard !chunks.isEmpty else { return endIndex }
+        let c = chunkIndex(for: key)
+        var (i, found) = Self.search(chunks[c].keys, key)
+        if found && !inclusive { i += 1 }
+        return normalized(Index(chunk: c, offset: i))
+    }
+
+    private func normalized(_ index: Index) -> Index {
+        var index = index
+        while index.chunk < chunks.count && index.offset >= chunks[index.chunk].keys.count {
+            index = Index(chunk: index.chunk + 1, offset: 0)
+        }
+        return index
+    }
+
+    public func index(after i: Index) -> Index {
+        normalized(Index(chunk: i.chunk, offset: i.offset + 1))
+    }
+
+    /// The position before `i`, or nil at the start.
+    public func index(before i: Index) -> Index? {
+        if i.offset > 0 { return Index(chunk: i.chunk, offset: i.offset - 1) }
+        var c = i.chunk - 1
+        while c >= 0 {
+            if !chunks[c].keys.isEmpty { return Index(chunk: c, offset: chunks[c].keys.count - 1) }
+            c -= 1
+        }
+        return nil
+    }
+
+    public func key(at i: Index) -> Key { chunks[i.chunk].keys[i.offset] }
+    public func element(at i: Index) -> Element { chunks[i.chunk].elements[i.offset] }
+
+    /// Visits entries in key order starting at `start`, until `body` returns false.
+    public func forEach(from start: Index? = nil, _ body: (Key, Element) -> Bool) {
+        var i = start ?? normalized(startIndex)
+        while i.chunk < chunks.count {
+            let chunk = chunks[i.chunk]
+            while i.offset < chunk.keys.count {
+                if !body(chunk.keys[i.offset], chunk.elements[i.offset]) { return }
+                i.offset += 1
+            }
+            i = Index(chunk: i.chunk + 1, offset: 0)
+        }
+    }
+
+    /// Visits entries in descending key order, starting at the last key <= `through` (or the end).
+    public func forEachReversed(through key: Key? = nil, _ body: (Key, Element) -> Bool) {
+        guard !chunks.isEmpty else { return }
+        var c: Int
+        var o: Int
+        if let key {
+            c = chunkIndex(for: key)
+            let (i, found) = Self.search(chunks[c].keys, key)
+            o = found ? i : i - 1
+        } else {
+            c = chunks.count - 1
+            o = chunks[c].keys.count - 1
+        }
+        while c >= 0 {
+            let chunk = chunks[c]
+            while o >= 0 {
+                if !body(chunk.keys[o], chunk.elements[o]) { return }
+                o -= 1
+            }
+            c -= 1
+            if c >= 0 { o = chunks[c].keys.count - 1 }
+        }
+    }
+
+    /// Applies `body` to every element in place; returning nil removes it.
+    public mutating func compactMapInPlace(_ body: (Key, Element) -> Element?) {
+        var newChunks: [Chunk] = []
+        var newCount = 0
+        for chunk in chunks {
+            var keys: [Key] = []
+            var elements: [Element] = []
+            for (k, e) in zip(chunk.keys, chunk.elements) {
+                if let kept = body(k, e) {
+                    keys.append(k)
+                    elements.append(kept)
+                }
+            }
+            if !keys.isEmpty {
+                newCount += keys.count
+                newChunks.append(Chunk(keys: keys, elements: elements))
+            }
+        }
+        chunks = newChunks
+        count = newCount
+    }
+}
+
+extension SortedMap: Sendable where Key: Sendable, Element: Sendable {}
+extension SortedMap.Chunk: Sendable where Key: Sendable, Element: Sendable {}
+extension SortedMap.Index: Sendable {}
+
+/// A string that orders and compares by its UTF-8 bytes, for use as a sorted key.
+public struct UTF8Key: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public let string: String
+
+    public init(_ string: String) { self.string = string }
+
+    public static func < (a: UTF8Key, b: UTF8Key) -> Bool { compareUTF8(a.string, b.string) < 0 }
+    public static func == (a: UTF8Key, b: UTF8Key) -> Bool { equalUTF8(a.string, b.string) }
+    public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
+    public var description: String { string }
+}

@@ -1,0 +1,190 @@
+import FlintModel
+
+/// The state of one document as a write sees it: its fields and times, or nothing.
+public struct DocumentState: Sendable, Equatable {
+    public var fields: MapValue
+    public var createTime: Timestamp
+    public var updateTime: Timestamp
+
+    public init(fields: MapValue, createTime: Timestamp, updateTime: Timestamp) {
+        self.fields = fields
+        self.createTime = createTime
+        self.updateTime = updateTime
+    }
+}
+
+/// Applies one `Write` to a document's state: precondition, update or mask, transforms.
+///
+/// Pure: the caller supplies the current state and the commit time and decides what to keep.
+public enum WriteApplier {
+    public struct Outcome: Sendable {
+        /// The new fields, or nil when the write deletes the document.
+        public var fields: MapValue?
+        public var transformResults: [Value]
+    }
+
+    /// Checks what can be checked without the stored document: masks, transforms, field values.
+    public static func validate(_ write: Write) throws(FlintError) {
+        if let mask = write.updateMask {
+            guard case .update = write.operation else {
+                throw .invalidArgument("An update mask can only be used with an update.")
+            }
+            try validateMask(mask)
+        }
+        if case .delete = write.operation, !write.transforms.isEmpty {
+            throw .invalidArgument("a delete must not specify a update transform.")
+        }
+        if case .transform = write.operation, write.transforms.isEmpty {
+            throw .invalidArgument("A transform write must have at least one field transform.")
+        }
+        if case .update(_, let fields) = write.operation {
+            try Validation.validateFields(fields)
+        }
+        for t in write.transforms {
+            if t.field.isDocumentID || t.field.segments.contains(where: Validation.isReserved) {
+                throw .invalidArgument("Cannot transform reserved field \"\(t.field.canonical)\".")
+            }
+            switch t.kind {
+            case .serverTimestamp: break
+            case .increment(let v), .maximum(let v), .minimum(let v):
+                guard v.isNumber else { throw .invalidArgument("Input must be int64 or double.") }
+            case .appendMissingElements(let items), .removeAllFromArray(let items):
+                for item in items {
+                    if case .array = item {
+                        throw .invalidArgument("Cannot convert an array value in an array value.")
+                    }
+                    try Validation.validateFields(["_": item])
+                }
+            }
+        }
+    }
+
+    /// Rejects masks naming a field twice, or a field and one of its sub-fields.
+    static func validateMask(_ mask: [FieldPath]) throws(FlintError) {
+        let sorted = mask.sorted()
+        for (a, b) in zip(sorted, sorted.dropFirst()) where a.isPrefix(of: b) {
+            throw .invalidArgument(
+                a == b
+                    ? "The update mask names \"\(a.canonical)\" more than once."
+                    : "The update mask names both \"\(a.canonical)\" and its sub-field \"\(b.canonical)\"."
+            )
+        }
+        for p in mask where p.isDocumentID || p.segments.contains(where: Validation.isReserved) {
+            throw .invalidArgument("field name '\(p.segments.first(where: Validation.isReserved) ?? p.canonical)' is reserved.")
+        }
+    }
+
+    /// Applies `write` (already validated) to `current`.
+    public static func apply(
+        _ write: Write, to current: DocumentState?, commitTime: Timestamp, database: DatabaseID
+    ) throws(FlintError) -> Outcome {
+        let name = { database.documentsRoot + "/" + write.key.path.canonical }
+        switch write.precondition {
+        case .none: break
+        case .exists(true):
+            if current == nil { throw FlintError(.notFound, "No document to update: \(name())") }
+        case .exists(false):
+            if current != nil { throw FlintError(.alreadyExists, "Document already exists: \(name())") }
+        case .updateTime(let t):
+            guard let current else {
+                throw FlintError(
+                    .failedPrecondition,
+                    "Document \(name()) does not exist, so its update time cannot be \(t).")
+            }
+            if current.updateTime != t {
+                throw FlintError(
+                    .failedPrecondition,
+                    "Document \(name()) was last updated at \(current.updateTime), not at the required \(t).")
+            }
+        }
+
+        var fields: MapValue
+        switch write.operation {
+        case .delete:
+            return Outcome(fields: nil, transformResults: [])
+        case .update(_, let data):
+            if let mask = write.updateMask {
+                fields = current?.fields ?? MapValue()
+                for path in mask {
+                    if let v = data.value(at: path) {
+                        fields.setValue(v, at: path)
+                    } else {
+                        fields.removeValue(at: path)
+                    }
+                }
+            } else {
+                fields = data
+            }
+        case .transform:
+            fields = current?.fields ?? MapValue()
+        }
+
+        var results: [Value] = []
+        results.reserveCapacity(write.transforms.count)
+        for t in write.transforms {
+            let result = Transforms.apply(t.kind, to: fields.value(at: t.field), commitTime: commitTime)
+            fields.setValue(result.stored, at: t.field)
+            results.append(result.reported)
+        }
+        return Outcome(fields: fields, transformResults: results)
+    }
+}
+
+/// Firestore's field transforms, including its integer and double rules.
+enum Transforms {
+    /// `stored` goes into the document; `reported` is the write result's transform result.
+    static func apply(_ kind: FieldTransform.Kind, to current: Value?, commitTime: Timestamp)
+        -> (stored: Value, reported: Value)
+    {
+        switch kind {
+        case .serverTimestamp:
+            let v = Value.timestamp(commitTime)
+            return (v, v)
+        case .increment(let operand):
+            let v = increment(current, by: operand)
+            return (v, v)
+        case .maximum(let operand):
+            let v = extreme(current, operand, wantMax: true)
+            return (v, v)
+        case .minimum(let operand):
+            let v = extreme(current, operand, wantMax: false)
+            return (v, v)
+        case .appendMissingElements(let items):
+            var array: [Value]
+            if case .array(let a)? = current { array = a } else { array = [] }
+            for item in items where !array.contains(item) { array.append(item) }
+            return (.array(array), .null)
+        case .removeAllFromArray(let items):
+            var array: [Value]
+            if case .array(let a)? = current { array = a } else { array = [] }
+            array.removeAll { items.contains($0) }
+            return (.array(array), .null)
+        }
+    }
+
+    /// Integer + integer saturates at Int64's bounds; any double makes the sum a double;
+    /// a missing or non-numeric field takes the operand.
+    static func increment(_ current: Value?, by operand: Value) -> Value {
+        switch (current, operand) {
+        case (.integer(let a)?, .integer(let b)):
+            let (sum, overflow) = a.addingReportingOverflow(b)
+            if overflow { return .integer(b > 0 ? .max : .min) }
+            return .integer(sum)
+        case (.integer(let a)?, .double(let b)): return .double(Double(a) + b)
+        case (.double(let a)?, .integer(let b)): return .double(a + Double(b))
+        case (.double(let a)?, .double(let b)): return .double(a + b)
+        default: return operand
+        }
+    }
+
+    /// The larger (or smaller) of field and operand. NaN wins both; equal values keep the field,
+    /// so `max(0, -0.0)` stays the stored 0 and `max(3, 3.0)` stays 3.
+    static func extreme(_ current: Value?, _ operand: Value, wantMax: Bool) -> Value {
+        guard let current, current.isNumber else { return operand }
+        if current.isNaN { return current }
+        if operand.isNaN { return operand }
+        let c = Value.compare(current, operand)
+        if c == 0 { return current }
+        return (c > 0) == wantMax ? current : operand
+    }
+}
