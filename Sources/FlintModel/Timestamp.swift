@@ -88,7 +88,8 @@ public enum RFC3339 {
                 i += 1
             }
             guard digits > 0, digits <= 9 else { return nil }
-            for _ in digits..<6 where digits < 6 { micros *= 10 }
+            var scale = digits
+            while scale < 6 { micros *= 10; scale += 1 }
         }
         var offset = 0
         guard i < b.count else { return nil }

@@ -156,17 +156,16 @@ extension MapValue: ExpressibleByDictionaryLiteral {
     }
 }
 
-// MARK: - Literals, for tests and fixtures
+// MARK: - Literals, for tests and fixtures (no nil literal: `nil` must stay Optional's)
 
 extension Value: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(booleanLiteral value: Bool) { self = .boolean(value) }
-    public init(nilLiteral: ()) { self = .null }
     public init(arrayLiteral elements: Value...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, Value)...) { self = .map(MapValue(elements)) }
 }

@@ -1,0 +1,110 @@
+import Testing
+
+@testable import FlintModel
+
+struct PathTests {
+    static let root = "projects/p1/databases/(default)/documents"
+
+    @Test func parsesDocumentNames() throws {
+        let (db, key) = try ResourceName.parseDocument(Self.root + "/users/alice/posts/p1")
+        #expect(db == DatabaseID(project: "p1"))
+        #expect(key.path.segments == ["users", "alice", "posts", "p1"])
+        #expect(key.collectionID == "posts")
+        #expect(key.documentID == "p1")
+        #expect(key.collection.canonical == "users/alice/posts")
+    }
+
+    /// Messages and codes as the reference emulator gives them.
+    @Test(arguments: [
+        ("/c", "Document name \"projects/p1/databases/(default)/documents/c\" lacks \"/\" at index 43."),
+        ("/c/a/b", "Document name \"projects/p1/databases/(default)/documents/c/a/b\" lacks \"/\" at index 47."),
+        ("/c//a", "Document name \"projects/p1/databases/(default)/documents/c//a\" lacks a resource id at index 44."),
+        ("/c/..", "Document name \"projects/p1/databases/(default)/documents/c/..\" contains a resource id \"..\" at index 44."),
+        ("/c/.", "Document name \"projects/p1/databases/(default)/documents/c/.\" contains a resource id \".\" at index 44."),
+        ("/c/__x__", "Resource id \"__x__\" is invalid because it is reserved."),
+        ("/c/" + String(repeating: "a", count: 1501), "The key path element name is longer than 1500 bytes."),
+    ])
+    func rejectsBadDocumentNames(suffix: String, message: String) {
+        #expect(throws: FlintError.invalidArgument(message)) {
+            try ResourceName.parseDocument(Self.root + suffix)
+        }
+    }
+
+    @Test func acceptsLongestIDAndRejectsOversizedNames() throws {
+        _ = try ResourceName.parseDocument(Self.root + "/c/" + String(repeating: "a", count: 1500))
+        let big = (0..<5).map { _ in "c/" + String(repeating: "a", count: 1400) }.joined(separator: "/")
+        let error = #expect(throws: FlintError.self) { try ResourceName.parseDocument(Self.root + "/" + big) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("longer than 6144 bytes") == true)
+    }
+
+    @Test func rejectsNamesOutsideDocuments() {
+        for bad in ["projects/p/databases/d", "projects//databases/d/documents/c/a", "users/alice", "projects/p/dbs/d/documents"] {
+            let error = #expect(throws: FlintError.self) { try ResourceName.parseDocument(bad) }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
+    @Test func parentsAreRootOrDocuments() throws {
+        #expect(try ResourceName.parseParent(Self.root).1 == .root)
+        #expect(try ResourceName.parseParent(Self.root + "/a/b").1.segments == ["a", "b"])
+        #expect(throws: FlintError.self) { try ResourceName.parseParent(Self.root + "/a") }
+    }
+
+    @Test func idValidation() {
+        #expect(throws: FlintError.invalidArgument("Resource id \"a/b\" must not contain \"/\".")) {
+            try Validation.validateID("a/b")
+        }
+        #expect(throws: FlintError.invalidArgument("Resource id \"..\" is invalid.")) { try Validation.validateID("..") }
+        #expect(throws: FlintError.self) { try Validation.validateID("") }
+        #expect(Validation.isReserved("__a__"))
+        #expect(Validation.isReserved("____"))
+        #expect(!Validation.isReserved("__a"))
+        #expect(!Validation.isReserved("___"))
+    }
+
+    @Test func pathsCompareBySegmentsAndUTF8() {
+        let a = ResourcePath(["c", "a"])
+        let aSub = ResourcePath(["c", "a", "s", "x"])
+        let b = ResourcePath(["c", "b"])
+        #expect(a < aSub && aSub < b)
+        #expect(a.isPrefix(of: aSub) && !b.isPrefix(of: aSub))
+        #expect(ResourcePath(["\u{e9}"]) != ResourcePath(["e\u{301}"]))
+        #expect(Set([ResourcePath(["\u{e9}"]), ResourcePath(["e\u{301}"])]).count == 2)
+    }
+
+    @Test(arguments: [
+        ("a", ["a"]), ("a.b", ["a", "b"]), ("_x9.Y", ["_x9", "Y"]), ("`a.b`.c", ["a.b", "c"]),
+        ("`a\\`b`", ["a`b"]), ("`a\\\\b`", ["a\\b"]), ("`9`", ["9"]), ("`\u{e9}`", ["\u{e9}"]), ("__name__", ["__name__"]),
+    ])
+    func parsesFieldPaths(text: String, segments: [String]) throws {
+        let path = try FieldPath(parsing: text)
+        #expect(path.segments == segments)
+        #expect(try FieldPath(parsing: path.canonical) == path)
+    }
+
+    @Test(arguments: ["", "a.", ".a", "a..b", "9a", "a-b", "`a", "``", "a.`b", "`a`b", "\u{e9}"])
+    func rejectsBadFieldPaths(text: String) {
+        #expect(
+            throws: FlintError.invalidArgument(
+                "Invalid property path \"\(text)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)"
+            )
+        ) { try FieldPath(parsing: text) }
+    }
+
+    @Test func canonicalQuotesOnlyWhenNeeded() throws {
+        #expect(try FieldPath(["a", "b.c", "d`e", "f\\g", "1"]).canonical == "a.`b.c`.`d\\`e`.`f\\\\g`.`1`")
+    }
+
+    @Test func orderingListSyntax() throws {
+        let list = try Ordering.parseList("priority desc, name,  `a.b` asc")
+        #expect(list == [
+            Ordering(try FieldPath(parsing: "priority"), descending: true),
+            Ordering(try FieldPath(parsing: "name")),
+            Ordering(try FieldPath(["a.b"])),
+        ])
+        #expect(throws: FlintError.invalidArgument("Invalid order by clause \"n sideways\".")) {
+            try Ordering.parseList("n sideways")
+        }
+    }
+}

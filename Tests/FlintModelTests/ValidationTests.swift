@@ -1,0 +1,73 @@
+import Testing
+
+@testable import FlintModel
+
+struct ValidationTests {
+    static func nested(_ levels: Int, array: Bool = false) -> Value {
+        var v: Value = 1
+        for i in 0..<levels { v = array && i % 2 == 0 ? [v] : ["a": v] }
+        return v
+    }
+
+    @Test func depthLimitIsTwentyContainers() throws {
+        try Validation.validateFields(["x": Self.nested(20)])
+        try Validation.validateFields(["x": Self.nested(20, array: true)])
+        let error = #expect(throws: FlintError.self) { try Validation.validateFields(["x": Self.nested(21)]) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("nested more than 20 levels") == true)
+    }
+
+    @Test func arraysCannotHoldArrays() {
+        #expect(throws: FlintError.invalidArgument("Cannot convert an array value in an array value.")) {
+            try Validation.validateFields(["a": [1, [2]]])
+        }
+    }
+
+    @Test func reservedAndEmptyFieldNames() {
+        #expect(throws: FlintError.invalidArgument("field name '__x__' is reserved.")) {
+            try Validation.validateFields(["m": ["__x__": 1]])
+        }
+        #expect(throws: FlintError.invalidArgument("Field names must not be empty.")) {
+            try Validation.validateFields(["": 1])
+        }
+    }
+
+    /// The documented example: users/jeff/tasks/my_task_id with its fields is 147 bytes.
+    @Test func storageSizeFollowsFirestoresRules() throws {
+        let key = try DocumentKey(parsing: "users/jeff/tasks/my_task_id")
+        #expect(StorageSize.documentName(key.path) == 6 + 5 + 6 + 11 + 16)
+        let fields: MapValue = [
+            "type": "Personal", "done": false, "priority": 1, "description": "Learn Cloud Firestore",
+        ]
+        #expect(StorageSize.fields(fields) == 5 + 9 + 5 + 1 + 9 + 8 + 12 + 22)
+        #expect(StorageSize.document(key, fields) == 44 + 71 + 32)
+        #expect(StorageSize.value(.geoPoint(try GeoPoint(latitude: 1, longitude: 2))) == 16)
+        #expect(StorageSize.value([1, "ab", .null, true]) == 8 + 3 + 1 + 1)
+        #expect(StorageSize.value(["k": .bytes([1, 2, 3])]) == 2 + 3)
+    }
+
+    @Test func documentsOverOneMebibyteAreRejected() throws {
+        let key = try DocumentKey(parsing: "c/big")
+        let overhead = StorageSize.documentName(key.path) + 32 + StorageSize.string("s") + 1
+        let fits: MapValue = ["s": .string(String(repeating: "x", count: Limits.maxDocumentBytes - overhead))]
+        #expect(StorageSize.document(key, fits) == Limits.maxDocumentBytes)
+        try Validation.validateSize(DatabaseID(project: "p"), key, fits)
+        let tooBig: MapValue = ["s": .string(String(repeating: "x", count: Limits.maxDocumentBytes - overhead + 1))]
+        #expect(
+            throws: FlintError.invalidArgument(
+                "Document \"projects/p/databases/(default)/documents/c/big\" cannot be written because its size (1048577 bytes) exceeds the maximum allowed size of 1048576 bytes."
+            )
+        ) { try Validation.validateSize(DatabaseID(project: "p"), key, tooBig) }
+    }
+
+    @Test func mapPathsSetAndRemove() throws {
+        var m: MapValue = ["a": ["b": 1, "c": 2], "s": "x"]
+        m.setValue(3, at: try FieldPath(parsing: "a.d"))
+        m.setValue(4, at: try FieldPath(parsing: "s.t"))  // a non-map is replaced by a map
+        m.removeValue(at: try FieldPath(parsing: "a.b"))
+        m.removeValue(at: try FieldPath(parsing: "zz.y"))  // absent: no change
+        #expect(m == ["a": ["c": 2, "d": 3], "s": ["t": 4]])
+        let projected = m.projected([try FieldPath(parsing: "a.d"), try FieldPath(parsing: "q")])
+        #expect(projected == ["a": ["d": 3]], "\(projected)")
+    }
+}
