@@ -9,6 +9,8 @@ public actor Database {
     private let clock: any Clock
     private let configuration: DatabaseConfiguration
     private var lastCommitTime = Timestamp(microseconds: 0)
+    /// The latest read time handed out; later commits must come strictly after it.
+    private var lastReadTime = Timestamp(microseconds: 0)
     private var lastCompaction = Timestamp(microseconds: 0)
 
     public init(
@@ -114,10 +116,11 @@ public actor Database {
         }
     }
 
-    /// Strictly increasing commit times, even when the clock stands still or steps back.
+    /// Strictly increasing commit times, even when the clock stands still or steps back, and
+    /// always after any read time already given out, so a snapshot never gains a commit.
     private func nextCommitTime() -> Timestamp {
-        let now = clock.now()
-        lastCommitTime = now > lastCommitTime ? now : lastCommitTime.adding(microseconds: 1)
+        let floor = max(lastCommitTime, lastReadTime).adding(microseconds: 1)
+        lastCommitTime = max(clock.now(), floor)
         return lastCommitTime
     }
 
@@ -145,13 +148,14 @@ public actor Database {
         if readTime < horizon(now) {
             throw FlintError(.failedPrecondition, "The requested 'read_time' is too old.")
         }
+        lastReadTime = max(lastReadTime, readTime)
         return readTime
     }
 
     /// A time at which every acknowledged commit is visible.
     public func currentReadTime() -> Timestamp {
-        let now = clock.now()
-        return now > lastCommitTime ? now : lastCommitTime
+        lastReadTime = max(clock.now(), lastCommitTime, lastReadTime)
+        return lastReadTime
     }
 
     /// The document, or nil when it does not exist (at `readTime`, when given).

@@ -49,4 +49,9 @@ public struct ListDocumentsPage: Sendable {
 public struct CollectionIDsPage: Sendable, Equatable {
     public var collectionIDs: [String]
     public var nextPageToken: String?
+
+    public init(collectionIDs: [String], nextPageToken: String?) {
+        self.collectionIDs = collectionIDs
+        self.nextPageToken = nextPageToken
+    }
 }

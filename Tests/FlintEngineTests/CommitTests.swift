@@ -1,0 +1,199 @@
+import FlintEngine
+import FlintModel
+import Testing
+
+struct CommitTests {
+    @Test func setThenUpdateKeepsCreateTime() async throws {
+        let (db, clock) = makeDatabase()
+        let first = try await db.commit([.set(key("c/a"), ["x": 1])])
+        clock.advance(seconds: 1)
+        let second = try await db.commit([.set(key("c/a"), ["x": 2])])
+        #expect(second.commitTime > first.commitTime)
+        let doc = try #require(try await db.get(key("c/a")))
+        #expect(doc.fields == ["x": 2])
+        #expect(doc.createTime == first.commitTime)
+        #expect(doc.updateTime == second.commitTime)
+        #expect(second.writeResults == [WriteResult(updateTime: second.commitTime)])
+    }
+
+    @Test func commitTimesIncreaseEvenWhenTheClockStandsStill() async throws {
+        let (db, _) = makeDatabase()
+        var last = Timestamp(microseconds: 0)
+        for i in 0..<50 {
+            let r = try await db.commit([.set(key("c/\(i)"), [:])])
+            #expect(r.commitTime > last)
+            last = r.commitTime
+        }
+    }
+
+    @Test func unchangedWriteKeepsUpdateTime() async throws {
+        let (db, clock) = makeDatabase()
+        let first = try await db.commit([.set(key("c/b"), ["v": 1])])
+        clock.advance(seconds: 1)
+        let again = try await db.commit([.set(key("c/b"), ["v": 1])])
+        #expect(again.commitTime > first.commitTime)
+        #expect(again.writeResults[0].updateTime == first.commitTime)
+        #expect(try await db.get(key("c/b"))?.updateTime == first.commitTime)
+    }
+
+    @Test func maskMergesAndDeletesNamedFieldsOnly() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/m"), ["keep": 1, "gone": 2, "nested": ["a": 1, "b": 2], "dotted": 0])])
+        _ = try await db.commit([
+            .merge("c/m", ["nested": ["a": 10, "z": 9], "new": true, "ignored": 5, "a.b": 7], mask: ["nested.a", "new", "gone", "`a.b`"])
+        ])
+        let doc = try #require(try await db.get(key("c/m")))
+        #expect(doc.fields == ["keep": 1, "nested": ["a": 10, "b": 2], "new": true, "a.b": 7, "dotted": 0])
+    }
+
+    @Test func maskOnMissingDocumentCreatesIt() async throws {
+        let (db, _) = makeDatabase()
+        let r = try await db.commit([.merge("c/new", ["a": ["b": 1]], mask: ["a.b", "x"])])
+        let doc = try #require(try await db.get(key("c/new")))
+        #expect(doc.fields == ["a": ["b": 1]])
+        #expect(doc.createTime == r.commitTime)
+    }
+
+    @Test(arguments: [
+        (["a", "a.b"], "The update mask names both \"a\" and its sub-field \"a.b\"."),
+        (["x", "x"], "The update mask names \"x\" more than once."),
+        (["__name__"], "field name '__name__' is reserved."),
+    ])
+    func conflictingMasksAreRejected(mask: [String], message: String) async throws {
+        let (db, _) = makeDatabase()
+        await #expect(throws: FlintError.invalidArgument(message)) {
+            try await db.commit([.merge("c/a", ["a": 1], mask: mask)])
+        }
+        #expect(try await db.get(key("c/a")) == nil)
+    }
+
+    @Test func preconditionsUseFirestoresCodes() async throws {
+        let (db, _) = makeDatabase()
+        let name = "projects/p1/databases/(default)/documents/c/a"
+        await #expect(throws: FlintError(.notFound, "No document to update: \(name)")) {
+            try await db.commit([Write(.update(key("c/a"), ["x": 1]), precondition: .exists(true))])
+        }
+        let created = try await db.commit([Write(.update(key("c/a"), ["x": 1]), precondition: .exists(false))])
+        await #expect(throws: FlintError(.alreadyExists, "Document already exists: \(name)")) {
+            try await db.commit([Write(.update(key("c/a"), ["x": 2]), precondition: .exists(false))])
+        }
+        let stale = Timestamp(microseconds: created.commitTime.microseconds - 1)
+        let e = await #expect(throws: FlintError.self) {
+            try await db.commit([Write(.update(key("c/a"), ["x": 3]), precondition: .updateTime(stale))])
+        }
+        #expect(e?.code == .failedPrecondition)
+        _ = try await db.commit([Write(.update(key("c/a"), ["x": 4]), precondition: .updateTime(created.commitTime))])
+        #expect(try await db.get(key("c/a"))?.fields == ["x": 4])
+        await #expect(throws: FlintError(.notFound, "No document to update: projects/p1/databases/(default)/documents/c/zz")) {
+            try await db.commit([Write(.delete(key("c/zz")), precondition: .exists(true))])
+        }
+        let missingUpdateTime = await #expect(throws: FlintError.self) {
+            try await db.commit([Write(.update(key("c/zz"), [:]), precondition: .updateTime(created.commitTime))])
+        }
+        #expect(missingUpdateTime?.code == .failedPrecondition)
+    }
+
+    @Test func aFailingWriteLeavesNothingApplied() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/existing"), ["v": 1])])
+        let big = String(repeating: "x", count: Limits.maxDocumentBytes)
+        for failing in [
+            Write(.update(key("c/b"), ["v": 1]), precondition: .exists(true)),
+            Write.set(key("c/b"), ["s": .string(big)]),
+            Write.set(key("c/b"), ["a": [[1]]]),
+            Write.transform("c/b", [.inc("n", "x")]),
+        ] {
+            await #expect(throws: FlintError.self) {
+                try await db.commit([.set(key("c/a"), ["v": 1]), .delete(key("c/existing")), failing])
+            }
+            #expect(try await db.get(key("c/a")) == nil)
+            #expect(try await db.get(key("c/existing"))?.fields == ["v": 1])
+        }
+        #expect(await db.documentCount == 1)
+    }
+
+    @Test func writesOfOneCommitApplyInOrder() async throws {
+        let (db, _) = makeDatabase()
+        let r = try await db.commit([
+            .set(key("c/a"), ["n": 1]),
+            .transform("c/a", [.inc("n", 5)]),
+            .merge("c/a", ["m": 2], mask: ["m"]),
+            .delete(key("c/b")),
+        ])
+        #expect(try await db.get(key("c/a"))?.fields == ["n": 6, "m": 2])
+        #expect(r.writeResults.map(\.updateTime) == [r.commitTime, r.commitTime, r.commitTime, nil])
+        #expect(r.writeResults[1].transformResults == [6])
+        let deleted = try await db.commit([.set(key("c/d"), ["v": 1]), .delete(key("c/d"))])
+        #expect(try await db.get(key("c/d")) == nil)
+        #expect(deleted.writeResults[1].updateTime == nil)
+    }
+
+    @Test func deleteIsIdempotentAndRejectsTransforms() async throws {
+        let (db, _) = makeDatabase()
+        let r = try await db.commit([.delete(key("c/none"))])
+        #expect(r.writeResults == [WriteResult(updateTime: nil)])
+        await #expect(throws: FlintError.invalidArgument("a delete must not specify a update transform.")) {
+            try await db.commit([Write(.delete(key("c/none")), transforms: [.inc("n", 1)])])
+        }
+    }
+
+    @Test func transformOnlyWriteCreatesTheDocument() async throws {
+        let (db, _) = makeDatabase()
+        let r = try await db.commit([Write(.transform(key("r/f")), transforms: [.inc("n", 1)])])
+        #expect(r.writeResults[0].transformResults == [1])
+        #expect(try await db.get(key("r/f"))?.fields == ["n": 1])
+    }
+
+    @Test func databasesAreIsolated() async throws {
+        let engine = Engine()
+        let a = engine.database(project: "p1")
+        let b = engine.database(project: "p2")
+        let c = engine.database(project: "p1", database: "other")
+        _ = try await a.commit([.set(key("c/x"), ["v": 1])])
+        #expect(try await b.get(key("c/x")) == nil)
+        #expect(try await c.get(key("c/x")) == nil)
+        #expect(engine.database(project: "p1") === a)
+        #expect(Set(engine.databaseIDs.map(\.name)).count == 3)
+    }
+
+    @Test func batchWriteAppliesEachWriteOnItsOwn() async throws {
+        let (db, _) = makeDatabase()
+        let results = try await db.batchWrite([
+            .set(key("r/d"), [:]),
+            Write(.update(key("r/e"), [:]), precondition: .exists(true)),
+            .transform("r/f", [.inc("n", "bad")]),
+            .set(key("r/g"), ["v": 1]),
+        ])
+        #expect(results.count == 4)
+        #expect((try? results[0].get())?.updateTime != nil)
+        #expect(results[1] == .failure(FlintError(.notFound, "No document to update: projects/p1/databases/(default)/documents/r/e")))
+        #expect(results[2] == .failure(.invalidArgument("Input must be int64 or double.")))
+        #expect(try await db.get(key("r/d")) != nil)
+        #expect(try await db.get(key("r/g"))?.fields == ["v": 1])
+        await #expect(throws: FlintError.invalidArgument("the same document cannot be written more than once in a single request")) {
+            try await db.batchWrite([.set(key("r/x"), [:]), .delete(key("r/x"))])
+        }
+        #expect(try await db.get(key("r/x")) == nil)
+    }
+
+    @Test func oversizedRequestsAreRejected() async throws {
+        let (db, _) = makeDatabase()
+        let chunk: Value = .string(String(repeating: "y", count: 900_000))
+        let writes = (0..<12).map { Write.set(key("c/\($0)"), ["s": chunk]) }
+        await #expect(throws: FlintError.invalidArgument("Request payload size exceeds the limit: 10485760 bytes.")) {
+            try await db.commit(writes)
+        }
+        #expect(await db.documentCount == 0)
+    }
+
+    @Test func mergeThatGrowsPastOneMebibyteIsRejected() async throws {
+        let (db, _) = makeDatabase()
+        let half: Value = .string(String(repeating: "z", count: 600_000))
+        _ = try await db.commit([.set(key("c/g"), ["a": half])])
+        let e = await #expect(throws: FlintError.self) {
+            try await db.commit([.merge("c/g", ["b": half], mask: ["b"])])
+        }
+        #expect(e?.message.contains("exceeds the maximum allowed size of 1048576 bytes") == true)
+        #expect(try await db.get(key("c/g"))?.fields.keys == ["a"])
+    }
+}

@@ -1,0 +1,135 @@
+import FlintEngine
+import FlintModel
+import Testing
+
+struct ReadTests {
+    @Test func batchGetKeepsOrderReportsMissingAndMasks() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("l/a"), ["n": 3, "m": ["x": 1, "y": 2]]), .set(key("l/b"), ["n": 2])])
+        let r = try await db.batchGet([key("l/b"), key("l/zz"), key("l/a")], mask: [field("m.y"), field("q")])
+        #expect(r.documents.map(\.0) == [key("l/b"), key("l/zz"), key("l/a")])
+        #expect(r.documents[0].1?.fields == [:])
+        #expect(r.documents[1].1 == nil)
+        #expect(r.documents[2].1?.fields == ["m": ["y": 2]])
+    }
+
+    @Test func readTimeSeesEarlierVersionsWithinRetention() async throws {
+        let (db, clock) = makeDatabase(retentionSeconds: 60)
+        let v1 = try await db.commit([.set(key("c/a"), ["v": 1])])
+        clock.advance(seconds: 10)
+        let v2 = try await db.commit([.set(key("c/a"), ["v": 2]), .set(key("c/b"), [:])])
+        clock.advance(seconds: 10)
+        _ = try await db.commit([.delete(key("c/a"))])
+        clock.advance(seconds: 1)
+        #expect(try await db.get(key("c/a")) == nil)
+        #expect(try await db.get(key("c/a"), readTime: v1.commitTime)?.fields == ["v": 1])
+        #expect(try await db.get(key("c/a"), readTime: v2.commitTime)?.fields == ["v": 2])
+        #expect(try await db.get(key("c/b"), readTime: v1.commitTime) == nil)
+        let listed = try await db.listDocuments(ListDocumentsRequest(collectionID: "c", readTime: v1.commitTime))
+        #expect(listed.documents.map(\.key.documentID) == ["a"])
+        let batch = try await db.batchGet([key("c/a")], readTime: v2.commitTime)
+        #expect(batch.readTime == v2.commitTime)
+        #expect(batch.documents[0].1?.updateTime == v2.commitTime)
+
+        await #expect(throws: FlintError.invalidArgument("The requested 'read_time' cannot be in the future.")) {
+            try await db.get(key("c/a"), readTime: clock.now().adding(microseconds: 5_000_000))
+        }
+        clock.advance(seconds: 60)
+        await #expect(throws: FlintError(.failedPrecondition, "The requested 'read_time' is too old.")) {
+            try await db.get(key("c/a"), readTime: v1.commitTime)
+        }
+    }
+
+    @Test func listIsOrderedByIDAndPagesThroughOneSnapshot() async throws {
+        let (db, clock) = makeDatabase()
+        let ids = ["b", "a", "\u{e9}", "e\u{301}", "Z", "c"]
+        _ = try await db.commit(ids.map { .set(key("l/\($0)"), ["id": .string($0)]) })
+        clock.advance(seconds: 1)
+        var page = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 4))
+        var seen = page.documents.map(\.key.documentID)
+        #expect(seen == ["Z", "a", "b", "c"])
+        // Changes after the first page do not leak into later pages.
+        _ = try await db.commit([.set(key("l/d"), [:]), .delete(key("l/\u{e9}"))])
+        while let token = page.nextPageToken {
+            page = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 4, pageToken: token))
+            seen += page.documents.map(\.key.documentID)
+        }
+        #expect(seen == ["Z", "a", "b", "c", "e\u{301}", "\u{e9}"])
+        let fresh = try await db.listDocuments(ListDocumentsRequest(collectionID: "l"))
+        #expect(fresh.documents.map(\.key.documentID) == ["Z", "a", "b", "c", "d", "e\u{301}"])
+        #expect(fresh.nextPageToken == nil)
+    }
+
+    @Test func listOrderByExcludesDocumentsWithoutTheField() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([
+            .set(key("l/a"), ["n": 3]), .set(key("l/b"), ["n": 2]), .set(key("l/c"), ["n": 1]),
+            .set(key("l/d"), ["other": 1]), .set(key("l/e"), ["n": 2]),
+        ])
+        let desc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", orderBy: try Ordering.parseList("n desc")))
+        #expect(desc.documents.map(\.key.documentID) == ["a", "e", "b", "c"])
+        let asc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, orderBy: try Ordering.parseList("n"), mask: [field("n")]))
+        #expect(asc.documents.map(\.key.documentID) == ["c", "b"])
+        let next = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, pageToken: asc.nextPageToken, orderBy: try Ordering.parseList("n")))
+        #expect(next.documents.map(\.key.documentID) == ["e", "a"])
+    }
+
+    @Test func showMissingListsParentsOfSubcollections() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([
+            .set(key("l/b"), [:]), .set(key("l/a"), [:]), .set(key("l/m/sub/x"), [:]),
+            .set(key("l/c/sub2/x"), [:]), .set(key("l/c"), [:]),
+        ])
+        let all = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", showMissing: true))
+        #expect(all.documents.map(\.key.documentID) == ["a", "b", "c", "m"])
+        #expect(all.documents.map { $0.document == nil } == [false, false, false, true])
+        var ids: [String] = []
+        var token: String? = nil
+        repeat {
+            let p = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 1, pageToken: token, showMissing: true))
+            ids += p.documents.map(\.key.documentID)
+            token = p.nextPageToken
+        } while token != nil
+        #expect(ids == ["a", "b", "c", "m"])
+        let plain = try await db.listDocuments(ListDocumentsRequest(collectionID: "l"))
+        #expect(plain.documents.map(\.key.documentID) == ["a", "b", "c"])
+    }
+
+    @Test func listRejectsBadArguments() async throws {
+        let (db, _) = makeDatabase()
+        await #expect(throws: FlintError.invalidArgument("Page size must be nonnegative.")) {
+            try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: -1))
+        }
+        await #expect(throws: FlintError.invalidArgument("invalid page token")) {
+            try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageToken: "garbage"))
+        }
+    }
+
+    @Test func collectionIDsAtRootAndUnderDocumentsWithPaging() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([
+            .set(key("t/1"), [:]), .set(key("c/1"), [:]), .set(key("l/m/sub/x"), [:]),
+            .set(key("l/m/other/y"), [:]), .set(key("gone/1"), [:]),
+        ])
+        _ = try await db.commit([.delete(key("gone/1"))])
+        #expect(try await db.listCollectionIDs(parent: .root).collectionIDs == ["c", "l", "t"])
+        #expect(try await db.listCollectionIDs(parent: ResourcePath(["l", "m"])).collectionIDs == ["other", "sub"])
+        #expect(try await db.listCollectionIDs(parent: ResourcePath(["l", "none"])).collectionIDs == [])
+        let first = try await db.listCollectionIDs(parent: .root, pageSize: 2)
+        #expect(first.collectionIDs == ["c", "l"])
+        let second = try await db.listCollectionIDs(parent: .root, pageSize: 2, pageToken: first.nextPageToken)
+        #expect(second == CollectionIDsPage(collectionIDs: ["t"], nextPageToken: nil))
+    }
+
+    @Test func clearRemovesASubtreeOrEverything() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("a/1"), [:]), .set(key("a/1/s/1"), [:]), .set(key("b/1"), [:])])
+        await db.clear(under: ResourcePath(["a", "1"]))
+        #expect(try await db.get(key("a/1")) == nil)
+        #expect(try await db.get(key("a/1/s/1")) == nil)
+        #expect(try await db.get(key("b/1")) != nil)
+        await db.clear()
+        #expect(await db.documentCount == 0)
+        #expect(try await db.listCollectionIDs(parent: .root).collectionIDs == [])
+    }
+}
