@@ -33,9 +33,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "flint", dependencies: ["FlintCLI"], swiftSettings: strict),
+        .target(name: "CHeapStats", path: "bench/CHeapStats"),
         .executableTarget(
             name: "FlintBench",
-            dependencies: ["FlintModel", "FlintStore", "FlintEngine"],
+            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "CHeapStats"],
             path: "bench/FlintBench",
             swiftSettings: strict),
 

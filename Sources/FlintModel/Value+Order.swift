@@ -1,6 +1,12 @@
 // The one place that decides how Values are ordered and when they are equal.
 // Indexes, queries, cursors, transforms and rules all call `Value.compare`.
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Firestore's cross-type order, lowest first.
 public enum TypeOrder: Int, Sendable, Comparable {
     case null, boolean, number, timestamp, string, bytes, reference, geoPoint, array, vector, map
@@ -162,14 +168,35 @@ extension Value: Equatable, Hashable, Comparable {
 }
 
 /// Compares two strings by their UTF-8 bytes, as Firestore does (not by Unicode equivalence).
+@inlinable
 public func compareUTF8(_ a: String, _ b: String) -> Int {
-    var a = a
-    var b = b
-    return a.withUTF8 { pa in
-        b.withUTF8 { pb in
-            let n = min(pa.count, pb.count)
-            for i in 0..<n where pa[i] != pb[i] { return pa[i] < pb[i] ? -1 : 1 }
-            return pa.count < pb.count ? -1 : (pa.count == pb.count ? 0 : 1)
+    let fast = a.utf8.withContiguousStorageIfAvailable { pa in
+        b.utf8.withContiguousStorageIfAvailable { pb in compareBytes(pa, pb) }
+    }
+    if let fast, let result = fast { return result }
+    return slowCompareUTF8(a, b)
+}
+
+@usableFromInline
+func compareBytes(_ pa: UnsafeBufferPointer<UInt8>, _ pb: UnsafeBufferPointer<UInt8>) -> Int {
+    let n = min(pa.count, pb.count)
+    if n > 0, let ba = pa.baseAddress, let bb = pb.baseAddress {
+        let c = memcmp(ba, bb, n)
+        if c != 0 { return c < 0 ? -1 : 1 }
+    }
+    return pa.count < pb.count ? -1 : (pa.count == pb.count ? 0 : 1)
+}
+
+@usableFromInline
+func slowCompareUTF8(_ a: String, _ b: String) -> Int {
+    var ia = a.utf8.makeIterator()
+    var ib = b.utf8.makeIterator()
+    while true {
+        switch (ia.next(), ib.next()) {
+        case (nil, nil): return 0
+        case (nil, _): return -1
+        case (_, nil): return 1
+        case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
         }
     }
 }
@@ -177,7 +204,7 @@ public func compareUTF8(_ a: String, _ b: String) -> Int {
 /// UTF-8 byte equality for strings; Swift's `==` would treat "é" and "e\u{301}" as equal.
 @inlinable
 public func equalUTF8(_ a: String, _ b: String) -> Bool {
-    a.utf8.elementsEqual(b.utf8)
+    a.utf8.count == b.utf8.count && compareUTF8(a, b) == 0
 }
 
 extension MapValue {
@@ -195,7 +222,7 @@ extension MapValue {
 
 /// Hashes a string's UTF-8 bytes, matching `equalUTF8`.
 public func hashUTF8(_ s: String, into h: inout Hasher) {
-    var s = s
-    s.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+    let done: Void? = s.utf8.withContiguousStorageIfAvailable { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+    if done == nil { for b in s.utf8 { h.combine(b) } }
     h.combine(0xFF as UInt8)  // terminator, so ["ab","c"] and ["a","bc"] hash apart
 }

@@ -10,7 +10,8 @@ public enum Value: Sendable {
     case timestamp(Timestamp)
     case string(String)
     case bytes([UInt8])
-    case reference(DocumentReference)
+    /// Boxed: references are rare and would otherwise make every value 40 bytes wide.
+    indirect case reference(DocumentReference)
     case geoPoint(GeoPoint)
     case array([Value])
     case map(MapValue)

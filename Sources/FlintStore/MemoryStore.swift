@@ -28,14 +28,19 @@ public final class MemoryStore: StoreBackend {
         }
     }
 
-    struct Collection {
+    /// A class, so a lookup retains one object instead of copying the maps it holds.
+    final class Collection {
         var documents = SortedMap<UTF8Key, Record>()
         var liveCount = 0
         /// Documents of this collection that have subcollections.
         var parentsOfSubcollections: Set<UTF8Key> = []
     }
 
-    private var collections: [ResourcePath: Collection] = [:]
+    /// Collections by path; looked up with a slice of a document's path, so no path is built.
+    private var collections: [PathKey: Collection] = [:]
+    /// The collection found last: runs of requests usually stay in one collection, and
+    /// comparing a few segments is cheaper than hashing them.
+    private var lastFound: (key: PathKey, collection: Collection)?
     /// Subcollection ids under each document path (the root is the empty path).
     private var subcollections: [ResourcePath: Set<UTF8Key>] = [:]
     public private(set) var documentCount = 0
@@ -43,19 +48,19 @@ public final class MemoryStore: StoreBackend {
     public init() {}
 
     public func document(_ key: DocumentKey, at readTime: Timestamp?) -> DocumentState? {
-        collections[key.collection]?.documents[UTF8Key(key.documentID)]?.version(at: readTime)?.state
+        collection(PathKey(collectionOf: key))?.documents[UTF8Key(key.documentID)]?.version(at: readTime)?.state
     }
 
     public func apply(_ writes: [DocumentWrite], commitTime: Timestamp, horizon: Timestamp) {
         for write in writes {
-            let collectionPath = write.key.collection
+            let collectionPath = PathKey(collectionOf: write.key)
             let id = UTF8Key(write.key.documentID)
-            if collections[collectionPath] == nil { registerCollection(collectionPath) }
+            let collection = self.collection(collectionPath) ?? registerCollection(write.key.collection)
             let newVersion = StoredVersion(
                 fields: write.state?.fields,
                 createTime: write.state?.createTime ?? commitTime,
                 updateTime: commitTime)
-            let delta: Int = collections[collectionPath]!.documents.update(id) { record in
+            let delta: Int = collection.documents.update(id) { record in
                 let existed = record?.latest.fields != nil
                 if var r = record {
                     r.older.append(r.latest)
@@ -69,27 +74,36 @@ public final class MemoryStore: StoreBackend {
                 if newVersion.fields == nil, record?.older.isEmpty == true { record = nil }
                 return (newVersion.fields != nil ? 1 : 0) - (existed ? 1 : 0)
             }
-            collections[collectionPath]!.liveCount += delta
+            collection.liveCount += delta
             documentCount += delta
         }
     }
 
-    private func registerCollection(_ path: ResourcePath) {
-        collections[path] = Collection()
+    private func collection(_ key: PathKey) -> Collection? {
+        if let last = lastFound, last.key == key { return last.collection }
+        guard let found = collections[key] else { return nil }
+        lastFound = (key, found)
+        return found
+    }
+
+    @discardableResult
+    private func registerCollection(_ path: ResourcePath) -> Collection {
+        let collection = Collection()
+        collections[PathKey(path)] = collection
         let parent = path.dropLast
         subcollections[parent, default: []].insert(UTF8Key(path.last ?? ""))
         if let parentKey = parent.documentKey {
-            if collections[parentKey.collection] == nil { registerCollection(parentKey.collection) }
-            collections[parentKey.collection]!.parentsOfSubcollections.insert(
-                UTF8Key(parentKey.documentID))
+            let grandparent = collections[PathKey(collectionOf: parentKey)] ?? registerCollection(parentKey.collection)
+            grandparent.parentsOfSubcollections.insert(UTF8Key(parentKey.documentID))
         }
+        return collection
     }
 
     public func scan(
         collection: ResourcePath, at readTime: Timestamp?, startAfter: String?,
         _ body: (DocumentKey, DocumentState) -> Bool
     ) {
-        guard let c = collections[collection] else { return }
+        guard let c = collections[PathKey(collection)] else { return }
         let start = startAfter.map { c.documents.index(from: UTF8Key($0), inclusive: false) }
         c.documents.forEach(from: start) { id, record in
             guard let state = record.version(at: readTime)?.state else { return true }
@@ -104,7 +118,7 @@ public final class MemoryStore: StoreBackend {
     }
 
     public func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String] {
-        guard let c = collections[collection] else { return [] }
+        guard let c = collections[PathKey(collection)] else { return [] }
         return c.parentsOfSubcollections.sorted().filter { id in
             c.documents[id]?.version(at: readTime)?.fields == nil
                 && (subcollections[collection.appending(id.string)] ?? []).contains {
@@ -115,7 +129,7 @@ public final class MemoryStore: StoreBackend {
 
     /// Whether a collection holds an existing document at any depth.
     private func hasDocuments(_ collection: ResourcePath, at readTime: Timestamp?) -> Bool {
-        guard let c = collections[collection] else { return false }
+        guard let c = collections[PathKey(collection)] else { return false }
         if readTime == nil {
             if c.liveCount > 0 { return true }
         } else {
@@ -136,8 +150,8 @@ public final class MemoryStore: StoreBackend {
     }
 
     public func compact(horizon: Timestamp) {
-        for path in Array(collections.keys) {
-            collections[path]!.documents.compactMapInPlace { _, record in
+        for collection in collections.values {
+            collection.documents.compactMapInPlace { _, record in
                 var r = record
                 r.prune(horizon: horizon)
                 if r.latest.fields == nil, r.older.isEmpty, r.latest.updateTime <= horizon { return nil }
@@ -147,39 +161,61 @@ public final class MemoryStore: StoreBackend {
     }
 
     public func removeAll(under path: ResourcePath) {
+        lastFound = nil
         if path.isEmpty {
             collections = [:]
             subcollections = [:]
             documentCount = 0
             return
         }
-        for collectionPath in Array(collections.keys) {
-            guard let c = collections[collectionPath] else { continue }
+        for pathKey in Array(collections.keys) {
+            guard let c = collections[pathKey] else { continue }
+            let collectionPath = pathKey.path
             if path.isPrefix(of: collectionPath) {
                 documentCount -= c.liveCount
-                collections[collectionPath] = nil
+                collections[pathKey] = nil
             } else if path.isDocumentPath, collectionPath == path.dropLast,
-                let removed = collections[collectionPath]!.documents[UTF8Key(path.last ?? "")]
+                let removed = c.documents[UTF8Key(path.last ?? "")]
             {
                 if removed.latest.fields != nil {
                     documentCount -= 1
-                    collections[collectionPath]!.liveCount -= 1
+                    c.liveCount -= 1
                 }
-                collections[collectionPath]!.documents.set(UTF8Key(path.last ?? ""), nil)
+                c.documents.set(UTF8Key(path.last ?? ""), nil)
             }
         }
         // Keep the subcollection index consistent with what is left.
         for parent in Array(subcollections.keys) {
             subcollections[parent] = subcollections[parent]?.filter {
-                collections[parent.appending($0.string)] != nil
+                collections[PathKey(parent.appending($0.string))] != nil
             }
             if subcollections[parent]?.isEmpty == true { subcollections[parent] = nil }
         }
-        for collectionPath in Array(collections.keys) {
-            collections[collectionPath]!.parentsOfSubcollections =
-                collections[collectionPath]!.parentsOfSubcollections.filter {
-                    subcollections[collectionPath.appending($0.string)] != nil
-                }
+        for (pathKey, collection) in collections {
+            let collectionPath = pathKey.path
+            collection.parentsOfSubcollections = collection.parentsOfSubcollections.filter {
+                subcollections[collectionPath.appending($0.string)] != nil
+            }
         }
+    }
+}
+
+/// A collection path as a slice of segments, so a document's own path can be sliced to find
+/// its collection without allocating. Compares and hashes by UTF-8 bytes like `ResourcePath`.
+struct PathKey: Hashable {
+    let segments: ArraySlice<String>
+
+    init(_ path: ResourcePath) { segments = path.segments[...] }
+    init(collectionOf key: DocumentKey) { segments = key.path.segments.dropLast() }
+
+    var path: ResourcePath { ResourcePath(Array(segments)) }
+
+    static func == (a: PathKey, b: PathKey) -> Bool {
+        a.segments.count == b.segments.count && zip(a.segments, b.segments).allSatisfy { equalUTF8($0, $1) }
+    }
+
+    func hash(into h: inout Hasher) {
+        h.combine(segments.count)
+        for s in segments { hashUTF8(s, into: &h) }
     }
 }

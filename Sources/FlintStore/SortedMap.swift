@@ -5,15 +5,41 @@ import FlintModel
 /// Lookups are two binary searches; an insert moves at most one chunk's elements, and a
 /// split moves chunk headers, so writes stay cheap at millions of keys without per-node
 /// allocations.
-public struct SortedMap<Key: Comparable, Element> {
+/// A key with a three-way comparison and an order-preserving 64-bit prefix.
+///
+/// Searches compare prefixes held in a dense array and look at the keys themselves only on
+/// a tie, which keeps random lookups to a few cache lines.
+public protocol SortKey: Comparable {
+    /// -1, 0 or 1.
+    static func order(_ a: Self, _ b: Self) -> Int
+    /// If `a.prefix < b.prefix` then `a < b`; equal prefixes say nothing.
+    var prefix: UInt64 { get }
+}
+
+extension Int: SortKey {
+    public static func order(_ a: Int, _ b: Int) -> Int { a < b ? -1 : (a == b ? 0 : 1) }
+    public var prefix: UInt64 { UInt64(bitPattern: Int64(self)) ^ (1 << 63) }
+}
+
+public struct SortedMap<Key: SortKey, Element> {
     struct Chunk {
+        var prefixes: [UInt64]
         var keys: [Key]
         var elements: [Element]
+
+        init(keys: [Key], elements: [Element]) {
+            self.prefixes = keys.map(\.prefix)
+            self.keys = keys
+            self.elements = elements
+        }
     }
 
     static var maxChunk: Int { 512 }
 
     private(set) var chunks: [Chunk] = []
+    /// The first key of each chunk and its prefix, searched without touching the chunks.
+    private var firstKeys: [Key] = []
+    private var firstPrefixes: [UInt64] = []
     public private(set) var count = 0
 
     public init() {}
@@ -35,31 +61,44 @@ public struct SortedMap<Key: Comparable, Element> {
 
     /// The chunk that holds `key`, or should: the last chunk whose first key is <= key.
     private func chunkIndex(for key: Key) -> Int {
-        var lo = 0
-        var hi = chunks.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if chunks[mid].keys[0] <= key { lo = mid + 1 } else { hi = mid }
+        let p = key.prefix
+        return firstPrefixes.withUnsafeBufferPointer { prefixes in
+            firstKeys.withUnsafeBufferPointer { firsts in
+                var lo = 0
+                var hi = firsts.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    let q = prefixes[mid]
+                    let c = q != p ? (q < p ? -1 : 1) : Key.order(firsts[mid], key)
+                    if c <= 0 { lo = mid + 1 } else { hi = mid }
+                }
+                return max(lo - 1, 0)
+            }
         }
-        return max(lo - 1, 0)
     }
 
-    private static func search(_ keys: [Key], _ key: Key) -> (Int, Bool) {
-        var lo = 0
-        var hi = keys.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            let k = keys[mid]
-            if k < key { lo = mid + 1 } else if k == key { return (mid, true) } else { hi = mid }
+    private static func search(_ chunk: Chunk, _ key: Key) -> (Int, Bool) {
+        let p = key.prefix
+        return chunk.prefixes.withUnsafeBufferPointer { prefixes in
+            chunk.keys.withUnsafeBufferPointer { keys in
+                var lo = 0
+                var hi = keys.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    let q = prefixes[mid]
+                    let c = q != p ? (q < p ? -1 : 1) : Key.order(keys[mid], key)
+                    if c < 0 { lo = mid + 1 } else if c == 0 { return (mid, true) } else { hi = mid }
+                }
+                return (lo, false)
+            }
         }
-        return (lo, false)
     }
 
     public subscript(key: Key) -> Element? {
         guard !chunks.isEmpty else { return nil }
         let c = chunkIndex(for: key)
-        let (i, found) = Self.search(chunks[c].keys, key)
-        return found ? chunks[c].elements[i] : nil
+        let (i, found) = Self.search(chunks[c], key)
+        return found ? chunks[c].elements.withUnsafeBufferPointer { $0[i] } : nil
     }
 
     /// Reads and changes the element for `key` in place; setting nil removes it.
@@ -70,30 +109,45 @@ public struct SortedMap<Key: Comparable, Element> {
             let r = body(&value)
             if let value {
                 chunks.append(Chunk(keys: [key], elements: [value]))
+                firstKeys = [key]
+                firstPrefixes = [key.prefix]
                 count = 1
             }
             return r
         }
         let c = chunkIndex(for: key)
-        let (i, found) = Self.search(chunks[c].keys, key)
+        let (i, found) = Self.search(chunks[c], key)
         if found {
             var value: Element? = chunks[c].elements[i]
             let r = body(&value)
             if let value {
                 chunks[c].elements[i] = value
             } else {
+                chunks[c].prefixes.remove(at: i)
                 chunks[c].keys.remove(at: i)
                 chunks[c].elements.remove(at: i)
                 count -= 1
-                if chunks[c].keys.isEmpty { chunks.remove(at: c) }
+                if chunks[c].keys.isEmpty {
+                    chunks.remove(at: c)
+                    firstKeys.remove(at: c)
+                    firstPrefixes.remove(at: c)
+                } else if i == 0 {
+                    firstKeys[c] = chunks[c].keys[0]
+                    firstPrefixes[c] = chunks[c].prefixes[0]
+                }
             }
             return r
         }
         var value: Element? = nil
         let r = body(&value)
         if let value {
+            chunks[c].prefixes.insert(key.prefix, at: i)
             chunks[c].keys.insert(key, at: i)
             chunks[c].elements.insert(value, at: i)
+            if i == 0 {
+                firstKeys[c] = key
+                firstPrefixes[c] = key.prefix
+            }
             count += 1
             if chunks[c].keys.count > Self.maxChunk { split(c) }
         }
@@ -108,9 +162,12 @@ public struct SortedMap<Key: Comparable, Element> {
         let half = chunks[c].keys.count / 2
         let upper = Chunk(
             keys: Array(chunks[c].keys[half...]), elements: Array(chunks[c].elements[half...]))
+        chunks[c].prefixes.removeSubrange(half...)
         chunks[c].keys.removeSubrange(half...)
         chunks[c].elements.removeSubrange(half...)
         chunks.insert(upper, at: c + 1)
+        firstKeys.insert(upper.keys[0], at: c + 1)
+        firstPrefixes.insert(upper.prefixes[0], at: c + 1)
     }
 
     // MARK: - Ordered traversal
@@ -119,7 +176,7 @@ public struct SortedMap<Key: Comparable, Element> {
     public func index(from key: Key, inclusive: Bool = true) -> Index {
         guard !chunks.isEmpty else { return endIndex }
         let c = chunkIndex(for: key)
-        var (i, found) = Self.search(chunks[c].keys, key)
+        var (i, found) = Self.search(chunks[c], key)
         if found && !inclusive { i += 1 }
         return normalized(Index(chunk: c, offset: i))
     }
@@ -170,7 +227,7 @@ public struct SortedMap<Key: Comparable, Element> {
         var o: Int
         if let key {
             c = chunkIndex(for: key)
-            let (i, found) = Self.search(chunks[c].keys, key)
+            let (i, found) = Self.search(chunks[c], key)
             o = found ? i : i - 1
         } else {
             c = chunks.count - 1
@@ -206,6 +263,8 @@ public struct SortedMap<Key: Comparable, Element> {
             }
         }
         chunks = newChunks
+        firstKeys = newChunks.map { $0.keys[0] }
+        firstPrefixes = newChunks.map { $0.prefixes[0] }
         count = newCount
     }
 }
@@ -215,11 +274,24 @@ extension SortedMap.Chunk: Sendable where Key: Sendable, Element: Sendable {}
 extension SortedMap.Index: Sendable {}
 
 /// A string that orders and compares by its UTF-8 bytes, for use as a sorted key.
-public struct UTF8Key: Comparable, Hashable, Sendable, CustomStringConvertible {
+public struct UTF8Key: SortKey, Hashable, Sendable, CustomStringConvertible {
     public let string: String
 
     public init(_ string: String) { self.string = string }
 
+    /// The first eight UTF-8 bytes, big-endian, zero-padded: byte order as integer order.
+    public var prefix: UInt64 {
+        var p: UInt64 = 0
+        var n: UInt64 = 0
+        for b in string.utf8 {
+            p = p << 8 | UInt64(b)
+            n += 1
+            if n == 8 { return p }
+        }
+        return n == 0 ? 0 : p << (8 * (8 - n))
+    }
+
+    public static func order(_ a: UTF8Key, _ b: UTF8Key) -> Int { compareUTF8(a.string, b.string) }
     public static func < (a: UTF8Key, b: UTF8Key) -> Bool { compareUTF8(a.string, b.string) < 0 }
     public static func == (a: UTF8Key, b: UTF8Key) -> Bool { equalUTF8(a.string, b.string) }
     public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
