@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every Flint test. Installs what a fresh machine of this kind lacks, then builds and
+# runs the Swift test suites.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The fixtures must be exactly what their generator writes.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 scripts/gen-fixtures.py "$tmp"
+if ! diff -r -q "$tmp" fixtures >/dev/null; then
+  echo "fixtures/ is stale: run python3 scripts/gen-fixtures.py" >&2
+  diff -r -q "$tmp" fixtures >&2 || true
+  exit 1
+fi
+
+swift build --build-tests
+swift test --skip-build
