@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
     ],
     targets: [
         // Values, paths, names, limits and the one error type. No dependencies.
@@ -22,13 +23,21 @@ let package = Package(
         .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintStore"], swiftSettings: strict),
         // Firestore REST document JSON datasets and their loader.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
+        // The network edge: one listener, wire formats converted to the model and back.
+        .target(
+            name: "FlintServer",
+            dependencies: [
+                "FlintModel", "FlintEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
         // Test support: a manual clock and ready-made engines.
         .target(name: "FlintTesting", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
         // The command line, kept thin: it builds configurations and calls the library.
         .target(
             name: "FlintCLI",
             dependencies: [
-                "FlintModel", "FlintEngine", "FlintFixtures",
+                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -49,7 +58,13 @@ let package = Package(
         .testTarget(
             name: "FlintFixturesTests",
             dependencies: ["FlintModel", "FlintEngine", "FlintFixtures", "FlintTesting"],
-            resources: [],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FlintServerTests",
+            dependencies: [
+                "FlintServer", "FlintEngine",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict),
     ]
 )

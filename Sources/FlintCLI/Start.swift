@@ -1,0 +1,30 @@
+import ArgumentParser
+import FlintEngine
+import FlintServer
+import Foundation
+
+extension FlintCommand {
+    /// `flint start`: serves Flint until interrupted.
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start the emulator.")
+
+        @Option(help: "Address to listen on.")
+        var host = "127.0.0.1"
+
+        @Option(help: "Port to listen on; 0 picks a free one.")
+        var port = 8080
+
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        }
+
+        func run() async throws {
+            let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: host, port: port))
+            try await server.run { host, port in
+                // Written unbuffered: scripts wait for this line to know Flint is up.
+                let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        }
+    }
+}
