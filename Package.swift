@@ -17,10 +17,12 @@ let package = Package(
     targets: [
         // Values, paths, names, limits and the one error type. No dependencies.
         .target(name: "FlintModel", swiftSettings: strict),
-        // Versioned documents, ordered collections and the write pipeline.
-        .target(name: "FlintStore", dependencies: ["FlintModel"], swiftSettings: strict),
+        // Structured queries: validation, normalised order, matching, aggregation, vector search.
+        .target(name: "FlintQuery", dependencies: ["FlintModel"], swiftSettings: strict),
+        // Versioned documents, ordered collections, the write pipeline and the query executor.
+        .target(name: "FlintStore", dependencies: ["FlintModel", "FlintQuery"], swiftSettings: strict),
         // One actor per database composing the store; the registry of databases.
-        .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintStore"], swiftSettings: strict),
+        .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintQuery", "FlintStore"], swiftSettings: strict),
         // Firestore REST document JSON datasets and their loader.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
         // The network edge: one listener, wire formats converted to the model and back.
@@ -53,7 +55,10 @@ let package = Package(
         .testTarget(
             name: "FlintStoreTests", dependencies: ["FlintModel", "FlintStore"], swiftSettings: strict),
         .testTarget(
-            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintEngine", "FlintTesting"],
+            name: "FlintQueryTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintFixturesTests",

@@ -1,4 +1,5 @@
 import FlintModel
+import FlintQuery
 import FlintStore
 
 /// One Firestore database: its documents, commit times and reads. Every call is serialised
@@ -270,6 +271,27 @@ public actor Database {
         let page = Array(ids.prefix(pageSize))
         let next = PageToken(readTime: t ?? currentReadTime(), after: page[page.count - 1])
         return CollectionIDsPage(collectionIDs: page, nextPageToken: next.encoded())
+    }
+
+    // MARK: - Queries
+
+    /// Runs a structured query at one consistent time.
+    public func runQuery(_ query: Query, readTime: Timestamp? = nil) throws(FlintError) -> QueryResult {
+        let normalized = try NormalizedQuery(query, database: id)
+        let t = try resolveReadTime(readTime) ?? currentReadTime()
+        return QueryResult(documents: QueryExecutor.run(normalized, in: store, at: t), readTime: t)
+    }
+
+    /// Aggregates a query's documents (after its offset and limit); results keyed by alias.
+    public func runAggregation(_ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil)
+        throws(FlintError) -> AggregationResult
+    {
+        let aliases = try Aggregator.aliases(aggregations)
+        var documentsQuery = query
+        documentsQuery.projection = nil
+        let result = try runQuery(documentsQuery, readTime: readTime)
+        let values = Aggregator.aggregate(aggregations, over: result.documents.map(\.fields))
+        return AggregationResult(values: Array(zip(aliases, values)), readTime: result.readTime)
     }
 
     /// Deletes every document at or below `path` (empty: the whole database), with no history.

@@ -55,3 +55,16 @@ public struct CollectionIDsPage: Sendable, Equatable {
         self.nextPageToken = nextPageToken
     }
 }
+
+public struct QueryResult: Sendable {
+    public var documents: [Document]
+    public var readTime: Timestamp
+}
+
+public struct AggregationResult: Sendable {
+    /// Alias and value, in the order the aggregations were asked for.
+    public var values: [(String, Value)]
+    public var readTime: Timestamp
+
+    public subscript(alias: String) -> Value? { values.first { equalUTF8($0.0, alias) }?.1 }
+}

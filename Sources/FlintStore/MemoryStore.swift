@@ -41,6 +41,8 @@ public final class MemoryStore: StoreBackend {
     /// The collection found last: runs of requests usually stay in one collection, and
     /// comparing a few segments is cheaper than hashing them.
     private var lastFound: (key: PathKey, collection: Collection)?
+    /// Collection paths by their last id, for collection-group queries.
+    private var collectionsByID: [UTF8Key: [ResourcePath]] = [:]
     /// Subcollection ids under each document path (the root is the empty path).
     private var subcollections: [ResourcePath: Set<UTF8Key>] = [:]
     public private(set) var documentCount = 0
@@ -90,6 +92,7 @@ public final class MemoryStore: StoreBackend {
     private func registerCollection(_ path: ResourcePath) -> Collection {
         let collection = Collection()
         collections[PathKey(path)] = collection
+        collectionsByID[UTF8Key(path.last ?? ""), default: []].append(path)
         let parent = path.dropLast
         subcollections[parent, default: []].insert(UTF8Key(path.last ?? ""))
         if let parentKey = parent.documentKey {
@@ -115,6 +118,10 @@ public final class MemoryStore: StoreBackend {
         guard let ids = subcollections[parent] else { return [] }
         return ids.sorted().filter { hasDocuments(parent.appending($0.string), at: readTime) }
             .map(\.string)
+    }
+
+    public func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath] {
+        (collectionsByID[UTF8Key(collectionID)] ?? []).filter { parent.isPrefix(of: $0) && $0.count > parent.count }
     }
 
     public func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String] {
@@ -164,6 +171,7 @@ public final class MemoryStore: StoreBackend {
         lastFound = nil
         if path.isEmpty {
             collections = [:]
+            collectionsByID = [:]
             subcollections = [:]
             documentCount = 0
             return
@@ -184,7 +192,11 @@ public final class MemoryStore: StoreBackend {
                 c.documents.set(UTF8Key(path.last ?? ""), nil)
             }
         }
-        // Keep the subcollection index consistent with what is left.
+        // Keep the collection indexes consistent with what is left.
+        for id in Array(collectionsByID.keys) {
+            collectionsByID[id] = collectionsByID[id]?.filter { collections[PathKey($0)] != nil }
+            if collectionsByID[id]?.isEmpty == true { collectionsByID[id] = nil }
+        }
         for parent in Array(subcollections.keys) {
             subcollections[parent] = subcollections[parent]?.filter {
                 collections[PathKey(parent.appending($0.string))] != nil

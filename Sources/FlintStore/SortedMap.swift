@@ -273,27 +273,6 @@ extension SortedMap: Sendable where Key: Sendable, Element: Sendable {}
 extension SortedMap.Chunk: Sendable where Key: Sendable, Element: Sendable {}
 extension SortedMap.Index: Sendable {}
 
-/// A string that orders and compares by its UTF-8 bytes, for use as a sorted key.
-public struct UTF8Key: SortKey, Hashable, Sendable, CustomStringConvertible {
-    public let string: String
-
-    public init(_ string: String) { self.string = string }
-
-    /// The first eight UTF-8 bytes, big-endian, zero-padded: byte order as integer order.
-    public var prefix: UInt64 {
-        var p: UInt64 = 0
-        var n: UInt64 = 0
-        for b in string.utf8 {
-            p = p << 8 | UInt64(b)
-            n += 1
-            if n == 8 { return p }
-        }
-        return n == 0 ? 0 : p << (8 * (8 - n))
-    }
-
+extension UTF8Key: SortKey {
     public static func order(_ a: UTF8Key, _ b: UTF8Key) -> Int { compareUTF8(a.string, b.string) }
-    public static func < (a: UTF8Key, b: UTF8Key) -> Bool { compareUTF8(a.string, b.string) < 0 }
-    public static func == (a: UTF8Key, b: UTF8Key) -> Bool { equalUTF8(a.string, b.string) }
-    public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
-    public var description: String { string }
 }

@@ -42,6 +42,9 @@ public protocol StoreBackend: AnyObject {
     /// least one existing document at any depth, in UTF-8 order.
     func collectionIDs(under parent: ResourcePath, at readTime: Timestamp?) -> [String]
 
+    /// Every collection path whose last id is `collectionID`, at any depth below `parent`.
+    func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath]
+
     /// Ids of documents in `collection` that do not exist but have existing descendants.
     func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String]
 

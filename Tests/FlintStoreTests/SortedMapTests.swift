@@ -1,3 +1,4 @@
+import FlintModel
 import Testing
 
 @testable import FlintStore

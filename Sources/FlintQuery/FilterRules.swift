@@ -1,0 +1,205 @@
+import FlintModel
+
+/// Validation and evaluation of filters, with the reference emulator's rules:
+/// `==`, ranges, `in` and array-contains never match null or NaN operands; ranges match only
+/// values of the operand's type; `!=` and not-in never match null or missing fields.
+enum FilterRules {
+    // MARK: - Evaluation
+
+    static func matches(_ filter: Filter, _ q: NormalizedQuery, _ key: DocumentKey, _ fields: MapValue) -> Bool {
+        switch filter {
+        case .composite(let c):
+            switch c.op {
+            case .and: return c.filters.allSatisfy { matches($0, q, key, fields) }
+            case .or: return c.filters.isEmpty || c.filters.contains { matches($0, q, key, fields) }
+            }
+        case .unary(let u):
+            guard let v = q.value(u.field, key, fields) else { return false }
+            switch u.op {
+            case .isNull: if case .null = v { return true } else { return false }
+            case .isNaN: return v.isNaN
+            case .isNotNull: if case .null = v { return false } else { return true }
+            case .isNotNaN:
+                if case .null = v { return false }
+                return !v.isNaN
+            }
+        case .field(let f):
+            guard let v = q.value(f.field, key, fields) else { return false }
+            return matchesField(f.op, v, f.value)
+        }
+    }
+
+    /// Null and NaN operands never select anything through `==`, ranges or array-contains.
+    static func isComparable(_ operand: Value) -> Bool {
+        if case .null = operand { return false }
+        return !operand.isNaN
+    }
+
+    static func matchesField(_ op: FieldFilter.Operator, _ v: Value, _ operand: Value) -> Bool {
+        switch op {
+        case .equal:
+            return isComparable(operand) && v == operand
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            guard isComparable(operand), v.typeOrder == operand.typeOrder, !v.isNaN else { return false }
+            let c = Value.compare(v, operand)
+            switch op {
+            case .lessThan: return c < 0
+            case .lessThanOrEqual: return c <= 0
+            case .greaterThan: return c > 0
+            default: return c >= 0
+            }
+        case .notEqual:
+            if case .null = operand { return false }
+            if case .null = v { return false }
+            return operand.isNaN || v != operand
+        case .arrayContains:
+            guard isComparable(operand), case .array(let items) = v else { return false }
+            return items.contains(operand)
+        case .in:
+            guard case .array(let options) = operand else { return false }
+            return options.contains { isComparable($0) && v == $0 }
+        case .arrayContainsAny:
+            guard case .array(let options) = operand, case .array(let items) = v else { return false }
+            return options.contains { isComparable($0) && items.contains($0) }
+        case .notIn:
+            guard case .array(let options) = operand else { return false }
+            if case .null = v { return false }
+            if options.contains(where: { if case .null = $0 { true } else { false } }) { return false }
+            return !options.contains { !$0.isNaN && v == $0 }
+        }
+    }
+
+    // MARK: - Shape
+
+    static func isInequality(_ op: FieldFilter.Operator) -> Bool {
+        switch op {
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .notEqual, .notIn: true
+        case .equal, .arrayContains, .in, .arrayContainsAny: false
+        }
+    }
+
+    /// Fields under inequality filters anywhere in the tree; they join the implicit order.
+    static func inequalityFields(_ filter: Filter) -> [FieldPath] {
+        var out: [FieldPath] = []
+        var seen = Set<FieldPath>()
+        func walk(_ f: Filter) {
+            switch f {
+            case .field(let ff): if isInequality(ff.op), seen.insert(ff.field).inserted { out.append(ff.field) }
+            case .unary(let u):
+                if u.op == .isNotNull || u.op == .isNotNaN, seen.insert(u.field).inserted { out.append(u.field) }
+            case .composite(let c): c.filters.forEach(walk)
+            }
+        }
+        walk(filter)
+        return out
+    }
+
+    // MARK: - Validation
+
+    static func validate(_ filter: Filter) throws(FlintError) {
+        var notEqualCount = 0
+        var hasNotIn = false
+        var hasDisjunctive = false
+        func walk(_ f: Filter) throws(FlintError) {
+            switch f {
+            case .composite(let c):
+                if c.op == .or && c.filters.count > 1 { hasDisjunctive = true }
+                for child in c.filters { try walk(child) }
+            case .unary(let u):
+                if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
+                if u.field.isDocumentID && (u.op == .isNaN || u.op == .isNotNaN) {
+                    throw .invalidArgument("the name __key__ is reserved")
+                }
+            case .field(let ff):
+                try validateField(ff)
+                switch ff.op {
+                case .notEqual: notEqualCount += 1
+                case .notIn:
+                    notEqualCount += 1
+                    hasNotIn = true
+                case .in, .arrayContainsAny: hasDisjunctive = true
+                case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains: break
+                }
+            }
+        }
+        try walk(filter)
+        if notEqualCount > 1 {
+            throw .invalidArgument(
+                "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
+        }
+        if hasNotIn && hasDisjunctive {
+            throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
+        }
+        let count = disjunctionCount(filter)
+        if count > NormalizedQuery.maxDisjunctions {
+            throw .invalidArgument(
+                "Too many disjunctions after normalization. Result had \(count) disjunctions which is more than the maximum of \(NormalizedQuery.maxDisjunctions)"
+            )
+        }
+        for conjunction in conjunctions(filter) {
+            let arrayFilters = conjunction.filter { $0 == .arrayContains || $0 == .arrayContainsAny }
+            if arrayFilters.count > 1 {
+                throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
+            }
+        }
+    }
+
+    static func validateField(_ f: FieldFilter) throws(FlintError) {
+        let name = f.op.rawValue
+        switch f.op {
+        case .in, .notIn, .arrayContainsAny:
+            guard case .array(let items) = f.value else { throw .invalidArgument("'\(name)' requires an ArrayValue.") }
+            if items.isEmpty { throw .invalidArgument("'\(name)' requires an non-empty ArrayValue.") }
+            let max = f.op == .notIn ? NormalizedQuery.maxNotInValues : NormalizedQuery.maxInValues
+            if items.count > max { throw .invalidArgument("'\(name)' supports up to \(max) comparison values.") }
+        case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
+            break
+        }
+        guard f.field.isDocumentID else { return }
+        switch f.op {
+        case .arrayContains, .arrayContainsAny: throw .invalidArgument("the name __key__ is reserved")
+        case .in, .notIn:
+            if case .array(let items) = f.value {
+                for item in items {
+                    guard case .reference = item else { throw .invalidArgument("__key__ filter value must be a Key") }
+                }
+            }
+        case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            guard case .reference = f.value else { throw .invalidArgument("__key__ filter value must be a Key") }
+        }
+    }
+
+    /// Disjunctions in disjunctive normal form, counting each `in` and array-contains-any value.
+    static func disjunctionCount(_ filter: Filter) -> Int {
+        switch filter {
+        case .field(let f):
+            if f.op == .in || f.op == .arrayContainsAny, case .array(let items) = f.value { return max(items.count, 1) }
+            return 1
+        case .unary: return 1
+        case .composite(let c):
+            if c.filters.isEmpty { return 1 }
+            switch c.op {
+            case .or: return c.filters.reduce(0) { min($0 + disjunctionCount($1), Int(Int32.max)) }
+            case .and: return c.filters.reduce(1) { min($0 * disjunctionCount($1), Int(Int32.max)) }
+            }
+        }
+    }
+
+    /// The operators of each conjunction after expanding OR (not `in`); call after the count check.
+    static func conjunctions(_ filter: Filter) -> [[FieldFilter.Operator]] {
+        switch filter {
+        case .field(let f): return [[f.op]]
+        case .unary: return [[]]
+        case .composite(let c):
+            if c.filters.isEmpty { return [[]] }
+            switch c.op {
+            case .or: return c.filters.flatMap(conjunctions)
+            case .and:
+                return c.filters.reduce([[]]) { acc, child in
+                    let terms = conjunctions(child)
+                    return acc.flatMap { left in terms.map { left + $0 } }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import FlintModel
+
+/// A validated query with its full order: the explicit orderings, then every inequality field
+/// not already ordered (by field path), then `__name__` in the direction of the last ordering.
+///
+/// The executor and listeners both use `matches` and `compare`, so results cannot drift apart.
+public struct NormalizedQuery: Sendable {
+    public let query: Query
+    public let database: DatabaseID
+    public let orderBy: [Ordering]
+    /// The collection a non-group query reads.
+    public let collection: ResourcePath
+
+    public static let maxDisjunctions = 30
+    public static let maxInValues = 30
+    public static let maxNotInValues = 10
+
+    public init(_ query: Query, database: DatabaseID) throws(FlintError) {
+        if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
+        if query.offset < 0 { throw .invalidArgument("offset is negative") }
+        try Validation.validateID(query.collectionID)
+        self.query = query
+        self.database = database
+        self.collection = query.parent.appending(query.collectionID)
+
+        var seen = Set<FieldPath>()
+        for (i, o) in query.orderBy.enumerated() {
+            if !seen.insert(o.field).inserted {
+                throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.canonical)")
+            }
+            if o.field.isDocumentID && i != query.orderBy.count - 1 {
+                throw .invalidArgument("order by clause cannot contain more fields after the key")
+            }
+        }
+        if let filter = query.filter { try FilterRules.validate(filter) }
+
+        var full = query.orderBy
+        let direction = query.orderBy.last?.descending ?? false
+        let implicit = (query.filter.map(FilterRules.inequalityFields) ?? [])
+            .filter { !seen.contains($0) }
+            .sorted { a, b in a.isDocumentID != b.isDocumentID ? b.isDocumentID : a < b }
+        if query.orderBy.last?.field.isDocumentID == true, !implicit.isEmpty {
+            throw .invalidArgument("order by clause cannot contain more fields after the key")
+        }
+        full += implicit.map { Ordering($0, descending: direction) }
+        if full.last?.field.isDocumentID != true {
+            full.append(Ordering(.documentID, descending: full.last?.descending ?? false))
+        }
+        self.orderBy = full
+
+        for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
+            if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
+            for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
+                guard case .reference = value else {
+                    throw .invalidArgument("Cursor __key__ value is not a document reference.")
+                }
+            }
+        }
+        if let nearest = query.findNearest {
+            try FindNearestRules.validate(nearest)
+            try Self.checkFindNearestCombination(query)
+        }
+    }
+
+    // MARK: - Matching
+
+    /// The value a document has at `path`; `__name__` is the document's reference.
+    public func value(_ path: FieldPath, _ key: DocumentKey, _ fields: MapValue) -> Value? {
+        path.isDocumentID ? .reference(DocumentReference(database: database, key: key)) : fields.value(at: path)
+    }
+
+    /// Whether the document belongs to the collection or group the query reads.
+    public func inScope(_ key: DocumentKey) -> Bool {
+        if query.allDescendants {
+            return equalUTF8(key.collectionID, query.collectionID) && key.path.count > query.parent.count + 1
+                && query.parent.isPrefix(of: key.path)
+        }
+        return key.path.count == collection.count + 1 && collection.isPrefix(of: key.path)
+    }
+
+    /// Scope, filter, every ordered field present, and within the cursors.
+    public func matches(_ key: DocumentKey, _ fields: MapValue) -> Bool {
+        guard inScope(key) else { return false }
+        for o in orderBy where !o.field.isDocumentID && fields.value(at: o.field) == nil { return false }
+        if let filter = query.filter, !FilterRules.matches(filter, self, key, fields) { return false }
+        return withinCursors(key, fields)
+    }
+
+    /// Whether the filter alone holds (no scope, order or cursor checks).
+    public func filterMatches(_ key: DocumentKey, _ fields: MapValue) -> Bool {
+        query.filter.map { FilterRules.matches($0, self, key, fields) } ?? true
+    }
+
+    public func withinCursors(_ key: DocumentKey, _ fields: MapValue) -> Bool {
+        if let start = query.startAt {
+            let c = compare(key, fields, to: start)
+            if start.before ? c < 0 : c <= 0 { return false }
+        }
+        if let end = query.endAt {
+            let c = compare(key, fields, to: end)
+            if end.before ? c >= 0 : c > 0 { return false }
+        }
+        return true
+    }
+
+    /// The document's position against a cursor over the cursor's length, directions applied.
+    func compare(_ key: DocumentKey, _ fields: MapValue, to cursor: Cursor) -> Int {
+        for (order, bound) in zip(orderBy, cursor.values) {
+            let v = value(order.field, key, fields) ?? .null
+            let c = Value.compare(v, bound)
+            if c != 0 { return order.descending ? -c : c }
+        }
+        return 0
+    }
+
+    /// The full order between two documents (never 0 for different documents).
+    public func compare(_ a: (DocumentKey, MapValue), _ b: (DocumentKey, MapValue)) -> Int {
+        for order in orderBy {
+            let c: Int
+            if order.field.isDocumentID {
+                c = a.0.path.compare(b.0.path)
+            } else {
+                c = Value.compare(a.1.value(at: order.field) ?? .null, b.1.value(at: order.field) ?? .null)
+            }
+            if c != 0 { return order.descending ? -c : c }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,89 @@
+import FlintEngine
+import FlintModel
+import FlintQuery
+import Testing
+
+struct AggregationTests {
+    static let documents: [String: MapValue] = [
+        "a": ["x": .integer(9_223_372_036_854_775_797), "y": 1], "b": ["x": 100, "y": 2.5], "c": ["x": "s", "y": 3],
+        "d": ["z": 1], "e": ["y": .double(.nan)],
+    ]
+
+    func aggregate(_ aggregations: [Aggregation], _ query: Query = Query(collectionID: "c")) async throws -> AggregationResult {
+        try await database(Self.documents).runAggregation(query, aggregations: aggregations)
+    }
+
+    /// Values as the reference emulator computes them.
+    @Test func sumsAveragesAndCounts() async throws {
+        let overflow = try await aggregate([Aggregation(alias: "s", .sum(path("x")))])
+        #expect(same(overflow["s"], .double(9.223372036854776e18)))
+        let withNaN = try await aggregate([Aggregation(alias: "s", .sum(path("y"))), Aggregation(alias: "a", .average(path("y")))])
+        #expect(withNaN["s"]?.isNaN == true && withNaN["a"]?.isNaN == true)
+        let single = try await aggregate([Aggregation(alias: "s", .sum(path("z"))), Aggregation(alias: "a", .average(path("z")))])
+        #expect(same(single["s"], .integer(1)))
+        #expect(same(single["a"], .double(1.0)))
+        let none = try await aggregate([Aggregation(alias: "s", .sum(path("nope"))), Aggregation(alias: "a", .average(path("nope"))), Aggregation(alias: "c", .count(upTo: nil))])
+        #expect(same(none["s"], .integer(0)))
+        #expect(none["a"] == .null)
+        #expect(same(none["c"], .integer(5)))
+        #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: 2))])["c"] == 2)
+        #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: 0))])["c"] == 5)
+        #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: nil))], Query(collectionID: "c", limit: 3))["c"] == 3)
+        let ints = try await aggregate([Aggregation(alias: "s", .sum(path("x")))], Query(collectionID: "c", filter: F("x", .equal, 100)))
+        #expect(same(ints["s"], .integer(100)))
+    }
+
+    @Test func aliasesDefaultByPositionAndMustBeUnique() async throws {
+        let r = try await aggregate([Aggregation(.count(upTo: nil)), Aggregation(.sum(path("z")))])
+        #expect(r.values.map(\.0) == ["field_1", "field_2"])
+        await #expect(throws: FlintError.invalidArgument("Aggregation aliases contain duplicate alias: c.")) {
+            try await aggregate([Aggregation(alias: "c", .count(upTo: nil)), Aggregation(alias: "c", .count(upTo: nil))])
+        }
+        await #expect(throws: FlintError.invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")) {
+            try await aggregate([Aggregation(alias: "c", .count(upTo: -1))])
+        }
+        let six = (1...6).map { Aggregation(alias: "a\($0)", .count(upTo: nil)) }
+        let e = await #expect(throws: FlintError.self) { try await aggregate(six) }
+        #expect(e?.code == .invalidArgument)
+    }
+}
+
+struct VectorSearchTests {
+    static let documents: [String: MapValue] = [
+        "a": ["e": .vector([1, 0]), "t": "x"], "b": ["e": .vector([0, 1]), "t": "y"], "c": ["e": .vector([1, 1]), "t": "x"],
+        "d": ["e": .vector([3, 4]), "t": "x"], "e3": ["e": .vector([1, 2, 3])], "nov": ["e": [1.0, 0.0]], "zero": ["e": .vector([0, 0])],
+    ]
+
+    func nearest(_ measure: FindNearest.DistanceMeasure, threshold: Double? = nil, limit: Int = 10, filter: Filter? = nil,
+                 distanceField: String? = nil) async throws -> [Document] {
+        let f = FindNearest(field: path("e"), queryVector: [1, 0], measure: measure, limit: limit,
+                            distanceResultField: distanceField.map(path), distanceThreshold: threshold)
+        return try await database(Self.documents).runQuery(Query(collectionID: "c", filter: filter, findNearest: f)).documents
+    }
+
+    /// Orders as the reference emulator returns them.
+    @Test func measuresOrderAsTheReference() async throws {
+        #expect(try await nearest(.euclidean).map(\.key.documentID) == ["a", "c", "zero", "b", "d"])
+        #expect(try await nearest(.cosine).map(\.key.documentID) == ["a", "c", "d", "b", "zero"])
+        #expect(try await nearest(.dotProduct).map(\.key.documentID) == ["d", "a", "c", "b", "zero"])
+        #expect(try await nearest(.euclidean, limit: 2).map(\.key.documentID) == ["a", "c"])
+    }
+
+    @Test func thresholdsPrefiltersAndDistanceField() async throws {
+        #expect(try await nearest(.euclidean, threshold: 1.0).map(\.key.documentID) == ["a", "c", "zero"])
+        #expect(try await nearest(.dotProduct, threshold: 1.0).map(\.key.documentID) == ["d", "a", "c"])
+        #expect(try await nearest(.cosine, threshold: 0.5).map(\.key.documentID) == ["a", "c", "d"])
+        #expect(try await nearest(.euclidean, filter: F("t", .equal, "x")).map(\.key.documentID) == ["a", "c", "d"])
+        let withDistance = try await nearest(.euclidean, distanceField: "dist")
+        #expect(withDistance.map { $0.fields["dist"] } == [0.0, 1.0, 1.0, .double(2.0.squareRoot()), .double(20.0.squareRoot())])
+    }
+}
+
+/// Exact representation: `Value.==` treats 1 and 1.0 as equal, but results must keep the type.
+func same(_ a: Value?, _ b: Value?) -> Bool {
+    switch (a, b) {
+    case (.integer(let x)?, .integer(let y)?): x == y
+    case (.double(let x)?, .double(let y)?): x == y || (x.isNaN && y.isNaN)
+    default: false
+    }
+}

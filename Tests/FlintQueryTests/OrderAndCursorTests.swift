@@ -1,0 +1,77 @@
+import FlintEngine
+import FlintModel
+import FlintQuery
+import Testing
+
+/// Orders, cursors, offset, limit and projections; expected values are the reference emulator's.
+struct OrderAndCursorTests {
+    static let cases: [(String, Query, [String])] = [
+        ("order v", Query(collectionID: "c", orderBy: [asc("v")]), ["null", "b", "nan", "d1", "n1", "d15", "t", "s", "arr", "m"]),
+        ("startAt 1", Query(collectionID: "c", orderBy: [asc("v")], startAt: Cursor(values: [1], before: true)),
+         ["d1", "n1", "d15", "t", "s", "arr", "m"]),
+        ("startAfter 1", Query(collectionID: "c", orderBy: [asc("v")], startAt: Cursor(values: [1], before: false)),
+         ["d15", "t", "s", "arr", "m"]),
+        ("endAt 1", Query(collectionID: "c", orderBy: [asc("v")], endAt: Cursor(values: [1], before: false)),
+         ["null", "b", "nan", "d1", "n1"]),
+        ("endBefore 1", Query(collectionID: "c", orderBy: [asc("v")], endAt: Cursor(values: [1], before: true)), ["null", "b", "nan"]),
+        ("desc startAt 1", Query(collectionID: "c", orderBy: [desc("v")], startAt: Cursor(values: [1], before: true)),
+         ["n1", "d1", "nan", "b", "null"]),
+        ("startAfter (1, d1)", Query(collectionID: "c", orderBy: [asc("v"), asc("__name__")], startAt: Cursor(values: [1, ref("c/d1")], before: false)),
+         ["n1", "d15", "t", "s", "arr", "m"]),
+        ("desc startAfter (1, n1)", Query(collectionID: "c", orderBy: [desc("v"), desc("__name__")], startAt: Cursor(values: [1, ref("c/n1")], before: false)),
+         ["d1", "nan", "b", "null"]),
+        ("offset 2 limit 3", Query(collectionID: "c", orderBy: [asc("v")], offset: 2, limit: 3), ["nan", "d1", "n1"]),
+        ("!= desc limit 4", Query(collectionID: "c", filter: F("v", .notEqual, 7), orderBy: [desc("v")], limit: 4), ["m", "arr", "s", "t"]),
+        ("order w with inequality on v", Query(collectionID: "c", filter: F("v", .greaterThan, 0), orderBy: [asc("w")]), []),
+        ("partial cursor on two orders", Query(collectionID: "c", orderBy: [asc("v"), desc("__name__")], startAt: Cursor(values: [1], before: true), limit: 2),
+         ["n1", "d1"]),
+    ]
+
+    @Test func ordersAndCursorsMatchTheReference() async throws {
+        let database = try await database(mixed)
+        for (name, query, expected) in Self.cases {
+            #expect(try await database.ids(query) == expected, "\(name)")
+        }
+    }
+
+    @Test func projectionKeepsOnlySelectedFields() async throws {
+        let database = try await database(["a": ["x": 1, "y": ["z": 2, "q": 3]], "b": ["y": 1]])
+        let docs = try await database.runQuery(Query(collectionID: "c", projection: [path("y.z")])).documents
+        #expect(docs.map(\.fields) == [["y": ["z": 2]], [:]])
+        let names = try await database.runQuery(Query(collectionID: "c", projection: [.documentID])).documents
+        #expect(names.map(\.fields) == [[:], [:]])
+        #expect(names.map(\.key.documentID) == ["a", "b"])
+    }
+
+    @Test func collectionGroupsSpanParentsAndRespectScope() async throws {
+        let database = Database(id: db)
+        _ = try await database.commit([
+            .set(try DocumentKey(parsing: "users/a/profiles/p1"), ["phone": "1"]),
+            .set(try DocumentKey(parsing: "users/b/profiles/p2"), ["phone": "2"]),
+            .set(try DocumentKey(parsing: "users/b/profiles/p2/profiles/p3"), ["phone": "1"]),
+            .set(try DocumentKey(parsing: "profiles/p0"), ["phone": "1"]),
+            .set(try DocumentKey(parsing: "users/a/other/p4"), ["phone": "1"]),
+        ])
+        let all = Query(collectionID: "profiles", allDescendants: true, filter: F("phone", .equal, "1"))
+        #expect(try await database.runQuery(all).documents.map(\.key.path.canonical) == [
+            "profiles/p0", "users/a/profiles/p1", "users/b/profiles/p2/profiles/p3",
+        ])
+        var scoped = all
+        scoped.parent = try DocumentKey(parsing: "users/b").path
+        #expect(try await database.runQuery(scoped).documents.map(\.key.path.canonical) == ["users/b/profiles/p2/profiles/p3"])
+        let direct = Query(parent: try DocumentKey(parsing: "users/a").path, collectionID: "profiles")
+        #expect(try await database.ids(direct) == ["p1"])
+    }
+
+    @Test func readTimeQueriesSeeTheOldSnapshot() async throws {
+        let clock = ManualClockBox.make()
+        let database = Database(id: db, clock: clock)
+        let first = try await database.commit([.set(try DocumentKey(parsing: "c/a"), ["n": 1])])
+        clock.advance(seconds: 1)
+        _ = try await database.commit([.set(try DocumentKey(parsing: "c/a"), ["n": 2]), .set(try DocumentKey(parsing: "c/b"), ["n": 1])])
+        let old = try await database.runQuery(Query(collectionID: "c", filter: F("n", .equal, 1)), readTime: first.commitTime)
+        #expect(old.documents.map(\.key.documentID) == ["a"])
+        #expect(old.readTime == first.commitTime)
+        #expect(try await database.ids(Query(collectionID: "c", filter: F("n", .equal, 1))) == ["b"])
+    }
+}
