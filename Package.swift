@@ -65,6 +65,10 @@ let package = Package(
             dependencies: ["FlintModel", "FlintEngine", "FlintFixtures", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(
+            name: "FlintDifferentialTests",
+            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
+            swiftSettings: strict),
+        .testTarget(
             name: "FlintServerTests",
             dependencies: [
                 "FlintServer", "FlintEngine",

@@ -1,0 +1,152 @@
+import FlintEngine
+import FlintModel
+import FlintQuery
+import Foundation
+import Testing
+
+/// Runs one seeded random dataset and a few hundred random queries against Flint's engine and
+/// against the reference emulator, and compares the names and order of the results (or the
+/// error codes). Skipped when the reference emulator is not installed.
+struct QueryDifferentialTests {
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let database = DatabaseID(project: "flint-diff")
+    static let pool: [Value] = [
+        .null, true, false, -1, 0, 1, 2, 3, .integer(Int64.max), -1.5, 0.0, -0.0, 1.0, 2.5, .double(.nan),
+        .double(.infinity), "", "a", "ab", "b", "\u{e9}",
+        .timestamp(Timestamp(microseconds: 1_600_000_000_000_000)), .timestamp(Timestamp(microseconds: 1_700_000_000_000_000)),
+        .bytes([]), .bytes([1]), [], [1], [1, "a"], ["b", 2], [.null], [:], ["a": 1], ["a": 2, "b": 1],
+    ]
+    static let fieldNames = ["a", "b", "c"]
+
+    static func randomValue(_ rng: inout SplitMix) -> Value { pool[Int.random(in: 0..<pool.count, using: &rng)] }
+
+    static func dataset(_ rng: inout SplitMix) -> [(DocumentKey, MapValue)] {
+        (0..<60).map { i in
+            var m = MapValue()
+            for f in fieldNames where Int.random(in: 0..<5, using: &rng) > 0 { m[f] = randomValue(&rng) }
+            return (try! DocumentKey(parsing: "d/doc\(String(i, radix: 36))"), m)
+        }
+    }
+
+    static func randomFilter(_ rng: inout SplitMix, depth: Int = 0) -> Filter {
+        let field = try! FieldPath([fieldNames[Int.random(in: 0..<fieldNames.count, using: &rng)]])
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0 where depth < 2, 1 where depth < 2:
+            let n = Int.random(in: 1...3, using: &rng)
+            let op: CompositeFilter.Operator = Bool.random(using: &rng) ? .and : .or
+            return .composite(CompositeFilter(op, (0..<n).map { _ in randomFilter(&rng, depth: depth + 1) }))
+        case 2:
+            let ops = UnaryFilter.Operator.allCases
+            return .unary(UnaryFilter(field, ops[Int.random(in: 0..<ops.count, using: &rng)]))
+        default:
+            let ops = FieldFilter.Operator.allCases
+            let op = ops[Int.random(in: 0..<ops.count, using: &rng)]
+            switch op {
+            case .in, .notIn, .arrayContainsAny:
+                return .field(FieldFilter(field, op, .array((0..<Int.random(in: 1...3, using: &rng)).map { _ in randomValue(&rng) })))
+            case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
+                return .field(FieldFilter(field, op, randomValue(&rng)))
+            }
+        }
+    }
+
+    static func randomQuery(_ rng: inout SplitMix) -> Query {
+        var q = Query(collectionID: "d")
+        if Int.random(in: 0..<5, using: &rng) > 0 { q.filter = randomFilter(&rng) }
+        var fields = fieldNames.shuffled(using: &rng)
+        for _ in 0..<Int.random(in: 0...2, using: &rng) {
+            q.orderBy.append(Ordering(try! FieldPath([fields.removeFirst()]), descending: Bool.random(using: &rng)))
+        }
+        if Int.random(in: 0..<3, using: &rng) == 0 { q.limit = Int.random(in: 0...8, using: &rng) }
+        if Int.random(in: 0..<4, using: &rng) == 0 { q.offset = Int.random(in: 0...3, using: &rng) }
+        if !q.orderBy.isEmpty && Int.random(in: 0..<3, using: &rng) == 0 {
+            q.startAt = Cursor(values: [randomValue(&rng)], before: Bool.random(using: &rng))
+        }
+        if !q.orderBy.isEmpty && Int.random(in: 0..<4, using: &rng) == 0 {
+            q.endAt = Cursor(values: [randomValue(&rng)], before: Bool.random(using: &rng))
+        }
+        return q
+    }
+
+    static func json(_ f: Filter) -> [String: Any] {
+        switch f {
+        case .field(let ff):
+            return ["fieldFilter": ["field": ["fieldPath": ff.field.canonical], "op": ff.op.rawValue, "value": RESTJSON.value(ff.value)]]
+        case .unary(let u): return ["unaryFilter": ["field": ["fieldPath": u.field.canonical], "op": u.op.rawValue]]
+        case .composite(let c): return ["compositeFilter": ["op": c.op.rawValue, "filters": c.filters.map(json)]]
+        }
+    }
+
+    static func json(_ q: Query) -> [String: Any] {
+        var sq: [String: Any] = ["from": [["collectionId": q.collectionID]]]
+        if let f = q.filter { sq["where"] = json(f) }
+        if !q.orderBy.isEmpty {
+            sq["orderBy"] = q.orderBy.map { ["field": ["fieldPath": $0.field.canonical], "direction": $0.descending ? "DESCENDING" : "ASCENDING"] }
+        }
+        if let l = q.limit { sq["limit"] = l }
+        if q.offset != 0 { sq["offset"] = q.offset }
+        if let c = q.startAt { sq["startAt"] = ["values": c.values.map(RESTJSON.value), "before": c.before] }
+        if let c = q.endAt { sq["endAt"] = ["values": c.values.map(RESTJSON.value), "before": c.before] }
+        return ["structuredQuery": sq]
+    }
+
+    enum Outcome: Equatable {
+        case ids([String])
+        case error(StatusCode)
+    }
+
+    @Test func randomQueriesAgreeWithTheReference() async throws {
+        guard let reference = ReferenceEmulator.start() else {
+            print("reference emulator not available; differential query test skipped")
+            return
+        }
+        defer { reference.stop() }
+        var rng = SplitMix(state: 20_261_121)
+        let docs = Self.dataset(&rng)
+        let flint = Database(id: Self.database)
+        _ = try await flint.commit(docs.map { .set($0.0, $0.1) })
+        let root = "/v1/" + Self.database.documentsRoot
+        let writes: [[String: Any]] = docs.map { ["update": ["name": Self.database.documentsRoot + "/" + $0.0.path.canonical, "fields": RESTJSON.fields($0.1)]] }
+        let (status, _) = try await reference.request("POST", root + ":commit", ["writes": writes])
+        try #require(status == 200)
+
+        var compared = 0
+        var errors = 0
+        var nonEmpty = 0
+        for i in 0..<300 {
+            let q = Self.randomQuery(&rng)
+            let (status, body) = try await reference.request("POST", root + ":runQuery", Self.json(q))
+            let expected: Outcome
+            if status == 200, let rows = body as? [[String: Any]] {
+                expected = .ids(rows.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }.map { String($0.split(separator: "/").last ?? "") })
+            } else {
+                let code = ((body as? [String: Any])?["error"] as? [String: Any])?["status"] as? String ?? "?"
+                expected = .error(StatusCode.allCases.first { $0.name == code } ?? .unknown)
+            }
+            let got: Outcome
+            do throws(FlintError) {
+                got = .ids(try await flint.runQuery(q).documents.map(\.key.documentID))
+            } catch {
+                got = .error(error.code)
+            }
+            if case .error = expected { errors += 1 }
+            if case .ids(let ids) = expected, !ids.isEmpty { nonEmpty += 1 }
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: Self.json(q), options: [.sortedKeys]), as: UTF8.self)
+            #expect(got == expected, "query \(i): \(text)")
+            compared += 1
+        }
+        #expect(compared == 300)
+        #expect(errors < 150, "most random queries should be valid, or the test compares little")
+        #expect(nonEmpty > 75, "enough queries should return documents to compare their order")
+    }
+}

@@ -1,0 +1,102 @@
+import FlintModel
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Google's Firestore emulator, started through `../shared/tools/oracle.sh` beside the
+/// checkout. Absent (no script or not installed) means differential tests skip.
+final class ReferenceEmulator: Sendable {
+    let port: Int
+    let base: String
+    private let script: String
+
+    static var scriptPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("shared/tools/oracle.sh").path
+    }
+
+    /// Starts one on a free port, or returns nil when it is not available here.
+    static func start() -> ReferenceEmulator? {
+        let script = scriptPath
+        guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
+        let port = Int.random(in: 20_000..<40_000)
+        guard run(script, ["start", String(port)]) == 0 else { return nil }
+        return ReferenceEmulator(port: port, script: script)
+    }
+
+    private init(port: Int, script: String) {
+        self.port = port
+        self.script = script
+        self.base = "http://127.0.0.1:\(port)"
+    }
+
+    func stop() { _ = Self.run(script, ["stop", String(port)]) }
+
+    /// Runs the script and waits for it with posix_spawn and waitpid: Foundation's `Process`
+    /// never sees the script end here, because the emulator it leaves running keeps the
+    /// inherited descriptors open.
+    private static func run(_ script: String, _ args: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let argv = (["/bin/bash", script] + args).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
+    }
+
+    /// Sends JSON and returns the decoded answer and the HTTP status.
+    func request(_ method: String, _ path: String, _ body: Any? = nil) async throws -> (Int, Any) {
+        var r = URLRequest(url: URL(string: base + path)!)
+        r.httpMethod = method
+        r.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        r.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
+        if let body { r.httpBody = try JSONSerialization.data(withJSONObject: body) }
+        let (data, response) = try await URLSession.shared.data(for: r)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return (status, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) ?? [:])
+    }
+}
+
+/// Firestore REST JSON for model values and queries, for talking to the reference.
+enum RESTJSON {
+    static func value(_ v: Value) -> [String: Any] {
+        switch v {
+        case .null: return ["nullValue": NSNull()]
+        case .boolean(let b): return ["booleanValue": b]
+        case .integer(let i): return ["integerValue": String(i)]
+        case .double(let d):
+            if d.isNaN { return ["doubleValue": "NaN"] }
+            if d.isInfinite { return ["doubleValue": d > 0 ? "Infinity" : "-Infinity"] }
+            return ["doubleValue": d]
+        case .timestamp(let t): return ["timestampValue": RFC3339.format(t)]
+        case .string(let s): return ["stringValue": s]
+        case .bytes(let b): return ["bytesValue": Data(b).base64EncodedString()]
+        case .reference(let r): return ["referenceValue": r.name]
+        case .geoPoint(let g): return ["geoPointValue": ["latitude": g.latitude, "longitude": g.longitude]]
+        case .array(let a): return ["arrayValue": ["values": a.map(value)]]
+        case .map(let m): return ["mapValue": ["fields": fields(m)]]
+        case .vector(let v):
+            return ["mapValue": ["fields": ["__type__": ["stringValue": "__vector__"], "value": ["arrayValue": ["values": v.map { ["doubleValue": $0] }]]]]]
+        }
+    }
+
+    static func fields(_ m: MapValue) -> [String: Any] {
+        var out: [String: Any] = [:]
+        for e in m.entries { out[e.key] = value(e.value) }
+        return out
+    }
+}
