@@ -278,8 +278,10 @@ public actor Database {
     /// Runs a structured query at one consistent time.
     public func runQuery(_ query: Query, readTime: Timestamp? = nil) throws(FlintError) -> QueryResult {
         let normalized = try NormalizedQuery(query, database: id)
-        let t = try resolveReadTime(readTime) ?? currentReadTime()
-        return QueryResult(documents: QueryExecutor.run(normalized, in: store, at: t), readTime: t)
+        let requested = try resolveReadTime(readTime)
+        // The actor runs nothing in between, so the latest state is the state at this time.
+        let t = requested ?? currentReadTime()
+        return QueryResult(documents: QueryExecutor.run(normalized, in: store, at: requested), readTime: t)
     }
 
     /// Aggregates a query's documents (after its offset and limit); results keyed by alias.

@@ -1,4 +1,5 @@
 import FlintModel
+import FlintQuery
 
 /// The default backend: documents in ordered per-collection maps, with recent versions kept
 /// for reads at a past time.
@@ -34,6 +35,19 @@ public final class MemoryStore: StoreBackend {
         var liveCount = 0
         /// Documents of this collection that have subcollections.
         var parentsOfSubcollections: Set<UTF8Key> = []
+        /// Indexes built for the queries run so far, kept current on every write.
+        var indexes: [IndexDefinition: CompositeIndex] = [:]
+
+        func index(_ definition: IndexDefinition) -> CompositeIndex {
+            if let existing = indexes[definition] { return existing }
+            let index = CompositeIndex(definition)
+            documents.forEach { id, record in
+                if let state = record.latest.state { index.add(id: id, state: state) }
+                return true
+            }
+            indexes[definition] = index
+            return index
+        }
     }
 
     /// Collections by path; looked up with a slice of a document's path, so no path is built.
@@ -62,6 +76,7 @@ public final class MemoryStore: StoreBackend {
                 fields: write.state?.fields,
                 createTime: write.state?.createTime ?? commitTime,
                 updateTime: commitTime)
+            let previous = collection.indexes.isEmpty ? nil : collection.documents[id]?.latest.fields
             let delta: Int = collection.documents.update(id) { record in
                 let existed = record?.latest.fields != nil
                 if var r = record {
@@ -78,6 +93,12 @@ public final class MemoryStore: StoreBackend {
             }
             collection.liveCount += delta
             documentCount += delta
+            for index in collection.indexes.values {
+                if let previous { index.remove(id: id, fields: previous) }
+                if let state = write.state {
+                    index.add(id: id, state: DocumentState(fields: state.fields, createTime: newVersion.createTime, updateTime: commitTime))
+                }
+            }
         }
     }
 
@@ -118,6 +139,30 @@ public final class MemoryStore: StoreBackend {
         guard let ids = subcollections[parent] else { return [] }
         return ids.sorted().filter { hasDocuments(parent.appending($0.string), at: readTime) }
             .map(\.string)
+    }
+
+    public func runIndexed(_ q: NormalizedQuery, plan: IndexPlan) -> [Document]? {
+        guard let collection = collection(PathKey(q.collection)) else { return [] }
+        let wanted = q.query.limit.map { q.query.offset + $0 } ?? Int.max
+        if wanted == 0 { return [] }
+        var out: [Document] = []
+        func consider(_ id: UTF8Key, _ state: DocumentState) -> Bool {
+            let key = DocumentKey(unchecked: q.collection.appending(id.string))
+            if q.filterMatches(key, state.fields), q.withinCursors(key, state.fields) {
+                out.append(Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime))
+            }
+            return out.count < wanted
+        }
+        if plan.definition.components.isEmpty && !plan.definition.nameDescending {
+            // Ordered by name only: the collection itself is that index.
+            collection.documents.forEach { id, record in
+                guard let state = record.latest.state else { return true }
+                return consider(id, state)
+            }
+        } else {
+            collection.index(plan.definition).scan(prefix: plan.prefix, consider)
+        }
+        return Array(out.dropFirst(q.query.offset))
     }
 
     public func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath] {
@@ -185,9 +230,10 @@ public final class MemoryStore: StoreBackend {
             } else if path.isDocumentPath, collectionPath == path.dropLast,
                 let removed = c.documents[UTF8Key(path.last ?? "")]
             {
-                if removed.latest.fields != nil {
+                if let fields = removed.latest.fields {
                     documentCount -= 1
                     c.liveCount -= 1
+                    for index in c.indexes.values { index.remove(id: UTF8Key(path.last ?? ""), fields: fields) }
                 }
                 c.documents.set(UTF8Key(path.last ?? ""), nil)
             }

@@ -6,6 +6,10 @@ import FlintQuery
 public enum QueryExecutor {
     /// The query's documents in order, after offset and limit, with the projection applied.
     public static func run(_ q: NormalizedQuery, in store: any StoreBackend, at readTime: Timestamp?) -> [Document] {
+        // Indexes hold the latest state; reads at an earlier time scan the versions.
+        if readTime == nil, let plan = IndexPlan.make(q), let docs = store.runIndexed(q, plan: plan) {
+            return project(docs, q.query.projection)
+        }
         var matched = matching(q, in: store, at: readTime)
         if let nearest = q.query.findNearest {
             return project(nearestDocuments(matched, nearest), q.query.projection)

@@ -1,4 +1,5 @@
 import FlintModel
+import FlintQuery
 
 /// One document version: the fields it had from `updateTime` on, or nil for a deletion.
 public struct StoredVersion: Sendable {
@@ -47,6 +48,10 @@ public protocol StoreBackend: AnyObject {
 
     /// Ids of documents in `collection` that do not exist but have existing descendants.
     func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String]
+
+    /// Runs a query on the latest state through an index, already ordered, and stops once
+    /// offset + limit documents are found. Nil when this backend cannot; the caller then scans.
+    func runIndexed(_ q: NormalizedQuery, plan: IndexPlan) -> [Document]?
 
     /// Forgets versions and deletions that ended before `horizon`.
     func compact(horizon: Timestamp)

@@ -1,0 +1,48 @@
+import FlintModel
+import FlintQuery
+
+/// Chooses the index that serves a query in its own order: the query's top-level equalities
+/// and array-contains pin the index prefix, its full order follows.
+public struct IndexPlan: Sendable {
+    public var definition: IndexDefinition
+    /// Values of the leading components every result shares.
+    public var prefix: [Value]
+
+    /// The plan for `q`, or nil when an index cannot serve it (collection groups, vector search).
+    public static func make(_ q: NormalizedQuery) -> IndexPlan? {
+        guard !q.query.allDescendants, q.query.findNearest == nil else { return nil }
+        var equalities: [(FieldPath, Value)] = []
+        var contains: (FieldPath, Value)?
+        for conjunct in conjuncts(q.query.filter) {
+            guard case .field(let f) = conjunct, !f.field.isDocumentID, comparable(f.value) else { continue }
+            switch f.op {
+            case .equal where !equalities.contains(where: { $0.0 == f.field }): equalities.append((f.field, f.value))
+            case .arrayContains where contains == nil: contains = (f.field, f.value)
+            default: continue
+            }
+        }
+        equalities.sort { $0.0 < $1.0 }
+        var components = equalities.map { IndexDefinition.Component($0.0) }
+        var prefix = equalities.map(\.1)
+        if let (field, value) = contains {
+            components.append(IndexDefinition.Component(field, arrayContains: true))
+            prefix.append(value)
+        }
+        for o in q.orderBy where !o.field.isDocumentID && !equalities.contains(where: { $0.0 == o.field }) {
+            components.append(IndexDefinition.Component(o.field, descending: o.descending))
+        }
+        let nameDescending = q.orderBy.last?.descending ?? false
+        return IndexPlan(definition: IndexDefinition(components: components, nameDescending: nameDescending), prefix: prefix)
+    }
+
+    private static func conjuncts(_ filter: Filter?) -> [Filter] {
+        guard let filter else { return [] }
+        if case .composite(let c) = filter, c.op == .and { return c.filters.flatMap { conjuncts($0) } }
+        return [filter]
+    }
+
+    private static func comparable(_ v: Value) -> Bool {
+        if case .null = v { return false }
+        return !v.isNaN
+    }
+}
