@@ -7,18 +7,24 @@ public struct IndexPlan: Sendable {
     public var definition: IndexDefinition
     /// Values of the leading components every result shares.
     public var prefix: [Value]
+    /// The prefix alone proves the whole filter, so entries need no further filter check.
+    public var coversFilter: Bool
 
     /// The plan for `q`, or nil when an index cannot serve it (collection groups, vector search).
     public static func make(_ q: NormalizedQuery) -> IndexPlan? {
         guard !q.query.allDescendants, q.query.findNearest == nil else { return nil }
         var equalities: [(FieldPath, Value)] = []
         var contains: (FieldPath, Value)?
+        var covered = true
         for conjunct in conjuncts(q.query.filter) {
-            guard case .field(let f) = conjunct, !f.field.isDocumentID, comparable(f.value) else { continue }
+            guard case .field(let f) = conjunct, !f.field.isDocumentID, comparable(f.value) else {
+                covered = false
+                continue
+            }
             switch f.op {
             case .equal where !equalities.contains(where: { $0.0 == f.field }): equalities.append((f.field, f.value))
             case .arrayContains where contains == nil: contains = (f.field, f.value)
-            default: continue
+            default: covered = false
             }
         }
         equalities.sort { $0.0 < $1.0 }
@@ -32,7 +38,9 @@ public struct IndexPlan: Sendable {
             components.append(IndexDefinition.Component(o.field, descending: o.descending))
         }
         let nameDescending = q.orderBy.last?.descending ?? false
-        return IndexPlan(definition: IndexDefinition(components: components, nameDescending: nameDescending), prefix: prefix)
+        return IndexPlan(
+            definition: IndexDefinition(components: components, nameDescending: nameDescending), prefix: prefix,
+            coversFilter: covered)
     }
 
     private static func conjuncts(_ filter: Filter?) -> [Filter] {

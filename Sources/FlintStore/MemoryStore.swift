@@ -148,7 +148,7 @@ public final class MemoryStore: StoreBackend {
         var out: [Document] = []
         func consider(_ id: UTF8Key, _ state: DocumentState) -> Bool {
             let key = DocumentKey(unchecked: q.collection.appending(id.string))
-            if q.filterMatches(key, state.fields), q.withinCursors(key, state.fields) {
+            if plan.coversFilter || q.filterMatches(key, state.fields), q.withinCursors(key, state.fields) {
                 out.append(Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime))
             }
             return out.count < wanted

@@ -2,6 +2,7 @@
 // per document at a given collection size. Run through bench/run.sh (release build).
 import CHeapStats
 import FlintEngine
+import FlintQuery
 import FlintModel
 
 #if canImport(Glibc)
@@ -71,7 +72,9 @@ func smallDocument(_ i: Int) -> MapValue {
      "score": .double(Double(i) / 7), "city": "Pune"]
 }
 
-let size = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
+let arguments = Array(CommandLine.arguments.dropFirst())
+let mode = arguments.first == "queries" ? "queries" : "documents"
+let size = Int(arguments.last ?? "") ?? 100_000
 
 /// Runs off the main actor, so each call to the database actor is a plain executor switch
 /// on the same thread rather than a hop between threads.
@@ -119,4 +122,4 @@ func run(_ n: Int) async throws {
 
 }
 
-try await run(size)
+if mode == "queries" { try await runQueries(size) } else { try await run(size) }
