@@ -62,7 +62,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintFixturesTests",
-            dependencies: ["FlintModel", "FlintEngine", "FlintFixtures", "FlintTesting"],
+            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintFixtures", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintDifferentialTests",
