@@ -23,8 +23,8 @@ let package = Package(
         .target(name: "FlintStore", dependencies: ["FlintModel", "FlintQuery"], swiftSettings: strict),
         // One actor per database composing the store; the registry of databases.
         .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintQuery", "FlintStore"], swiftSettings: strict),
-        // Firestore REST document JSON datasets and their loader.
-        .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
+        // Firestore's JSON files: REST document datasets and their loader, firestore.indexes.json.
+        .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintQuery", "FlintEngine"], swiftSettings: strict),
         // The network edge: one listener, wire formats converted to the model and back.
         .target(
             name: "FlintServer",

@@ -13,6 +13,8 @@ public actor Database {
     /// The latest read time handed out; later commits must come strictly after it.
     private var lastReadTime = Timestamp(microseconds: 0)
     private var lastCompaction = Timestamp(microseconds: 0)
+    /// Every index the queries run so far would need in production.
+    private var indexUsage = IndexRequirements()
 
     public init(
         id: DatabaseID, configuration: DatabaseConfiguration = DatabaseConfiguration(),
@@ -278,11 +280,26 @@ public actor Database {
     /// Runs a structured query at one consistent time.
     public func runQuery(_ query: Query, readTime: Timestamp? = nil) throws(FlintError) -> QueryResult {
         let normalized = try NormalizedQuery(query, database: id)
+        try checkIndexes(normalized)
         let requested = try resolveReadTime(readTime)
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()
         return QueryResult(documents: QueryExecutor.run(normalized, in: store, at: requested), readTime: t)
     }
+
+    /// Records what the query needs and, when indexes are required, refuses it like production.
+    private func checkIndexes(_ q: NormalizedQuery) throws(FlintError) {
+        let needs = IndexRequirements.of(q)
+        guard !needs.isEmpty else { return }
+        for c in needs.composites where !indexUsage.composites.contains(c) { indexUsage.composites.append(c) }
+        for o in needs.fieldOverrides where !indexUsage.fieldOverrides.contains(o) { indexUsage.fieldOverrides.append(o) }
+        guard configuration.requireIndexes else { return }
+        let missing = needs.unmet(declared: configuration.declaredIndexes, overrides: configuration.fieldOverrides)
+        if !missing.isEmpty { throw FlintError(.failedPrecondition, missing.errorMessage) }
+    }
+
+    /// The composite indexes and field overrides the queries so far would need in production.
+    public func indexUsageReport() -> IndexRequirements { indexUsage }
 
     /// Aggregates a query's documents (after its offset and limit); results keyed by alias.
     public func runAggregation(_ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil)

@@ -1,0 +1,64 @@
+import FlintModel
+import FlintQuery
+import Foundation
+
+/// Reads `firestore.indexes.json`: composite indexes and single-field overrides.
+public enum IndexFile {
+    public static func parse(_ data: Data) throws(FlintError) -> (indexes: [IndexSpec], overrides: [FieldOverride]) {
+        let json: Any
+        do { json = try JSONSerialization.jsonObject(with: data) } catch {
+            throw .invalidArgument("firestore.indexes.json is not valid JSON: \(error.localizedDescription)")
+        }
+        guard let root = json as? [String: Any] else {
+            throw .invalidArgument("firestore.indexes.json must be an object with \"indexes\" and \"fieldOverrides\".")
+        }
+        var indexes: [IndexSpec] = []
+        for (i, raw) in (root["indexes"] as? [Any] ?? []).enumerated() {
+            let at = "indexes[\(i)]"
+            guard let index = raw as? [String: Any], let group = index["collectionGroup"] as? String,
+                let fields = index["fields"] as? [Any], !fields.isEmpty
+            else { throw .invalidArgument("\(at) needs \"collectionGroup\" and a non-empty \"fields\" list.") }
+            let scopeText = index["queryScope"] as? String ?? "COLLECTION"
+            guard let scope = IndexSpec.Scope(rawValue: scopeText) else {
+                throw .invalidArgument("\(at).queryScope must be COLLECTION or COLLECTION_GROUP, not \(scopeText).")
+            }
+            var specFields: [(FieldPath, IndexSpec.Mode)] = []
+            for (j, rawField) in fields.enumerated() {
+                guard let f = rawField as? [String: Any], let path = f["fieldPath"] as? String else {
+                    throw .invalidArgument("\(at).fields[\(j)] needs a \"fieldPath\".")
+                }
+                specFields.append((try FieldPath(parsing: path), try mode(f, at: "\(at).fields[\(j)]")))
+            }
+            indexes.append(IndexSpec(collectionGroup: group, scope: scope, fields: specFields))
+        }
+        var overrides: [FieldOverride] = []
+        for (i, raw) in (root["fieldOverrides"] as? [Any] ?? []).enumerated() {
+            let at = "fieldOverrides[\(i)]"
+            guard let o = raw as? [String: Any], let group = o["collectionGroup"] as? String, let path = o["fieldPath"] as? String
+            else { throw .invalidArgument("\(at) needs \"collectionGroup\" and \"fieldPath\".") }
+            let field = try FieldPath(parsing: path)
+            for (j, rawIndex) in (o["indexes"] as? [Any] ?? []).enumerated() {
+                guard let entry = rawIndex as? [String: Any] else { throw .invalidArgument("\(at).indexes[\(j)] must be an object.") }
+                if (entry["queryScope"] as? String ?? "COLLECTION") == "COLLECTION_GROUP" {
+                    overrides.append(FieldOverride(collectionGroup: group, field: field, mode: try mode(entry, at: "\(at).indexes[\(j)]")))
+                }
+            }
+        }
+        return (indexes, overrides)
+    }
+
+    private static func mode(_ f: [String: Any], at: String) throws(FlintError) -> IndexSpec.Mode {
+        if let order = f["order"] as? String {
+            switch order {
+            case "ASCENDING": return .ascending
+            case "DESCENDING": return .descending
+            default: throw .invalidArgument("\(at).order must be ASCENDING or DESCENDING, not \(order).")
+            }
+        }
+        if let config = f["arrayConfig"] as? String {
+            guard config == "CONTAINS" else { throw .invalidArgument("\(at).arrayConfig must be CONTAINS, not \(config).") }
+            return .arrayContains
+        }
+        throw .invalidArgument("\(at) needs \"order\" or \"arrayConfig\".")
+    }
+}

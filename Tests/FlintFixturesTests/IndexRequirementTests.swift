@@ -1,0 +1,92 @@
+import FlintEngine
+import FlintFixtures
+import FlintModel
+import FlintQuery
+import Foundation
+import Testing
+
+/// Which queries production serves with its automatic single-field indexes and which need a
+/// composite index or a collection-group override; and Flint's opt-in mode that refuses them.
+struct IndexRequirementTests {
+    static func f(_ s: String) -> FieldPath { try! FieldPath(parsing: s) }
+    static func needs(_ q: Query) throws -> [String] {
+        let r = IndexRequirements.of(try NormalizedQuery(q, database: DatabaseID(project: "p")))
+        return r.composites.map { $0.spec.json } + r.fieldOverrides.map { "override \($0.collectionGroup).\($0.field.canonical)" }
+    }
+    static func eq(_ field: String, _ v: Value) -> Filter { .field(FieldFilter(f(field), .equal, v)) }
+
+    @Test func singleFieldIndexesServeSimpleQueries() throws {
+        #expect(try Self.needs(Query(collectionID: "books", filter: .composite(CompositeFilter(.and, [Self.eq("a", 1), Self.eq("b", 2)])))) == [])
+        #expect(try Self.needs(Query(collectionID: "books", orderBy: [Ordering(Self.f("t"), descending: true)], limit: 5)) == [])
+        #expect(try Self.needs(Query(collectionID: "books", filter: .field(FieldFilter(Self.f("t"), .greaterThan, 1)), orderBy: [Ordering(Self.f("t"))])) == [])
+        #expect(try Self.needs(Query(collectionID: "books", filter: Self.eq("t", 1), orderBy: [Ordering(Self.f("t"))])) == [])
+    }
+
+    @Test func compositeIndexesAreNamedFieldByField() throws {
+        #expect(try Self.needs(Query(collectionID: "books", filter: .composite(CompositeFilter(.and, [Self.eq("societyId", "s"), Self.eq("isAvailable", true)])),
+                                     orderBy: [Ordering(Self.f("createdAt"), descending: true)]))
+                == [#"{ "collectionGroup": "books", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "isAvailable", "order": "ASCENDING" }, { "fieldPath": "societyId", "order": "ASCENDING" }, { "fieldPath": "createdAt", "order": "DESCENDING" }] }"#])
+        #expect(try Self.needs(Query(collectionID: "c", filter: .field(FieldFilter(Self.f("a"), .greaterThan, 1)), orderBy: [Ordering(Self.f("b"))]))
+                == [#"{ "collectionGroup": "c", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "b", "order": "ASCENDING" }, { "fieldPath": "a", "order": "ASCENDING" }] }"#])
+        #expect(try Self.needs(Query(collectionID: "c", filter: .field(FieldFilter(Self.f("tags"), .arrayContains, "x")), orderBy: [Ordering(Self.f("t"), descending: true)]))
+                == [#"{ "collectionGroup": "c", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "tags", "arrayConfig": "CONTAINS" }, { "fieldPath": "t", "order": "DESCENDING" }] }"#])
+        let or = Query(collectionID: "c", filter: .composite(CompositeFilter(.or, [Self.eq("a", 1), Self.eq("b", 2)])), orderBy: [Ordering(Self.f("t"))])
+        #expect(try Self.needs(or).count == 2)
+        #expect(try Self.needs(Query(collectionID: "profiles", allDescendants: true, filter: Self.eq("phone", "1"))) == ["override profiles.phone"])
+    }
+
+    @Test func requireModeRefusesUndeclaredAndAcceptsDeclaredIndexes() async throws {
+        let file = #"""
+            { "indexes": [ { "collectionGroup": "books", "queryScope": "COLLECTION", "fields": [
+                { "fieldPath": "societyId", "order": "ASCENDING" }, { "fieldPath": "isAvailable", "order": "ASCENDING" },
+                { "fieldPath": "createdAt", "order": "DESCENDING" }, { "fieldPath": "__name__", "order": "DESCENDING" } ] } ],
+              "fieldOverrides": [ { "collectionGroup": "profiles", "fieldPath": "phone",
+                "indexes": [ { "order": "ASCENDING", "queryScope": "COLLECTION" }, { "order": "ASCENDING", "queryScope": "COLLECTION_GROUP" } ] } ] }
+            """#
+        let (indexes, overrides) = try IndexFile.parse(Data(file.utf8))
+        #expect(indexes.count == 1)
+        #expect(overrides == [FieldOverride(collectionGroup: "profiles", field: Self.f("phone"), mode: .ascending)])
+        var config = DatabaseConfiguration()
+        config.requireIndexes = true
+        config.declaredIndexes = indexes
+        config.fieldOverrides = overrides
+        let db = Database(id: DatabaseID(project: "p"), configuration: config)
+        let served = Query(collectionID: "books", filter: .composite(CompositeFilter(.and, [Self.eq("isAvailable", true), Self.eq("societyId", "s")])),
+                           orderBy: [Ordering(Self.f("createdAt"), descending: true)])
+        _ = try await db.runQuery(served)
+        _ = try await db.runQuery(Query(collectionID: "profiles", allDescendants: true, filter: Self.eq("phone", "1")))
+        let refused = Query(collectionID: "books", filter: Self.eq("ownerId", "u"), orderBy: [Ordering(Self.f("createdAt"), descending: true)])
+        let error = await #expect(throws: FlintError.self) { try await db.runQuery(refused) }
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message == """
+            The query requires an index. Add it to firestore.indexes.json:
+              { "collectionGroup": "books", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "ownerId", "order": "ASCENDING" }, { "fieldPath": "createdAt", "order": "DESCENDING" }] }
+            """)
+        let report = await db.indexUsageReport()
+        #expect(report.composites.count == 2)
+        #expect(report.firestoreIndexesJSON.contains(#""fieldPath": "ownerId", "order": "ASCENDING""#))
+        let reparsed = try IndexFile.parse(Data(report.firestoreIndexesJSON.utf8))
+        #expect(reparsed.indexes.count == 2)
+        #expect(reparsed.overrides.count == 1)
+    }
+
+    @Test func withoutRequireModeQueriesRunAndAreReported() async throws {
+        let db = Database(id: DatabaseID(project: "p"))
+        _ = try await db.runQuery(Query(collectionID: "c", filter: Self.eq("a", 1), orderBy: [Ordering(Self.f("b"))]))
+        #expect(await db.indexUsageReport().composites.map(\.spec.json) == [
+            #"{ "collectionGroup": "c", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "a", "order": "ASCENDING" }, { "fieldPath": "b", "order": "ASCENDING" }] }"#
+        ])
+    }
+
+    @Test func badIndexFilesNameTheProblem() {
+        for (text, message) in [
+            ("[]", "must be an object"),
+            (#"{"indexes": [{"collectionGroup": "c"}]}"#, "indexes[0] needs \"collectionGroup\" and a non-empty \"fields\" list."),
+            (#"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "a", "order": "UP"}]}]}"#, "indexes[0].fields[0].order must be ASCENDING or DESCENDING, not UP."),
+            (#"{"indexes": [{"collectionGroup": "c", "queryScope": "X", "fields": [{"fieldPath": "a", "order": "ASCENDING"}]}]}"#, "queryScope must be COLLECTION or COLLECTION_GROUP"),
+        ] {
+            let e = #expect(throws: FlintError.self) { try IndexFile.parse(Data(text.utf8)) }
+            #expect(e?.message.contains(message) == true, "\(e?.message ?? "")")
+        }
+    }
+}
