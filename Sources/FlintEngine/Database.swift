@@ -278,13 +278,33 @@ public actor Database {
     // MARK: - Queries
 
     /// Runs a structured query at one consistent time.
-    public func runQuery(_ query: Query, readTime: Timestamp? = nil) throws(FlintError) -> QueryResult {
+    /// With `explain`, the plan comes back too; without `analyze` no documents are read.
+    public func runQuery(_ query: Query, readTime: Timestamp? = nil, explain: ExplainOptions? = nil) throws(FlintError)
+        -> QueryResult
+    {
         let normalized = try NormalizedQuery(query, database: id)
         try checkIndexes(normalized)
         let requested = try resolveReadTime(readTime)
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()
-        return QueryResult(documents: QueryExecutor.run(normalized, in: store, at: requested), readTime: t)
+        var stats = QueryStats()
+        let started = clock.now()
+        let documents = QueryExecutor.run(normalized, in: store, at: requested, stats: &stats)
+        guard let explain else { return QueryResult(documents: documents, readTime: t) }
+        let scope = query.allDescendants ? "Collection group" : "Collection"
+        let indexes: [MapValue] = [["query_scope": .string(scope), "properties": .string(stats.indexUsed ?? "(__name__ ASC)")]]
+        guard explain.analyze else {
+            return QueryResult(documents: [], readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: nil))
+        }
+        let execution = ExplainMetrics.ExecutionStats(
+            resultsReturned: documents.count,
+            executionDurationMicros: clock.now().microseconds - started.microseconds,
+            readOperations: max(documents.count, 1),
+            debugStats: [
+                "documents_scanned": .string(String(stats.documentsScanned)),
+                "index_entries_scanned": .string(String(stats.indexEntriesScanned)),
+            ])
+        return QueryResult(documents: documents, readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: execution))
     }
 
     /// Records what the query needs and, when indexes are required, refuses it like production.

@@ -1,3 +1,4 @@
+import FlintQuery
 import FlintModel
 
 public struct BatchGetResult: Sendable {
@@ -59,6 +60,7 @@ public struct CollectionIDsPage: Sendable, Equatable {
 public struct QueryResult: Sendable {
     public var documents: [Document]
     public var readTime: Timestamp
+    public var explainMetrics: ExplainMetrics? = nil
 }
 
 public struct AggregationResult: Sendable {

@@ -141,12 +141,14 @@ public final class MemoryStore: StoreBackend {
             .map(\.string)
     }
 
-    public func runIndexed(_ q: NormalizedQuery, plan: IndexPlan) -> [Document]? {
+    public func runIndexed(_ q: NormalizedQuery, plan: IndexPlan, stats: inout QueryStats) -> [Document]? {
         guard let collection = collection(PathKey(q.collection)) else { return [] }
         let wanted = q.query.limit.map { q.query.offset + $0 } ?? Int.max
         if wanted == 0 { return [] }
         var out: [Document] = []
+        var scanned = 0
         func consider(_ id: UTF8Key, _ state: DocumentState) -> Bool {
+            scanned += 1
             let key = DocumentKey(unchecked: q.collection.appending(id.string))
             if plan.coversFilter || q.filterMatches(key, state.fields), q.withinCursors(key, state.fields) {
                 out.append(Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime))
@@ -162,6 +164,9 @@ public final class MemoryStore: StoreBackend {
         } else {
             collection.index(plan.definition).scan(prefix: plan.prefix, consider)
         }
+        stats.indexUsed = "(" + plan.definition.description + ")"
+        stats.indexEntriesScanned += scanned
+        stats.documentsScanned += out.count
         return Array(out.dropFirst(q.query.offset))
     }
 

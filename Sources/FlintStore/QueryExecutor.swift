@@ -6,11 +6,19 @@ import FlintQuery
 public enum QueryExecutor {
     /// The query's documents in order, after offset and limit, with the projection applied.
     public static func run(_ q: NormalizedQuery, in store: any StoreBackend, at readTime: Timestamp?) -> [Document] {
+        var stats = QueryStats()
+        return run(q, in: store, at: readTime, stats: &stats)
+    }
+
+    /// As `run`, counting what was read.
+    public static func run(_ q: NormalizedQuery, in store: any StoreBackend, at readTime: Timestamp?, stats: inout QueryStats)
+        -> [Document]
+    {
         // Indexes hold the latest state; reads at an earlier time scan the versions.
-        if readTime == nil, let plan = IndexPlan.make(q), let docs = store.runIndexed(q, plan: plan) {
+        if readTime == nil, let plan = IndexPlan.make(q), let docs = store.runIndexed(q, plan: plan, stats: &stats) {
             return project(docs, q.query.projection)
         }
-        var matched = matching(q, in: store, at: readTime)
+        var matched = matching(q, in: store, at: readTime, stats: &stats)
         if let nearest = q.query.findNearest {
             return project(nearestDocuments(matched, nearest), q.query.projection)
         }
@@ -21,19 +29,24 @@ public enum QueryExecutor {
     }
 
     /// Every document in scope that matches filter, ordered fields and cursors, unordered.
-    public static func matching(_ q: NormalizedQuery, in store: any StoreBackend, at readTime: Timestamp?) -> [Document] {
+    public static func matching(_ q: NormalizedQuery, in store: any StoreBackend, at readTime: Timestamp?, stats: inout QueryStats)
+        -> [Document]
+    {
         var out: [Document] = []
+        var scanned = 0
         let collections =
             q.query.allDescendants
             ? store.collectionPaths(withID: q.query.collectionID, under: q.query.parent) : [q.collection]
         for collection in collections {
             store.scan(collection: collection, at: readTime, startAfter: nil) { key, state in
+                scanned += 1
                 if q.matches(key, state.fields) {
                     out.append(Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime))
                 }
                 return true
             }
         }
+        stats.documentsScanned += scanned
         return out
     }
 

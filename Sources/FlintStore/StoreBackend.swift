@@ -51,7 +51,7 @@ public protocol StoreBackend: AnyObject {
 
     /// Runs a query on the latest state through an index, already ordered, and stops once
     /// offset + limit documents are found. Nil when this backend cannot; the caller then scans.
-    func runIndexed(_ q: NormalizedQuery, plan: IndexPlan) -> [Document]?
+    func runIndexed(_ q: NormalizedQuery, plan: IndexPlan, stats: inout QueryStats) -> [Document]?
 
     /// Forgets versions and deletions that ended before `horizon`.
     func compact(horizon: Timestamp)

@@ -75,3 +75,22 @@ struct OrderAndCursorTests {
         #expect(try await database.ids(Query(collectionID: "c", filter: F("n", .equal, 1))) == ["b"])
     }
 }
+
+struct ExplainTests {
+    @Test func planOnlyReadsNothingAndAnalyzeCountsTheScan() async throws {
+        let database = try await database((0..<50).reduce(into: [String: MapValue]()) { $0["d\($1)"] = ["g": .integer(Int64($1 % 5)), "t": .integer(Int64($1))] })
+        let q = Query(collectionID: "c", filter: F("g", .equal, 2), orderBy: [desc("t")], limit: 3)
+        let plan = try await database.runQuery(q, explain: ExplainOptions(analyze: false))
+        #expect(plan.documents.isEmpty)
+        #expect(plan.explainMetrics?.indexesUsed == [["query_scope": "Collection", "properties": "(g ASC, t DESC, __name__ DESC)"]])
+        #expect(plan.explainMetrics?.executionStats == nil)
+        let analyzed = try await database.runQuery(q, explain: ExplainOptions(analyze: true))
+        #expect(analyzed.documents.map(\.key.documentID) == ["d47", "d42", "d37"])
+        let stats = try #require(analyzed.explainMetrics?.executionStats)
+        #expect(stats.resultsReturned == 3)
+        #expect(stats.debugStats["index_entries_scanned"] == "3")
+        let scan = try await database.runQuery(q, readTime: analyzed.readTime, explain: ExplainOptions(analyze: true))
+        #expect(scan.explainMetrics?.executionStats?.debugStats["documents_scanned"] == "50")
+        #expect(scan.explainMetrics?.indexesUsed == [["query_scope": "Collection", "properties": "(__name__ ASC)"]])
+    }
+}
