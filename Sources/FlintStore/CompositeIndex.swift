@@ -31,12 +31,24 @@ public struct IndexDefinition: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One index entry's key: the document's values for the components, then its id.
-/// A key with fewer values (no id) is a probe that sorts before every key it prefixes.
-struct IndexKey: SortKey {
+/// How index entries name their documents: by id within one collection, or by full path
+/// within a collection group (where `__name__` order compares path segments).
+protocol IndexName: Sendable {
+    static func order(_ a: Self, _ b: Self) -> Int
+}
+
+extension UTF8Key: IndexName {}
+
+extension DocumentKey: IndexName {
+    static func order(_ a: DocumentKey, _ b: DocumentKey) -> Int { a.path.compare(b.path) }
+}
+
+/// One index entry's key: the document's values for the components, then its name.
+/// A key with fewer values (no name) is a probe that sorts before every key it prefixes.
+struct IndexKey<Name: IndexName>: SortKey {
     var values: [Value]
     var descending: [Bool]
-    var id: UTF8Key?
+    var id: Name?
     var nameDescending: Bool
 
     static func order(_ a: IndexKey, _ b: IndexKey) -> Int {
@@ -51,7 +63,7 @@ struct IndexKey: SortKey {
         case (nil, _): return -1
         case (_, nil): return 1
         case (let x?, let y?):
-            let c = compareUTF8(x.string, y.string)
+            let c = Name.order(x, y)
             return a.nameDescending ? -c : c
         }
     }
@@ -96,10 +108,11 @@ extension Value {
     }
 }
 
-/// A sorted index over one collection, kept current by the store on every write.
-final class CompositeIndex {
+/// A sorted index over one collection (named by id) or one collection group (named by path),
+/// kept current by the store on every write.
+final class CompositeIndex<Name: IndexName> {
     let definition: IndexDefinition
-    private(set) var entries = SortedMap<IndexKey, DocumentState>()
+    private(set) var entries = SortedMap<IndexKey<Name>, DocumentState>()
     private let descending: [Bool]
 
     init(_ definition: IndexDefinition) {
@@ -109,7 +122,7 @@ final class CompositeIndex {
 
     /// The keys a document has in this index: none when a component field is missing, one per
     /// distinct element for an array-contains component.
-    func keys(id: UTF8Key, fields: MapValue) -> [IndexKey] {
+    func keys(id: Name, fields: MapValue) -> [IndexKey<Name>] {
         var tuples: [[Value]] = [[]]
         for c in definition.components {
             guard let v = fields.value(at: c.field) else { return [] }
@@ -125,20 +138,21 @@ final class CompositeIndex {
         return tuples.map { IndexKey(values: $0, descending: descending, id: id, nameDescending: definition.nameDescending) }
     }
 
-    func remove(id: UTF8Key, fields: MapValue) {
+    func remove(id: Name, fields: MapValue) {
         for k in keys(id: id, fields: fields) { entries.set(k, nil) }
     }
 
-    func add(id: UTF8Key, state: DocumentState) {
+    func add(id: Name, state: DocumentState) {
         for k in keys(id: id, fields: state.fields) { entries.set(k, state) }
     }
 
     /// Visits entries whose leading values equal `prefix`, in index order, until `body` says stop.
-    func scan(prefix: [Value], _ body: (UTF8Key, DocumentState) -> Bool) {
-        let probe = IndexKey(values: prefix, descending: descending, id: nil, nameDescending: definition.nameDescending)
+    func scan(prefix: [Value], _ body: (Name, DocumentState) -> Bool) {
+        let probe = IndexKey<Name>(values: prefix, descending: descending, id: nil, nameDescending: definition.nameDescending)
         entries.forEach(from: entries.index(from: probe)) { key, state in
             for (i, v) in prefix.enumerated() where Value.compare(key.values[i], v) != 0 { return false }
-            return body(key.id ?? UTF8Key(""), state)
+            guard let id = key.id else { return true }
+            return body(id, state)
         }
     }
 }

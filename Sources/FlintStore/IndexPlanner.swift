@@ -10,9 +10,9 @@ public struct IndexPlan: Sendable {
     /// The prefix alone proves the whole filter, so entries need no further filter check.
     public var coversFilter: Bool
 
-    /// The plan for `q`, or nil when an index cannot serve it (collection groups, vector search).
+    /// The plan for `q`, or nil when an index cannot serve it (vector search).
     public static func make(_ q: NormalizedQuery) -> IndexPlan? {
-        guard !q.query.allDescendants, q.query.findNearest == nil else { return nil }
+        guard q.query.findNearest == nil else { return nil }
         var equalities: [(FieldPath, Value)] = []
         var contains: (FieldPath, Value)?
         var covered = true

@@ -36,11 +36,11 @@ public final class MemoryStore: StoreBackend {
         /// Documents of this collection that have subcollections.
         var parentsOfSubcollections: Set<UTF8Key> = []
         /// Indexes built for the queries run so far, kept current on every write.
-        var indexes: [IndexDefinition: CompositeIndex] = [:]
+        var indexes: [IndexDefinition: CompositeIndex<UTF8Key>] = [:]
 
-        func index(_ definition: IndexDefinition) -> CompositeIndex {
+        func index(_ definition: IndexDefinition) -> CompositeIndex<UTF8Key> {
             if let existing = indexes[definition] { return existing }
-            let index = CompositeIndex(definition)
+            let index = CompositeIndex<UTF8Key>(definition)
             documents.forEach { id, record in
                 if let state = record.latest.state { index.add(id: id, state: state) }
                 return true
@@ -57,6 +57,8 @@ public final class MemoryStore: StoreBackend {
     private var lastFound: (key: PathKey, collection: Collection)?
     /// Collection paths by their last id, for collection-group queries.
     private var collectionsByID: [UTF8Key: [ResourcePath]] = [:]
+    /// Indexes over whole collection groups, by collection id, kept current on every write.
+    private var groupIndexes: [UTF8Key: [IndexDefinition: CompositeIndex<DocumentKey>]] = [:]
     /// Subcollection ids under each document path (the root is the empty path).
     private var subcollections: [ResourcePath: Set<UTF8Key>] = [:]
     public private(set) var documentCount = 0
@@ -76,7 +78,9 @@ public final class MemoryStore: StoreBackend {
                 fields: write.state?.fields,
                 createTime: write.state?.createTime ?? commitTime,
                 updateTime: commitTime)
-            let previous = collection.indexes.isEmpty ? nil : collection.documents[id]?.latest.fields
+            let groupIndexesHere = groupIndexes.isEmpty ? nil : groupIndexes[UTF8Key(write.key.collectionID)]
+            let indexed = !collection.indexes.isEmpty || groupIndexesHere != nil
+            let previous = indexed ? collection.documents[id]?.latest.fields : nil
             let delta: Int = collection.documents.update(id) { record in
                 let existed = record?.latest.fields != nil
                 if var r = record {
@@ -93,11 +97,15 @@ public final class MemoryStore: StoreBackend {
             }
             collection.liveCount += delta
             documentCount += delta
+            guard indexed else { continue }
+            let stored = write.state.map { DocumentState(fields: $0.fields, createTime: newVersion.createTime, updateTime: commitTime) }
             for index in collection.indexes.values {
                 if let previous { index.remove(id: id, fields: previous) }
-                if let state = write.state {
-                    index.add(id: id, state: DocumentState(fields: state.fields, createTime: newVersion.createTime, updateTime: commitTime))
-                }
+                if let stored { index.add(id: id, state: stored) }
+            }
+            for index in groupIndexesHere?.values ?? [:].values {
+                if let previous { index.remove(id: write.key, fields: previous) }
+                if let stored { index.add(id: write.key, state: stored) }
             }
         }
     }
@@ -142,19 +150,32 @@ public final class MemoryStore: StoreBackend {
     }
 
     public func runIndexed(_ q: NormalizedQuery, plan: IndexPlan, stats: inout QueryStats) -> [Document]? {
-        guard let collection = collection(PathKey(q.collection)) else { return [] }
         let wanted = q.query.limit.map { q.query.offset + $0 } ?? Int.max
         if wanted == 0 { return [] }
         var out: [Document] = []
         var scanned = 0
-        func consider(_ id: UTF8Key, _ state: DocumentState) -> Bool {
+        func consider(_ key: DocumentKey, _ state: DocumentState) -> Bool {
             scanned += 1
-            let key = DocumentKey(unchecked: q.collection.appending(id.string))
             if plan.coversFilter || q.filterMatches(key, state.fields), q.withinCursors(key, state.fields) {
                 out.append(Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime))
             }
             return out.count < wanted
         }
+        defer {
+            stats.indexUsed = "(" + plan.definition.description + ")"
+            stats.indexEntriesScanned += scanned
+            stats.documentsScanned += out.count
+        }
+        if q.query.allDescendants {
+            groupIndex(q.query.collectionID, plan.definition).scan(prefix: plan.prefix) { key, state in
+                // A group index spans the whole database; a scoped group keeps its own part.
+                guard q.query.parent.isEmpty || q.inScope(key) else { return true }
+                return consider(key, state)
+            }
+            return Array(out.dropFirst(q.query.offset))
+        }
+        guard let collection = collection(PathKey(q.collection)) else { return [] }
+        let consider = { (id: UTF8Key, state: DocumentState) in consider(DocumentKey(unchecked: q.collection.appending(id.string)), state) }
         if plan.definition.components.isEmpty && !plan.definition.nameDescending {
             // Ordered by name only: the collection itself is that index.
             collection.documents.forEach { id, record in
@@ -164,10 +185,22 @@ public final class MemoryStore: StoreBackend {
         } else {
             collection.index(plan.definition).scan(prefix: plan.prefix, consider)
         }
-        stats.indexUsed = "(" + plan.definition.description + ")"
-        stats.indexEntriesScanned += scanned
-        stats.documentsScanned += out.count
         return Array(out.dropFirst(q.query.offset))
+    }
+
+    /// The index over every collection named `collectionID`, built on first use.
+    private func groupIndex(_ collectionID: String, _ definition: IndexDefinition) -> CompositeIndex<DocumentKey> {
+        let id = UTF8Key(collectionID)
+        if let existing = groupIndexes[id]?[definition] { return existing }
+        let index = CompositeIndex<DocumentKey>(definition)
+        for path in collectionsByID[id] ?? [] {
+            collections[PathKey(path)]?.documents.forEach { docID, record in
+                if let state = record.latest.state { index.add(id: DocumentKey(unchecked: path.appending(docID.string)), state: state) }
+                return true
+            }
+        }
+        groupIndexes[id, default: [:]][definition] = index
+        return index
     }
 
     public func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath] {
@@ -219,6 +252,8 @@ public final class MemoryStore: StoreBackend {
 
     public func removeAll(under path: ResourcePath) {
         lastFound = nil
+        // Whole subtrees go below; group indexes are rebuilt on next use rather than edited.
+        groupIndexes = [:]
         if path.isEmpty {
             collections = [:]
             collectionsByID = [:]

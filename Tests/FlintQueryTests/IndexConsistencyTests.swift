@@ -37,6 +37,10 @@ struct IndexConsistencyTests {
         Query(collectionID: "c", filter: F("g", .equal, 1), orderBy: [asc("t")], startAt: Cursor(values: [2], before: false)),
         Query(collectionID: "c", limit: 7),
         Query(collectionID: "c", orderBy: [desc("__name__")], limit: 7),
+        Query(collectionID: "c", allDescendants: true, filter: F("g", .equal, 2), orderBy: [desc("t")]),
+        Query(collectionID: "c", allDescendants: true, orderBy: [asc("t")], limit: 6),
+        Query(collectionID: "c", allDescendants: true, filter: F("tags", .arrayContains, "a")),
+        Query(parent: ResourcePath(["p", "x1"]), collectionID: "c", allDescendants: true, filter: F("g", .equal, 1), orderBy: [desc("t")]),
     ]
 
     @Test func indexedAnswersEqualScannedAnswersAfterRandomWrites() async throws {
@@ -45,7 +49,8 @@ struct IndexConsistencyTests {
         for round in 0..<40 {
             var writes: [Write] = []
             for _ in 0..<10 {
-                let key = try DocumentKey(parsing: "c/d\(Int.random(in: 0..<40, using: &rng))")
+                let parent = ["", "p/x1/", "p/x2/", "p/x1/c/d3/"][Int.random(in: 0..<4, using: &rng)]
+                let key = try DocumentKey(parsing: "\(parent)c/d\(Int.random(in: 0..<20, using: &rng))")
                 switch Int.random(in: 0..<4, using: &rng) {
                 case 0: writes.append(.delete(key))
                 case 1: writes.append(Write(.update(key, Self.randomDocument(&rng)), updateMask: [path("g")]))
@@ -53,6 +58,7 @@ struct IndexConsistencyTests {
                 }
             }
             _ = try await database.commit(writes)
+            if round % 13 == 12 { await database.clear(under: ResourcePath(["p", "x2"])) }
             for (i, q) in Self.queries.enumerated() {
                 let indexed = try await database.runQuery(q)
                 let scanned = try await database.runQuery(q, readTime: indexed.readTime)
