@@ -1,5 +1,7 @@
 import ArgumentParser
 import FlintEngine
+import FlintFixtures
+import FlintModel
 import FlintServer
 import Foundation
 
@@ -14,12 +16,32 @@ extension FlintCommand {
         @Option(help: "Port to listen on; 0 picks a free one.")
         var port = 8080
 
+        @Option(help: "A firestore.indexes.json whose composite indexes and field overrides are declared.")
+        var indexes: String?
+
+        @Flag(help: "Refuse queries that production would refuse for lack of a declared index.")
+        var requireIndexes = false
+
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         }
 
         func run() async throws {
-            let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: host, port: port))
+            var configuration = DatabaseConfiguration()
+            configuration.requireIndexes = requireIndexes
+            if let indexes {
+                guard let data = FileManager.default.contents(atPath: indexes) else {
+                    throw ValidationError("Cannot read \(indexes).")
+                }
+                do throws(FlintError) {
+                    let parsed = try IndexFile.parse(data)
+                    configuration.declaredIndexes = parsed.indexes
+                    configuration.fieldOverrides = parsed.overrides
+                } catch {
+                    throw ValidationError("\(indexes): \(error.message)")
+                }
+            }
+            let server = FlintServer(engine: Engine(configuration: configuration), configuration: ServerConfiguration(host: host, port: port))
             try await server.run { host, port in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
