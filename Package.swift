@@ -13,6 +13,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.0"),
     ],
     targets: [
         // Values, paths, names, limits and the one error type. No dependencies.
@@ -25,6 +28,15 @@ let package = Package(
         .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintQuery", "FlintStore"], swiftSettings: strict),
         // Firestore's JSON files: REST document datasets and their loader, firestore.indexes.json.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintQuery", "FlintEngine"], swiftSettings: strict),
+        // Generated from proto/ by scripts/gen-protos.sh: google.firestore.v1 messages and service.
+        .target(
+            name: "FlintProto",
+            dependencies: [
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+            ],
+            swiftSettings: strict),
         // The network edge: one listener, wire formats converted to the model and back.
         .target(
             name: "FlintServer",
@@ -67,6 +79,10 @@ let package = Package(
         .testTarget(
             name: "FlintDifferentialTests",
             dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FlintProtoTests",
+            dependencies: ["FlintProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strict),
         .testTarget(
             name: "FlintServerTests",

@@ -14,5 +14,13 @@ if ! diff -r -q "$tmp" fixtures >/dev/null; then
   exit 1
 fi
 
+# The generated protobuf Swift must be exactly what the .proto files give.
+scripts/gen-protos.sh "$tmp/proto-swift" >/dev/null
+if ! diff -r -q "$tmp/proto-swift" Sources/FlintProto >/dev/null; then
+  echo "Sources/FlintProto is stale: run scripts/gen-protos.sh" >&2
+  diff -r -q "$tmp/proto-swift" Sources/FlintProto >&2 || true
+  exit 1
+fi
+
 swift build --build-tests
 swift test --skip-build
