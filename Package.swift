@@ -37,12 +37,22 @@ let package = Package(
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
             ],
             swiftSettings: strict),
+        // Wire messages to Flint's model and back, shared by the REST and gRPC edges.
+        .target(
+            name: "FlintWire",
+            dependencies: [
+                "FlintModel", "FlintQuery", "FlintProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict),
         // The network edge: one listener, wire formats converted to the model and back.
         .target(
             name: "FlintServer",
             dependencies: [
-                "FlintModel", "FlintEngine",
+                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
             ],
             swiftSettings: strict),
         // Test support: a manual clock and ready-made engines.

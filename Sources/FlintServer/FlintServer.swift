@@ -1,4 +1,5 @@
 import FlintEngine
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -33,6 +34,10 @@ public struct FlintServer: Sendable {
         let router = Router()
         // The reference emulator answers `GET /` with `Ok`; tools poll it to see it is up.
         router.get("/") { _, _ in "Ok" }
+        let rest = RESTAPI(engine: engine)
+        for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
+            router.on("/v1/**", method: method) { request, context in await rest.respond(request, context: context) }
+        }
         return router
     }
 

@@ -1,0 +1,146 @@
+import FlintModel
+import FlintProto
+import Foundation
+import SwiftProtobuf
+
+/// Values, documents and times between the wire messages and Flint's model.
+public enum Wire {
+    // MARK: - Values in
+
+    public static func value(_ p: Google_Firestore_V1_Value, _ db: DatabaseID) throws(FlintError) -> Value {
+        guard let kind = p.valueType else { throw .invalidArgument("A value must have a value type.") }
+        switch kind {
+        case .nullValue: return .null
+        case .booleanValue(let b): return .boolean(b)
+        case .integerValue(let i): return .integer(i)
+        case .doubleValue(let d): return .double(d)
+        case .timestampValue(let t): return .timestamp(try timestamp(t))
+        case .stringValue(let s): return .string(s)
+        case .bytesValue(let b): return .bytes(Array(b))
+        case .referenceValue(let name):
+            let (refDB, key) = try ResourceName.parseDocument(name)
+            return .reference(DocumentReference(database: refDB, key: key))
+        case .geoPointValue(let g): return .geoPoint(try GeoPoint(latitude: g.latitude, longitude: g.longitude))
+        case .arrayValue(let a):
+            var out: [Value] = []
+            out.reserveCapacity(a.values.count)
+            for v in a.values { out.append(try value(v, db)) }
+            return .array(out)
+        case .mapValue(let m):
+            let map = try fields(m.fields, db)
+            if case .string(let type)? = map["__type__"], type == "__vector__" { return try vector(map) }
+            return .map(map)
+        }
+    }
+
+    /// `{__type__: "__vector__", value: [doubles]}` is a vector embedding.
+    static func vector(_ map: MapValue) throws(FlintError) -> Value {
+        guard map.count == 2, case .array(let items)? = map["value"] else {
+            throw .invalidArgument("A vector must be a map with \"__type__\": \"__vector__\" and a \"value\" array.")
+        }
+        var components: [Double] = []
+        for item in items {
+            guard case .double(let d) = item else { throw .invalidArgument("Vector must only contain values of type 'double'") }
+            components.append(d)
+        }
+        return .vector(components)
+    }
+
+    public static func fields(_ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {
+        var map = MapValue()
+        for (k, v) in p { map[k] = try value(v, db) }
+        return map
+    }
+
+    public static func timestamp(_ t: Google_Protobuf_Timestamp) throws(FlintError) -> Timestamp {
+        try Timestamp(seconds: t.seconds, nanos: t.nanos)
+    }
+
+    // MARK: - Values out
+
+    public static func proto(_ v: Value) -> Google_Firestore_V1_Value {
+        var p = Google_Firestore_V1_Value()
+        switch v {
+        case .null: p.nullValue = .nullValue
+        case .boolean(let b): p.booleanValue = b
+        case .integer(let i): p.integerValue = i
+        case .double(let d): p.doubleValue = d
+        case .timestamp(let t): p.timestampValue = proto(t)
+        case .string(let s): p.stringValue = s
+        case .bytes(let b): p.bytesValue = Data(b)
+        case .reference(let r): p.referenceValue = r.name
+        case .geoPoint(let g):
+            var l = Google_Type_LatLng()
+            l.latitude = g.latitude
+            l.longitude = g.longitude
+            p.geoPointValue = l
+        case .array(let items):
+            var a = Google_Firestore_V1_ArrayValue()
+            a.values = items.map(proto)
+            p.arrayValue = a
+        case .map(let m):
+            var mv = Google_Firestore_V1_MapValue()
+            mv.fields = proto(m)
+            p.mapValue = mv
+        case .vector(let components):
+            var mv = Google_Firestore_V1_MapValue()
+            var list = Google_Firestore_V1_ArrayValue()
+            list.values = components.map { proto(.double($0)) }
+            var inner = Google_Firestore_V1_Value()
+            inner.arrayValue = list
+            mv.fields = ["__type__": proto(.string("__vector__")), "value": inner]
+            p.mapValue = mv
+        }
+        return p
+    }
+
+    public static func proto(_ m: MapValue) -> [String: Google_Firestore_V1_Value] {
+        var out: [String: Google_Firestore_V1_Value] = [:]
+        out.reserveCapacity(m.count)
+        for e in m.entries { out[e.key] = proto(e.value) }
+        return out
+    }
+
+    public static func proto(_ t: Timestamp) -> Google_Protobuf_Timestamp {
+        Google_Protobuf_Timestamp(seconds: t.seconds, nanos: t.nanos)
+    }
+
+    public static func proto(_ d: Document, _ db: DatabaseID) -> Google_Firestore_V1_Document {
+        var p = Google_Firestore_V1_Document()
+        p.name = db.documentsRoot + "/" + d.key.path.canonical
+        p.fields = proto(d.fields)
+        p.createTime = proto(d.createTime)
+        p.updateTime = proto(d.updateTime)
+        return p
+    }
+
+    /// A document's name alone, as listings show documents that only have subcollections.
+    public static func name(_ key: DocumentKey, _ db: DatabaseID) -> String { db.documentsRoot + "/" + key.path.canonical }
+
+    // MARK: - Names and masks
+
+    /// A document name in the request's database.
+    public static func documentKey(_ name: String, in db: DatabaseID) throws(FlintError) -> DocumentKey {
+        let (nameDB, key) = try ResourceName.parseDocument(name)
+        guard nameDB == db else {
+            throw .invalidArgument("Document \"\(name)\" is not in the database of the request, \(db.name).")
+        }
+        return key
+    }
+
+    public static func mask(_ m: Google_Firestore_V1_DocumentMask?) throws(FlintError) -> [FieldPath]? {
+        guard let m else { return nil }
+        var out: [FieldPath] = []
+        for p in m.fieldPaths { out.append(try FieldPath(parsing: p)) }
+        return out
+    }
+
+    // MARK: - Errors
+
+    public static func status(_ e: FlintError) -> Google_Rpc_Status {
+        var s = Google_Rpc_Status()
+        s.code = Int32(e.code.rawValue)
+        s.message = e.message
+        return s
+    }
+}

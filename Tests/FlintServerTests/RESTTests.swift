@@ -1,0 +1,152 @@
+import FlintEngine
+import FlintServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Every REST route over a real loopback connection, with the answers the reference emulator
+/// gives to the same requests.
+struct RESTTests {
+    static let base = "/v1/projects/p1/databases/(default)/documents"
+    static let name = "projects/p1/databases/(default)/documents"
+
+    func withServer(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in try await body(client) }
+    }
+
+    static func json(_ buffer: ByteBuffer) -> Any? { try? JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [.fragmentsAllowed]) }
+
+    @discardableResult
+    static func call(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil,
+                     expect status: HTTPResponse.Status = .ok) async throws -> Any? {
+        try await client.execute(uri: uri, method: method, headers: [.contentType: "application/json"],
+                                 body: body.map { ByteBuffer(string: $0) }) { response in
+            #expect(response.status == status, "\(method) \(uri): \(String(buffer: response.body))")
+            return json(response.body)
+        }
+    }
+
+    static func error(_ any: Any?) -> (String, String)? {
+        guard let e = (any as? [String: Any])?["error"] as? [String: Any] else { return nil }
+        return (e["status"] as? String ?? "", e["message"] as? String ?? "")
+    }
+
+    @Test func documentsLifecycle() async throws {
+        try await withServer { client in
+            let commit = try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"update":{"name":"\(Self.name)/c/a","fields":{"x":{"integerValue":"1"},"t":{"timestampValue":"2020-01-01T00:00:00.123456789Z"}}}}]}
+                """) as? [String: Any]
+            #expect((commit?["writeResults"] as? [[String: Any]])?.count == 1)
+            let doc = try await Self.call(client, .get, Self.base + "/c/a") as? [String: Any]
+            #expect((doc?["fields"] as? [String: Any])?["t"] as? [String: String] == ["timestampValue": "2020-01-01T00:00:00.123456Z"])
+            #expect((doc?["fields"] as? [String: Any])?["x"] as? [String: String] == ["integerValue": "1"])
+            let masked = try await Self.call(client, .get, Self.base + "/c/a?mask.fieldPaths=x") as? [String: Any]
+            #expect((masked?["fields"] as? [String: Any])?.keys.sorted() == ["x"])
+            let encoded = try await Self.call(client, .get, "/v1/projects/p1/databases/%28default%29/documents/c/a") as? [String: Any]
+            #expect(encoded?["name"] as? String == Self.name + "/c/a")
+
+            let created = try await Self.call(client, .post, Self.base + "/c?documentId=made", #"{"fields":{"k":{"stringValue":"v"}}}"#) as? [String: Any]
+            #expect(created?["name"] as? String == Self.name + "/c/made")
+            let auto = try await Self.call(client, .post, Self.base + "/c", #"{"fields":{}}"#) as? [String: Any]
+            #expect((auto?["name"] as? String)?.split(separator: "/").last?.count == 20)
+            let exists = try await Self.call(client, .post, Self.base + "/c?documentId=made", #"{"fields":{}}"#, expect: .conflict)
+            #expect(Self.error(exists)?.0 == "ALREADY_EXISTS")
+
+            let patched = try await Self.call(client, .patch, Self.base + "/c/made?updateMask.fieldPaths=n&updateMask.fieldPaths=k&currentDocument.exists=true",
+                                              #"{"fields":{"n":{"integerValue":"5"},"ignored":{"nullValue":null}}}"#) as? [String: Any]
+            #expect((patched?["fields"] as? [String: Any])?.keys.sorted() == ["n"])
+            let missing = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=true", #"{"fields":{}}"#, expect: .notFound)
+            #expect(Self.error(missing)?.1 == "No document to update: \(Self.name)/c/nope")
+
+            try await Self.call(client, .delete, Self.base + "/c/made")
+            let gone = try await Self.call(client, .get, Self.base + "/c/made", expect: .notFound)
+            #expect(Self.error(gone)?.1 == "Document (\(Self.name)/c/made) not found.")
+        }
+    }
+
+    @Test func listingsAndCollectionIDs() async throws {
+        try await withServer { client in
+            try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"update":{"name":"\(Self.name)/l/b","fields":{"n":{"integerValue":"2"}}}},{"update":{"name":"\(Self.name)/l/a","fields":{"n":{"integerValue":"3"}}}},
+                {"update":{"name":"\(Self.name)/l/m/sub/x","fields":{}}},{"update":{"name":"\(Self.name)/l/c","fields":{"n":{"integerValue":"1"}}}}]}
+                """)
+            let page = try await Self.call(client, .get, Self.base + "/l?pageSize=2") as? [String: Any]
+            #expect((page?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [Self.name + "/l/a", Self.name + "/l/b"])
+            let token = try #require(page?["nextPageToken"] as? String)
+            let rest = try await Self.call(client, .get, Self.base + "/l?pageSize=2&pageToken=\(token)") as? [String: Any]
+            #expect((rest?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [Self.name + "/l/c"])
+            let withMissing = try await Self.call(client, .get, Self.base + "/l?showMissing=true") as? [String: Any]
+            #expect((withMissing?["documents"] as? [[String: Any]])?.last?.keys.sorted() == ["name"])
+            let ordered = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20desc") as? [String: Any]
+            #expect((ordered?["documents"] as? [[String: Any]])?.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) } == ["a", "b", "c"])
+            let bad = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20sideways", expect: .badRequest)
+            #expect(Self.error(bad)?.1 == "Invalid order by clause \"n sideways\".")
+            let ids = try await Self.call(client, .post, Self.base + ":listCollectionIds", "{}") as? [String: Any]
+            #expect(ids?["collectionIds"] as? [String] == ["l"])
+            let sub = try await Self.call(client, .post, Self.base + "/l/m:listCollectionIds", "{}") as? [String: Any]
+            #expect(sub?["collectionIds"] as? [String] == ["sub"])
+        }
+    }
+
+    @Test func queriesAggregationsAndBatchGet() async throws {
+        try await withServer { client in
+            try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"update":{"name":"\(Self.name)/q/a","fields":{"v":{"integerValue":"1"}}}},{"update":{"name":"\(Self.name)/q/b","fields":{"v":{"doubleValue":2.5}}}},
+                {"update":{"name":"\(Self.name)/q/a/sub/c","fields":{"v":{"integerValue":"1"}}}}]}
+                """)
+            let rows = try await Self.call(client, .post, Self.base + ":runQuery", """
+                {"structuredQuery":{"from":[{"collectionId":"q"}],"where":{"fieldFilter":{"field":{"fieldPath":"v"},"op":"GREATER_THAN","value":{"integerValue":"0"}}},"orderBy":[{"field":{"fieldPath":"v"},"direction":"DESCENDING"}]}}
+                """) as? [[String: Any]]
+            #expect(rows?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/q/b", Self.name + "/q/a"])
+            #expect(rows?.allSatisfy { $0["readTime"] is String } == true)
+            let empty = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"zz"}]}}"#) as? [[String: Any]]
+            #expect(empty?.count == 1 && empty?.first?["document"] == nil && empty?.first?["readTime"] != nil)
+            let nested = try await Self.call(client, .post, Self.base + "/q/a:runQuery", #"{"structuredQuery":{"from":[{"collectionId":"sub"}]}}"#) as? [[String: Any]]
+            #expect(nested?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/q/a/sub/c"])
+            let group = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"sub","allDescendants":true}]}}"#) as? [[String: Any]]
+            #expect(group?.count == 1)
+            let invalid = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"}],"limit":-1}}"#, expect: .badRequest)
+            #expect(Self.error(invalid)?.1 == "limit is negative")
+            let agg = try await Self.call(client, .post, Self.base + ":runAggregationQuery", """
+                {"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"q"}]},"aggregations":[{"alias":"n","count":{}},{"alias":"s","sum":{"field":{"fieldPath":"v"}}},{"avg":{"field":{"fieldPath":"v"}}}]}}
+                """) as? [[String: Any]]
+            let fields = (agg?.first?["result"] as? [String: Any])?["aggregateFields"] as? [String: Any]
+            #expect(fields?["n"] as? [String: String] == ["integerValue": "2"])
+            #expect(fields?["s"] as? [String: Double] == ["doubleValue": 3.5])
+            #expect(fields?["field_3"] as? [String: Double] == ["doubleValue": 1.75])
+            let batchBody = "{\"documents\":[\"\(Self.name)/q/b\",\"\(Self.name)/q/zz\"]}"
+            let got = try await Self.call(client, .post, Self.base + ":batchGet", batchBody) as? [[String: Any]]
+            #expect(got?.first?["found"] != nil)
+            #expect(got?.last?["missing"] as? String == Self.name + "/q/zz")
+            let explained = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"}]},"explainOptions":{"analyze":false}}"#) as? [[String: Any]]
+            #expect(explained?.count == 1 && explained?.first?["explainMetrics"] != nil)
+        }
+    }
+
+    @Test func badRequestsGetClearErrors() async throws {
+        try await withServer { client in
+            let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
+                (.post, Self.base + ":commit", #"{"writes":[{"bogus":1}]}"#, .badRequest, "INVALID_ARGUMENT"),
+                (.post, Self.base + ":commit", "{", .badRequest, "INVALID_ARGUMENT"),
+                (.post, Self.base + ":commit", "{\"writes\":[{\"update\":{\"name\":\"\(Self.name)/c\",\"fields\":{}}}]}", .badRequest, "INVALID_ARGUMENT"),
+                (.post, Self.base + ":commit", #"{"writes":[{"update":{"name":"projects/other/databases/(default)/documents/c/a","fields":{}}}]}"#, .badRequest, "INVALID_ARGUMENT"),
+                (.get, "/v1/projects/p1/databases/%ZZ/documents/c/a", nil, .badRequest, "INVALID_ARGUMENT"),
+                (.get, Self.base + "/c/__x__", nil, .badRequest, "INVALID_ARGUMENT"),
+                (.post, Self.base + ":beginTransaction", "{}", .notImplemented, "UNIMPLEMENTED"),
+                (.get, "/v1/elsewhere", nil, .notFound, "NOT_FOUND"),
+            ]
+            for (method, uri, body, status, code) in cases {
+                let answer = try await Self.call(client, method, uri, body, expect: status)
+                #expect(Self.error(answer)?.0 == code, "\(method) \(uri)")
+            }
+            let filler = String(repeating: "x", count: 10 * 1_048_576 + 10)
+            let big = "{\"writes\":[{\"update\":{\"name\":\"\(Self.name)/c/big\",\"fields\":{\"s\":{\"stringValue\":\"\(filler)\"}}}}]}"
+            let tooBig = try await Self.call(client, .post, Self.base + ":commit", big, expect: .badRequest)
+            #expect(Self.error(tooBig)?.1 == "Request payload size exceeds the limit: 10485760 bytes.")
+        }
+    }
+}
