@@ -15,6 +15,13 @@ public actor Database {
     private var lastCompaction = Timestamp(microseconds: 0)
     /// Every index the queries run so far would need in production.
     private var indexUsage = IndexRequirements()
+    private var transactions: [TransactionID: TransactionState] = [:]
+    /// Shared locks of pessimistic read-write transactions, by document.
+    private var locks: [DocumentKey: Set<TransactionID>] = [:]
+    /// Ages of finished transactions, so a retry keeps its priority (pruned after a lifetime).
+    private var retiredAges: [TransactionID: Timestamp] = [:]
+    /// Transactions that ended by expiring, to say so when they are used again.
+    private var expiredIDs: Set<TransactionID> = []
 
     public init(
         id: DatabaseID, configuration: DatabaseConfiguration = DatabaseConfiguration(),
@@ -31,8 +38,40 @@ public actor Database {
 
     // MARK: - Writes
 
-    /// Applies all writes atomically, in order, at one new commit time, or none of them.
-    public func commit(_ writes: [Write]) throws(FlintError) -> CommitResult {
+    /// Applies all writes atomically, in order, at one new commit time, or none of them. With a
+    /// transaction, its reads are checked first (see `ConcurrencyMode`) and it ends here.
+    public func commit(_ writes: [Write], transaction: TransactionID? = nil) throws(FlintError) -> CommitResult {
+        expireTransactions()
+        guard let transaction else {
+            let result = try applyCommit(writes)
+            if configuration.concurrency == .pessimistic {
+                // Writes outside transactions never wait: transactions that read these documents lose.
+                for w in writes { for holder in locks[w.key] ?? [] { wound(holder) } }
+            }
+            return result
+        }
+        let tx = try use(transaction)
+        defer { finish(transaction) }
+        if tx.readOnly {
+            guard writes.isEmpty else { throw .readOnlyWrites }
+            return CommitResult(commitTime: currentReadTime(), writeResults: [])
+        }
+        switch configuration.concurrency {
+        case .pessimistic:
+            for w in writes {
+                for holder in locks[w.key] ?? [] where holder != transaction {
+                    if let other = transactions[holder], Self.outranks(other, tx) { throw .contention }
+                }
+            }
+        case .optimistic:
+            for (key, seen) in tx.reads where store.document(key, at: nil)?.updateTime != seen { throw .contention }
+        }
+        let result = try applyCommit(writes)
+        for w in writes { for holder in locks[w.key] ?? [] where holder != transaction { wound(holder) } }
+        return result
+    }
+
+    private func applyCommit(_ writes: [Write]) throws(FlintError) -> CommitResult {
         for w in writes { try WriteApplier.validate(w) }
         try checkRequestSize(writes)
         let commitTime = nextCommitTime()
@@ -139,6 +178,119 @@ public actor Database {
         store.compact(horizon: horizon(now))
     }
 
+    // MARK: - Transactions
+
+    /// Starts a transaction; with `.readWrite(retrying:)` the new one keeps the old one's age.
+    public func beginTransaction(_ options: TransactionOptions = .readWrite()) throws(FlintError) -> TransactionID {
+        expireTransactions()
+        let now = clock.now()
+        let id = TransactionID.random()
+        switch options {
+        case .readOnly(let readTime):
+            let snapshot = try resolveReadTime(readTime) ?? currentReadTime()
+            transactions[id] = TransactionState(id: id, readOnly: true, age: now, began: now, lastUsed: now, snapshot: snapshot)
+        case .readWrite(let retrying):
+            var age = now
+            if let retrying {
+                if let old = transactions[retrying] {
+                    age = old.age
+                    finish(retrying)
+                } else if let retired = retiredAges[retrying] {
+                    age = retired
+                }
+            }
+            transactions[id] = TransactionState(id: id, readOnly: false, age: age, began: now, lastUsed: now, snapshot: nil)
+        }
+        return id
+    }
+
+    /// Ends a transaction without writing; rolling back one that already ended is harmless.
+    public func rollback(_ id: TransactionID) throws(FlintError) {
+        if transactions[id] != nil {
+            finish(id)
+        } else if retiredAges[id] == nil {
+            throw .invalidTransaction
+        }
+    }
+
+    /// The transaction, checked and touched; a wounded or expired one ends with its error.
+    private func use(_ id: TransactionID) throws(FlintError) -> TransactionState {
+        if let tx = transactions[id], isExpired(tx) {
+            finish(id)
+            expiredIDs.insert(id)
+        }
+        guard var tx = transactions[id] else {
+            if expiredIDs.contains(id) { throw .expiredTransaction }
+            throw retiredAges[id] == nil ? .invalidTransaction : .closedTransaction
+        }
+        if let error = tx.abortedBy {
+            finish(id)
+            throw error
+        }
+        tx.lastUsed = clock.now()
+        transactions[id] = tx
+        return tx
+    }
+
+    /// Notes a transactional read: its version for validation and, when pessimistic, a shared lock.
+    private func recordRead(_ id: TransactionID, _ key: DocumentKey, _ state: DocumentState?) {
+        guard var tx = transactions[id], !tx.readOnly else { return }
+        if tx.reads[key] == nil { tx.reads[key] = .some(state?.updateTime) }
+        transactions[id] = tx
+        if configuration.concurrency == .pessimistic { locks[key, default: []].insert(id) }
+    }
+
+    /// Whether `a` beats `b` under wound-wait: the older wins, ids break ties.
+    private static func outranks(_ a: TransactionState, _ b: TransactionState) -> Bool {
+        if a.age != b.age { return a.age < b.age }
+        return a.id.bytes.lexicographicallyPrecedes(b.id.bytes)
+    }
+
+    private func wound(_ id: TransactionID) {
+        guard var tx = transactions[id] else { return }
+        tx.abortedBy = .contention
+        transactions[id] = tx
+        releaseLocks(tx)
+    }
+
+    private func finish(_ id: TransactionID) {
+        guard let tx = transactions.removeValue(forKey: id) else { return }
+        releaseLocks(tx)
+        retiredAges[id] = tx.age
+    }
+
+    private func releaseLocks(_ tx: TransactionState) {
+        for key in tx.reads.keys {
+            locks[key]?.remove(tx.id)
+            if locks[key]?.isEmpty == true { locks[key] = nil }
+        }
+    }
+
+    private func isExpired(_ tx: TransactionState) -> Bool {
+        let now = clock.now().microseconds
+        return now - tx.began.microseconds > configuration.transactionLifetimeMicros
+            || now - tx.lastUsed.microseconds > configuration.transactionIdleMicros
+    }
+
+    /// Ends transactions past their lifetime or idle limit, so abandoned ones hold no locks.
+    private func expireTransactions() {
+        for (id, tx) in transactions where isExpired(tx) {
+            finish(id)
+            expiredIDs.insert(id)
+        }
+        if retiredAges.count > 10_000 {
+            let now = clock.now().microseconds
+            retiredAges = retiredAges.filter { now - $0.value.microseconds < configuration.transactionLifetimeMicros }
+            expiredIDs = expiredIDs.filter { retiredAges[$0] != nil }
+        }
+    }
+
+    /// Where a read looks: a read-only transaction's snapshot, a requested time, or the latest.
+    private func readTime(_ readTime: Timestamp?, _ transaction: TransactionID?) throws(FlintError) -> Timestamp? {
+        guard let transaction else { return try resolveReadTime(readTime) }
+        return try use(transaction).snapshot
+    }
+
     // MARK: - Reads
 
     /// Checks a requested read time against the clock and the retention window.
@@ -162,20 +314,24 @@ public actor Database {
     }
 
     /// The document, or nil when it does not exist (at `readTime`, when given).
-    public func get(_ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil)
+    public func get(_ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil)
         throws(FlintError) -> Document?
     {
-        let t = try resolveReadTime(readTime)
-        return store.document(key, at: t).map { document(key, $0).masked(mask) }
+        let t = try self.readTime(readTime, transaction)
+        let state = store.document(key, at: t)
+        if let transaction { recordRead(transaction, key, state) }
+        return state.map { document(key, $0).masked(mask) }
     }
 
     /// Several documents read at one consistent time, in the order asked.
-    public func batchGet(_ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil)
-        throws(FlintError) -> BatchGetResult
-    {
-        let t = try resolveReadTime(readTime)
+    public func batchGet(
+        _ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil
+    ) throws(FlintError) -> BatchGetResult {
+        let t = try self.readTime(readTime, transaction)
         let results = keys.map { key in
-            (key, store.document(key, at: t).map { document(key, $0).masked(mask) })
+            let state = store.document(key, at: t)
+            if let transaction { recordRead(transaction, key, state) }
+            return (key, state.map { document(key, $0).masked(mask) })
         }
         return BatchGetResult(readTime: t ?? currentReadTime(), documents: results)
     }
@@ -279,17 +435,22 @@ public actor Database {
 
     /// Runs a structured query at one consistent time.
     /// With `explain`, the plan comes back too; without `analyze` no documents are read.
-    public func runQuery(_ query: Query, readTime: Timestamp? = nil, explain: ExplainOptions? = nil) throws(FlintError)
-        -> QueryResult
-    {
+    public func runQuery(
+        _ query: Query, readTime: Timestamp? = nil, transaction: TransactionID? = nil, explain: ExplainOptions? = nil
+    ) throws(FlintError) -> QueryResult {
         let normalized = try NormalizedQuery(query, database: id)
         try checkIndexes(normalized)
-        let requested = try resolveReadTime(readTime)
+        let requested = try self.readTime(readTime, transaction)
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()
         var stats = QueryStats()
         let started = clock.now()
         let documents = QueryExecutor.run(normalized, in: store, at: requested, stats: &stats)
+        if let transaction {
+            for d in documents {
+                recordRead(transaction, d.key, DocumentState(fields: d.fields, createTime: d.createTime, updateTime: d.updateTime))
+            }
+        }
         guard let explain else { return QueryResult(documents: documents, readTime: t) }
         let scope = query.allDescendants ? "Collection group" : "Collection"
         let indexes: [MapValue] = [["query_scope": .string(scope), "properties": .string(stats.indexUsed ?? "(__name__ ASC)")]]
@@ -322,13 +483,13 @@ public actor Database {
     public func indexUsageReport() -> IndexRequirements { indexUsage }
 
     /// Aggregates a query's documents (after its offset and limit); results keyed by alias.
-    public func runAggregation(_ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil)
-        throws(FlintError) -> AggregationResult
-    {
+    public func runAggregation(
+        _ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil, transaction: TransactionID? = nil
+    ) throws(FlintError) -> AggregationResult {
         let aliases = try Aggregator.aliases(aggregations)
         var documentsQuery = query
         documentsQuery.projection = nil
-        let result = try runQuery(documentsQuery, readTime: readTime)
+        let result = try runQuery(documentsQuery, readTime: readTime, transaction: transaction)
         let values = Aggregator.aggregate(aggregations, over: result.documents.map(\.fields))
         return AggregationResult(values: Array(zip(aliases, values)), readTime: result.readTime)
     }

@@ -5,6 +5,12 @@ import FlintQuery
 public struct DatabaseConfiguration: Sendable {
     /// How long old versions stay readable with `read_time` (Firestore: one hour).
     public var versionRetentionMicros: Int64 = 3_600_000_000
+    /// How concurrent transactions are kept serializable (Standard edition: pessimistic).
+    public var concurrency: ConcurrencyMode = .pessimistic
+    /// A transaction expires this long after it began (Firestore: 270 s)...
+    public var transactionLifetimeMicros: Int64 = 270_000_000
+    /// ...or this long after its last use (Firestore: 60 s).
+    public var transactionIdleMicros: Int64 = 60_000_000
     /// Reject queries that production would reject for lack of an index (off by default).
     public var requireIndexes = false
     /// Composite indexes and collection-group field overrides from `firestore.indexes.json`.

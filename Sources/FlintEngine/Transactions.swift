@@ -1,0 +1,57 @@
+import FlintModel
+
+/// An opaque transaction id as clients hold it.
+public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    static func random() -> TransactionID {
+        var rng = SystemRandomNumberGenerator()
+        return TransactionID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    }
+
+    public var description: String { bytes.map { String($0, radix: 16) }.joined() }
+}
+
+/// How a transaction is begun.
+public enum TransactionOptions: Sendable {
+    /// Reads the latest data and may write. A retry keeps the age of the transaction it replaces,
+    /// so under contention it eventually outranks every other and wins.
+    case readWrite(retrying: TransactionID? = nil)
+    /// Reads one consistent snapshot (now, or `readTime`) and never blocks writers.
+    case readOnly(readTime: Timestamp? = nil)
+}
+
+/// How concurrent transactions are kept serializable.
+public enum ConcurrencyMode: String, Sendable {
+    /// Transactional reads take shared locks; a commit that conflicts uses wound-wait: an older
+    /// transaction aborts younger lock holders, a younger one aborts itself. Nothing waits.
+    case pessimistic
+    /// No locks; a commit fails when any document it read has changed since.
+    case optimistic
+}
+
+/// One open transaction.
+struct TransactionState {
+    let id: TransactionID
+    let readOnly: Bool
+    /// Priority under wound-wait: the begin time of the first attempt.
+    let age: Timestamp
+    let began: Timestamp
+    var lastUsed: Timestamp
+    /// The snapshot of a read-only transaction.
+    let snapshot: Timestamp?
+    /// Documents read and the update time each had (nil: missing), for locks and validation.
+    var reads: [DocumentKey: Timestamp?] = [:]
+    /// Set when another commit wounded this transaction; its next call fails with this.
+    var abortedBy: FlintError?
+}
+
+extension FlintError {
+    static let invalidTransaction = FlintError.invalidArgument("Invalid transaction.")
+    static let closedTransaction = FlintError.invalidArgument("Transaction is invalid or closed.")
+    static let expiredTransaction = FlintError.invalidArgument("The referenced transaction has expired or is no longer valid.")
+    static let contention = FlintError(.aborted, "Too much contention on these documents. Please try again.")
+    static let readOnlyWrites = FlintError.invalidArgument("Cannot modify entities in a read-only transaction.")
+}

@@ -1,0 +1,210 @@
+import FlintEngine
+import FlintModel
+import FlintTesting
+import Testing
+
+struct TransactionTests {
+    static func database(_ mode: ConcurrencyMode, clock: ManualClock = ManualClock()) -> Database {
+        var config = DatabaseConfiguration()
+        config.concurrency = mode
+        return Database(id: DatabaseID(project: "tx"), configuration: config, clock: clock)
+    }
+
+    /// The SDKs' loop: run the body in a transaction; on ABORTED retry with the same priority.
+    static func increment(_ db: Database, _ key: DocumentKey) async throws -> Int {
+        var previous: TransactionID?
+        for attempt in 1...10_000 {
+            let tx = try await db.beginTransaction(.readWrite(retrying: previous))
+            previous = tx
+            if try await attemptIncrement(db, key, tx) { return attempt }
+        }
+        Issue.record("an increment never committed")
+        return 0
+    }
+
+    /// One attempt: false when the transaction was aborted and must be retried.
+    static func attemptIncrement(_ db: Database, _ key: DocumentKey, _ tx: TransactionID) async throws -> Bool {
+        do {
+            let current = try await db.get(key, transaction: tx)?.fields["n"]
+            var n: Int64 = 0
+            if case .integer(let v)? = current { n = v }
+            await Task.yield()  // let the other clients interleave between read and commit
+            _ = try await db.commit([.set(key, ["n": .integer(n + 1)])], transaction: tx)
+            return true
+        } catch {
+            if error.code == .aborted { return false }
+            throw error
+        }
+    }
+
+    /// The status an operation ends with.
+    static func code(_ body: () async throws -> Void) async -> StatusCode {
+        do {
+            try await body()
+            return .ok
+        } catch let error as FlintError {
+            return error.code
+        } catch {
+            return .unknown
+        }
+    }
+
+    @Test(arguments: [ConcurrencyMode.pessimistic, .optimistic])
+    func eightClientsIncrementingOneCounterEndAtExactly1600(mode: ConcurrencyMode) async throws {
+        let db = Self.database(mode)
+        let counter = try DocumentKey(parsing: "counters/c")
+        let attempts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask { @Sendable in
+                    var total = 0
+                    for _ in 0..<200 { total += try await Self.increment(db, counter) }
+                    return total
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(try await db.get(counter)?.fields["n"] == 1600)
+        #expect(attempts >= 1600)
+    }
+
+    @Test(arguments: [ConcurrencyMode.pessimistic, .optimistic])
+    func twoTransactionsCreatingOneDocumentExactlyOneWins(mode: ConcurrencyMode) async throws {
+        let db = Self.database(mode)
+        let key = try DocumentKey(parsing: "users/alice")
+        for firstToCommit in [0, 1] {
+            await db.clear()
+            let t = [try await db.beginTransaction(), try await db.beginTransaction()]
+            for tx in t { #expect(try await db.get(key, transaction: tx) == nil) }
+            var outcomes: [StatusCode] = []
+            for i in [firstToCommit, 1 - firstToCommit] {
+                outcomes.append(await Self.code {
+                    _ = try await db.commit([Write(.update(key, ["by": .integer(Int64(i))]), precondition: .exists(false))], transaction: t[i])
+                })
+            }
+            #expect(outcomes.filter { $0 == .ok }.count == 1, "\(outcomes)")
+            #expect(outcomes.allSatisfy { $0 == .ok || $0 == .aborted || $0 == .alreadyExists })
+        }
+    }
+
+    @Test func crossedReadsAndWritesFinishWithoutDeadlock() async throws {
+        let clock = ManualClock()
+        let db = Self.database(.pessimistic, clock: clock)
+        let a = try DocumentKey(parsing: "c/a")
+        let b = try DocumentKey(parsing: "c/b")
+        _ = try await db.commit([.set(a, ["v": 1]), .set(b, ["v": 1])])
+        let t1 = try await db.beginTransaction()
+        clock.advance(seconds: 1)
+        let t2 = try await db.beginTransaction()
+        _ = try await db.get(a, transaction: t1)
+        _ = try await db.get(b, transaction: t2)
+        _ = try await db.get(b, transaction: t1)
+        _ = try await db.get(a, transaction: t2)
+        var codes: [StatusCode] = []
+        for (tx, key) in [(t2, a), (t1, b)] {
+            codes.append(await Self.code { _ = try await db.commit([.set(key, ["v": 2])], transaction: tx) })
+        }
+        #expect(codes == [.aborted, .ok])  // the younger yields, the older commits
+    }
+
+    @Test func readOnlyTransactionsNeverBlockWritersAndKeepTheirSnapshot() async throws {
+        let db = Self.database(.pessimistic)
+        let key = try DocumentKey(parsing: "c/a")
+        _ = try await db.commit([.set(key, ["v": 1])])
+        let ro = try await db.beginTransaction(.readOnly())
+        #expect(try await db.get(key, transaction: ro)?.fields == ["v": 1])
+        _ = try await db.commit([.set(key, ["v": 2])])
+        #expect(try await db.get(key, transaction: ro)?.fields == ["v": 1])
+        #expect(try await db.batchGet([key], transaction: ro).documents.first?.1?.fields == ["v": 1])
+        await #expect(throws: FlintError.invalidArgument("Cannot modify entities in a read-only transaction.")) {
+            try await db.commit([.set(key, ["v": 3])], transaction: ro)
+        }
+        #expect(try await db.get(key)?.fields == ["v": 2])
+    }
+
+    @Test func writesOutsideTransactionsWoundReadersInsteadOfWaiting() async throws {
+        let db = Self.database(.pessimistic)
+        let key = try DocumentKey(parsing: "c/a")
+        let tx = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: tx)
+        _ = try await db.commit([.set(key, ["v": 1])])  // does not wait for the reader
+        await #expect(throws: FlintError(.aborted, "Too much contention on these documents. Please try again.")) {
+            try await db.commit([.set(key, ["v": 2])], transaction: tx)
+        }
+        #expect(try await db.get(key)?.fields == ["v": 1])
+    }
+
+    @Test func optimisticCommitsFailOnStaleReads() async throws {
+        let db = Self.database(.optimistic)
+        let key = try DocumentKey(parsing: "c/a")
+        let stale = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: stale)
+        let fresh = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: fresh)
+        _ = try await db.commit([.set(key, ["v": 1])], transaction: fresh)
+        let e = await #expect(throws: FlintError.self) { try await db.commit([.set(key, ["v": 2])], transaction: stale) }
+        #expect(e?.code == .aborted)
+        #expect(try await db.get(key)?.fields == ["v": 1])
+    }
+
+    @Test func idsAreCheckedAsTheReferenceDoes() async throws {
+        let clock = ManualClock()
+        let db = Self.database(.pessimistic, clock: clock)
+        let unknown = TransactionID(bytes: [0, 0, 0])
+        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.commit([], transaction: unknown) }
+        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.rollback(unknown) }
+        let used = try await db.beginTransaction()
+        _ = try await db.commit([.set(try DocumentKey(parsing: "c/a"), [:])], transaction: used)
+        await #expect(throws: FlintError.invalidArgument("Transaction is invalid or closed.")) { try await db.commit([], transaction: used) }
+        try await db.rollback(used)  // harmless after the end, as the reference answers {}
+        let idle = try await db.beginTransaction()
+        clock.advance(seconds: 61)
+        await #expect(throws: FlintError.invalidArgument("The referenced transaction has expired or is no longer valid.")) {
+            try await db.get(try DocumentKey(parsing: "c/a"), transaction: idle)
+        }
+        let old = try await db.beginTransaction()
+        for _ in 0..<4 {
+            clock.advance(seconds: 55)
+            _ = try await db.get(try DocumentKey(parsing: "c/a"), transaction: old)
+        }
+        clock.advance(seconds: 55)  // 275 s in all: past the 270 s lifetime though never idle for 60 s
+        await #expect(throws: FlintError.invalidArgument("The referenced transaction has expired or is no longer valid.")) {
+            try await db.commit([], transaction: old)
+        }
+    }
+
+    @Test func rolledBackAndExpiredTransactionsReleaseTheirLocks() async throws {
+        let clock = ManualClock()
+        let db = Self.database(.pessimistic, clock: clock)
+        let key = try DocumentKey(parsing: "c/a")
+        let old = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: old)
+        clock.advance(seconds: 1)
+        let young = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: young)
+        try await db.rollback(old)
+        _ = try await db.commit([.set(key, ["v": 1])], transaction: young)  // nothing older holds a lock now
+        let abandoned = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: abandoned)
+        clock.advance(seconds: 61)
+        let next = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: next)
+        _ = try await db.commit([.set(key, ["v": 2])], transaction: next)
+        #expect(try await db.get(key)?.fields == ["v": 2])
+    }
+
+    @Test func retriesKeepTheirPriority() async throws {
+        let clock = ManualClock()
+        let db = Self.database(.pessimistic, clock: clock)
+        let key = try DocumentKey(parsing: "c/a")
+        let first = try await db.beginTransaction()
+        clock.advance(seconds: 1)
+        let other = try await db.beginTransaction()
+        clock.advance(seconds: 1)
+        let retry = try await db.beginTransaction(.readWrite(retrying: first))  // as old as `first`
+        _ = try await db.get(key, transaction: retry)
+        _ = try await db.get(key, transaction: other)
+        await #expect(throws: FlintError.self) { try await db.commit([.set(key, ["by": "other"])], transaction: other) }
+        _ = try await db.commit([.set(key, ["by": "retry"])], transaction: retry)
+        #expect(try await db.get(key)?.fields == ["by": "retry"])
+    }
+}
