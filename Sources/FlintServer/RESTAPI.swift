@@ -81,6 +81,12 @@ struct RESTAPI: Sendable {
             return try await runAggregationQuery(request, db, t)
         case (.post, "listCollectionIds"?):
             return try await listCollectionIDs(request, db, t)
+        case (.post, "beginTransaction"?):
+            return try await beginTransaction(request, db, t)
+        case (.post, "rollback"?):
+            let body: Google_Firestore_V1_RollbackRequest = try await Self.decode(request)
+            try await db.rollback(TransactionID(bytes: Array(body.transaction)))
+            return try Self.json(Google_Protobuf_Empty())
         case (.post, let verb?):
             throw FlintError(.unimplemented, "\(verb) is not served yet.")
         default:
@@ -92,9 +98,9 @@ struct RESTAPI: Sendable {
 
     private func getDocument(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
         let q = request.uri.queryParameters
-        try Self.rejectTransaction(q)
         let key = try documentKey(t)
-        guard let doc = try await db.get(key, mask: try Self.mask(q, "mask.fieldPaths"), readTime: try Self.readTime(q)) else {
+        guard let doc = try await db.get(key, mask: try Self.mask(q, "mask.fieldPaths"), readTime: try Self.readTime(q), transaction: try Self.transaction(q))
+        else {
             throw FlintError(.notFound, "Document (\(t.documentsName)) not found.")
         }
         return try Self.json(Wire.proto(doc, t.database))
@@ -102,7 +108,7 @@ struct RESTAPI: Sendable {
 
     private func listDocuments(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
         let q = request.uri.queryParameters
-        try Self.rejectTransaction(q)
+        if q.has("transaction") { throw FlintError(.unimplemented, "Listing documents inside a transaction is not served yet.") }
         guard let collectionID = t.path.last else { throw FlintError(.notFound, "List a collection: GET .../documents/{collection}.") }
         var list = ListDocumentsRequest(parent: t.path.dropLast, collectionID: collectionID)
         if let size = q["pageSize"] {
@@ -163,10 +169,10 @@ struct RESTAPI: Sendable {
 
     private func commit(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
         let body: Google_Firestore_V1_CommitRequest = try await Self.decode(request)
-        try Self.rejectTransaction(body.transaction)
         var writes: [Write] = []
         for w in body.writes { writes.append(try Wire.write(w, t.database)) }
-        let result = try await db.commit(writes)
+        let transaction = body.transaction.isEmpty ? nil : TransactionID(bytes: Array(body.transaction))
+        let result = try await db.commit(writes, transaction: transaction)
         var response = Google_Firestore_V1_CommitResponse()
         response.writeResults = result.writeResults.map(Wire.proto)
         response.commitTime = Wire.proto(result.commitTime)
@@ -194,18 +200,20 @@ struct RESTAPI: Sendable {
 
     private func batchGet(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
         let body: Google_Firestore_V1_BatchGetDocumentsRequest = try await Self.decode(request)
-        if case .transaction? = body.consistencySelector { throw Self.transactionsUnsupported }
-        if case .newTransaction? = body.consistencySelector { throw Self.transactionsUnsupported }
         var keys: [DocumentKey] = []
         for name in body.documents { keys.append(try Wire.documentKey(name, in: t.database)) }
-        var readTime: Timestamp?
-        if case .readTime(let rt)? = body.consistencySelector { readTime = try Wire.timestamp(rt) }
-        let result = try await db.batchGet(keys, mask: body.hasMask ? try Wire.mask(body.mask) : nil, readTime: readTime)
-        let responses = result.documents.map { key, doc in
+        let (readTime, transaction, begun) = try await Self.consistency(body.consistencySelector, db)
+        let result = try await db.batchGet(keys, mask: body.hasMask ? try Wire.mask(body.mask) : nil, readTime: readTime, transaction: transaction)
+        var responses = result.documents.map { key, doc in
             var r = Google_Firestore_V1_BatchGetDocumentsResponse()
             if let doc { r.found = Wire.proto(doc, t.database) } else { r.missing = Wire.name(key, t.database) }
             r.readTime = Wire.proto(result.readTime)
             return r
+        }
+        if let begun {
+            var first = Google_Firestore_V1_BatchGetDocumentsResponse()
+            first.transaction = Data(begun.bytes)
+            responses.insert(first, at: 0)
         }
         return try Self.jsonArray(responses)
     }
@@ -213,15 +221,10 @@ struct RESTAPI: Sendable {
     private func runQuery(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
         let body: Google_Firestore_V1_RunQueryRequest = try await Self.decode(request)
         guard t.path.isEmpty || t.path.isDocumentPath else { throw .invalidArgument("A query's parent must be the documents root or a document.") }
-        var readTime: Timestamp?
-        switch body.consistencySelector {
-        case .transaction?, .newTransaction?: throw Self.transactionsUnsupported
-        case .readTime(let rt)?: readTime = try Wire.timestamp(rt)
-        case nil: break
-        }
         let query = try Wire.query(body.structuredQuery, parent: t.path, t.database)
+        let (readTime, transaction, begun) = try await Self.consistency(runQuery: body.consistencySelector, db)
         let explain = body.hasExplainOptions ? ExplainOptions(analyze: body.explainOptions.analyze) : nil
-        let result = try await db.runQuery(query, readTime: readTime, explain: explain)
+        let result = try await db.runQuery(query, readTime: readTime, transaction: transaction, explain: explain)
         var responses = result.documents.map { doc in
             var r = Google_Firestore_V1_RunQueryResponse()
             r.document = Wire.proto(doc, t.database)
@@ -234,21 +237,19 @@ struct RESTAPI: Sendable {
             responses.append(r)
         }
         if let metrics = result.explainMetrics { responses[responses.count - 1].explainMetrics = Self.proto(metrics) }
+        if let begun { responses[0].transaction = Data(begun.bytes) }
         return try Self.jsonArray(responses)
     }
 
     private func runAggregationQuery(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
         let body: Google_Firestore_V1_RunAggregationQueryRequest = try await Self.decode(request)
-        var readTime: Timestamp?
-        switch body.consistencySelector {
-        case .transaction?, .newTransaction?: throw Self.transactionsUnsupported
-        case .readTime(let rt)?: readTime = try Wire.timestamp(rt)
-        case nil: break
-        }
         let aggregation = body.structuredAggregationQuery
         let query = try Wire.query(aggregation.structuredQuery, parent: t.path, t.database)
-        let result = try await db.runAggregation(query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime)
+        let (readTime, transaction, begun) = try await Self.consistency(aggregation: body.consistencySelector, db)
+        let result = try await db.runAggregation(
+            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
+        if let begun { response.transaction = Data(begun.bytes) }
         var fields: [String: Google_Firestore_V1_Value] = [:]
         for (alias, value) in result.values { fields[alias] = Wire.proto(value) }
         response.result.aggregateFields = fields
@@ -269,6 +270,14 @@ struct RESTAPI: Sendable {
         return try Self.json(response)
     }
 
+    private func beginTransaction(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
+        let body: Google_Firestore_V1_BeginTransactionRequest = try await Self.decode(request)
+        let id = try await db.beginTransaction(body.hasOptions ? try Self.options(body.options) : .readWrite())
+        var response = Google_Firestore_V1_BeginTransactionResponse()
+        response.transaction = Data(id.bytes)
+        return try Self.json(response)
+    }
+
     // MARK: - Helpers
 
     private func documentKey(_ t: Target) throws(FlintError) -> DocumentKey {
@@ -279,14 +288,67 @@ struct RESTAPI: Sendable {
         return key
     }
 
-    static let transactionsUnsupported = FlintError(.unimplemented, "Transactions are not served yet.")
-
-    static func rejectTransaction(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) {
-        if q.has("transaction") { throw transactionsUnsupported }
+    /// A transaction id from a query parameter (base64, standard or URL-safe).
+    static func transaction(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) -> TransactionID? {
+        guard let text = q["transaction"] else { return nil }
+        var s = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.utf8.count % 4 != 0 { s += "=" }
+        guard let data = Data(base64Encoded: s) else { throw .invalidArgument("Invalid transaction.") }
+        return TransactionID(bytes: Array(data))
     }
 
-    static func rejectTransaction(_ data: Data) throws(FlintError) {
-        if !data.isEmpty { throw transactionsUnsupported }
+    static func options(_ p: Google_Firestore_V1_TransactionOptions) throws(FlintError) -> TransactionOptions {
+        switch p.mode {
+        case .readOnly(let ro)?:
+            if case .readTime(let rt)? = ro.consistencySelector { return .readOnly(readTime: try Wire.timestamp(rt)) }
+            return .readOnly()
+        case .readWrite(let rw)?:
+            return .readWrite(retrying: rw.retryTransaction.isEmpty ? nil : TransactionID(bytes: Array(rw.retryTransaction)))
+        case nil:
+            return .readWrite()
+        }
+    }
+
+    typealias Consistency = (readTime: Timestamp?, transaction: TransactionID?, begun: TransactionID?)
+
+    /// Read time, existing transaction, or a transaction begun for this read (returned to the client).
+    static func consistency(
+        _ selector: Google_Firestore_V1_BatchGetDocumentsRequest.OneOf_ConsistencySelector?, _ db: Database
+    ) async throws(FlintError) -> Consistency {
+        switch selector {
+        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
+        case .newTransaction(let o)?:
+            let id = try await db.beginTransaction(try options(o))
+            return (nil, id, id)
+        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
+        case nil: return (nil, nil, nil)
+        }
+    }
+
+    static func consistency(
+        runQuery selector: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector?, _ db: Database
+    ) async throws(FlintError) -> Consistency {
+        switch selector {
+        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
+        case .newTransaction(let o)?:
+            let id = try await db.beginTransaction(try options(o))
+            return (nil, id, id)
+        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
+        case nil: return (nil, nil, nil)
+        }
+    }
+
+    static func consistency(
+        aggregation selector: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector?, _ db: Database
+    ) async throws(FlintError) -> Consistency {
+        switch selector {
+        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
+        case .newTransaction(let o)?:
+            let id = try await db.beginTransaction(try options(o))
+            return (nil, id, id)
+        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
+        case nil: return (nil, nil, nil)
+        }
     }
 
     static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: Substring) throws(FlintError) -> [FieldPath]? {

@@ -127,6 +127,35 @@ struct RESTTests {
         }
     }
 
+    @Test func transactionsOverREST() async throws {
+        try await withServer { client in
+            let begun = try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any]
+            let tx = try #require(begun?["transaction"] as? String)
+            let rows = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"t"}]},"transaction":"\#(tx)"}"#) as? [[String: Any]]
+            #expect(rows?.count == 1)
+            let commit = try await Self.call(client, .post, Self.base + ":commit", """
+                {"transaction":"\(tx)","writes":[{"update":{"name":"\(Self.name)/t/a","fields":{"n":{"integerValue":"1"}}}}]}
+                """) as? [String: Any]
+            #expect((commit?["writeResults"] as? [[String: Any]])?.count == 1)
+            let again = try await Self.call(client, .post, Self.base + ":commit", #"{"transaction":"\#(tx)","writes":[]}"#, expect: .badRequest)
+            #expect(Self.error(again)?.1 == "Transaction is invalid or closed.")
+            let withNew = try await Self.call(client, .post, Self.base + ":batchGet",
+                "{\"documents\":[\"\(Self.name)/t/a\"],\"newTransaction\":{\"readOnly\":{}}}") as? [[String: Any]]
+            let readOnly = try #require(withNew?.first?["transaction"] as? String)
+            #expect(withNew?.last?["found"] != nil)
+            let refused = try await Self.call(client, .post, Self.base + ":commit", """
+                {"transaction":"\(readOnly)","writes":[{"delete":"\(Self.name)/t/a"}]}
+                """, expect: .badRequest)
+            #expect(Self.error(refused)?.1 == "Cannot modify entities in a read-only transaction.")
+            let second = try await Self.call(client, .post, Self.base + ":beginTransaction", #"{"options":{"readWrite":{}}}"#) as? [String: Any]
+            let tx2 = try #require(second?["transaction"] as? String)
+            let encoded = tx2.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? tx2
+            let doc = try await Self.call(client, .get, Self.base + "/t/a?transaction=\(encoded)") as? [String: Any]
+            #expect(doc?["name"] as? String == Self.name + "/t/a")
+            try await Self.call(client, .post, Self.base + ":rollback", #"{"transaction":"\#(tx2)"}"#)
+        }
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         try await withServer { client in
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
@@ -136,7 +165,7 @@ struct RESTTests {
                 (.post, Self.base + ":commit", #"{"writes":[{"update":{"name":"projects/other/databases/(default)/documents/c/a","fields":{}}}]}"#, .badRequest, "INVALID_ARGUMENT"),
                 (.get, "/v1/projects/p1/databases/%ZZ/documents/c/a", nil, .badRequest, "INVALID_ARGUMENT"),
                 (.get, Self.base + "/c/__x__", nil, .badRequest, "INVALID_ARGUMENT"),
-                (.post, Self.base + ":beginTransaction", "{}", .notImplemented, "UNIMPLEMENTED"),
+                (.post, Self.base + ":commit", #"{"transaction":"AAAA","writes":[]}"#, .badRequest, "INVALID_ARGUMENT"),
                 (.get, "/v1/elsewhere", nil, .notFound, "NOT_FOUND"),
             ]
             for (method, uri, body, status, code) in cases {
