@@ -32,8 +32,21 @@ public struct FlintServer: Sendable {
     /// The router with every route Flint serves.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
+        router.middlewares.add(
+            CORSMiddleware(
+                allowOrigin: .originBased,
+                allowHeaders: [
+                    .accept, .authorization, .contentType, .origin, HTTPField.Name("x-goog-api-client")!,
+                    HTTPField.Name("x-goog-request-params")!, HTTPField.Name("google-cloud-resource-prefix")!,
+                    HTTPField.Name("x-firebase-gmpid")!,
+                ],
+                allowMethods: [.delete, .get, .head, .patch, .post, .put],
+                allowCredentials: true))
         // The reference emulator answers `GET /` with `Ok`; tools poll it to see it is up.
         router.get("/") { _, _ in "Ok" }
+        let admin = AdminAPI(engine: engine)
+        router.delete("/emulator/v1/**") { request, _ in await admin.clear(request) }
         let rest = RESTAPI(engine: engine)
         for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
             router.on("/v1/**", method: method) { request, context in await rest.respond(request, context: context) }

@@ -179,3 +179,39 @@ struct RESTTests {
         }
     }
 }
+
+struct AdminAndCORSTests {
+    @Test func clearingADatabaseOrASubtree() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            try await RESTTests.call(client, .post, RESTTests.base + ":commit", """
+                {"writes":[{"update":{"name":"\(RESTTests.name)/a/1","fields":{}}},{"update":{"name":"\(RESTTests.name)/a/1/s/x","fields":{}}},
+                {"update":{"name":"\(RESTTests.name)/b/1","fields":{}}}]}
+                """)
+            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/1")
+            try await RESTTests.call(client, .get, RESTTests.base + "/a/1/s/x", expect: .notFound)
+            try await RESTTests.call(client, .get, RESTTests.base + "/b/1")
+            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/%28default%29/documents")
+            try await RESTTests.call(client, .get, RESTTests.base + "/b/1", expect: .notFound)
+            let bad = try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/nope", expect: .badRequest)
+            #expect(RESTTests.error(bad)?.0 == "INVALID_ARGUMENT")
+        }
+    }
+
+    @Test func preflightAndCrossOriginAnswers() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            try await client.execute(
+                uri: RESTTests.base + "/c/a", method: .options,
+                headers: [.origin: "http://localhost:3000", .accessControlRequestMethod: "PATCH"]
+            ) { response in
+                #expect(response.status == .noContent || response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == "http://localhost:3000")
+                #expect(response.headers[.accessControlAllowMethods]?.contains("PATCH") == true)
+            }
+            try await client.execute(uri: "/", method: .get, headers: [.origin: "http://localhost:3000"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == "http://localhost:3000")
+            }
+        }
+    }
+}
