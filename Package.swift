@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .executableTarget(name: "flint", dependencies: ["FlintCLI"], swiftSettings: strict),
