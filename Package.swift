@@ -76,7 +76,7 @@ let package = Package(
 
         .testTarget(name: "FlintModelTests", dependencies: ["FlintModel"], swiftSettings: strict),
         .testTarget(
-            name: "FlintStoreTests", dependencies: ["FlintModel", "FlintStore"], swiftSettings: strict),
+            name: "FlintStoreTests", dependencies: ["FlintModel", "FlintStore", "FlintTesting"], swiftSettings: strict),
         .testTarget(
             name: "FlintQueryTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
             swiftSettings: strict),

@@ -202,7 +202,7 @@ struct RESTAPI: Sendable {
         let body: Google_Firestore_V1_BatchGetDocumentsRequest = try await Self.decode(request)
         var keys: [DocumentKey] = []
         for name in body.documents { keys.append(try Wire.documentKey(name, in: t.database)) }
-        let (readTime, transaction, begun) = try await Self.consistency(body.consistencySelector, db)
+        let (readTime, transaction, begun) = try await Self.consistency(body.consistencySelector.map(Selector.init), db)
         let result = try await db.batchGet(keys, mask: body.hasMask ? try Wire.mask(body.mask) : nil, readTime: readTime, transaction: transaction)
         var responses = result.documents.map { key, doc in
             var r = Google_Firestore_V1_BatchGetDocumentsResponse()
@@ -222,7 +222,7 @@ struct RESTAPI: Sendable {
         let body: Google_Firestore_V1_RunQueryRequest = try await Self.decode(request)
         guard t.path.isEmpty || t.path.isDocumentPath else { throw .invalidArgument("A query's parent must be the documents root or a document.") }
         let query = try Wire.query(body.structuredQuery, parent: t.path, t.database)
-        let (readTime, transaction, begun) = try await Self.consistency(runQuery: body.consistencySelector, db)
+        let (readTime, transaction, begun) = try await Self.consistency(body.consistencySelector.map(Selector.init), db)
         let explain = body.hasExplainOptions ? ExplainOptions(analyze: body.explainOptions.analyze) : nil
         let result = try await db.runQuery(query, readTime: readTime, transaction: transaction, explain: explain)
         var responses = result.documents.map { doc in
@@ -245,7 +245,7 @@ struct RESTAPI: Sendable {
         let body: Google_Firestore_V1_RunAggregationQueryRequest = try await Self.decode(request)
         let aggregation = body.structuredAggregationQuery
         let query = try Wire.query(aggregation.structuredQuery, parent: t.path, t.database)
-        let (readTime, transaction, begun) = try await Self.consistency(aggregation: body.consistencySelector, db)
+        let (readTime, transaction, begun) = try await Self.consistency(body.consistencySelector.map(Selector.init), db)
         let result = try await db.runAggregation(
             query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
@@ -311,36 +311,15 @@ struct RESTAPI: Sendable {
 
     typealias Consistency = (readTime: Timestamp?, transaction: TransactionID?, begun: TransactionID?)
 
+    /// The consistency choice every read request's `consistency_selector` offers.
+    enum Selector {
+        case transaction(Data)
+        case newTransaction(Google_Firestore_V1_TransactionOptions)
+        case readTime(Google_Protobuf_Timestamp)
+    }
+
     /// Read time, existing transaction, or a transaction begun for this read (returned to the client).
-    static func consistency(
-        _ selector: Google_Firestore_V1_BatchGetDocumentsRequest.OneOf_ConsistencySelector?, _ db: Database
-    ) async throws(FlintError) -> Consistency {
-        switch selector {
-        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
-        case .newTransaction(let o)?:
-            let id = try await db.beginTransaction(try options(o))
-            return (nil, id, id)
-        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
-        case nil: return (nil, nil, nil)
-        }
-    }
-
-    static func consistency(
-        runQuery selector: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector?, _ db: Database
-    ) async throws(FlintError) -> Consistency {
-        switch selector {
-        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
-        case .newTransaction(let o)?:
-            let id = try await db.beginTransaction(try options(o))
-            return (nil, id, id)
-        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
-        case nil: return (nil, nil, nil)
-        }
-    }
-
-    static func consistency(
-        aggregation selector: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector?, _ db: Database
-    ) async throws(FlintError) -> Consistency {
+    static func consistency(_ selector: Selector?, _ db: Database) async throws(FlintError) -> Consistency {
         switch selector {
         case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
         case .newTransaction(let o)?:
@@ -451,5 +430,32 @@ enum AutoID {
     static func make() -> String {
         var rng = SystemRandomNumberGenerator()
         return String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] })
+    }
+}
+
+// Each read request has its own generated oneof with the same three cases.
+extension RESTAPI.Selector {
+    init(_ s: Google_Firestore_V1_BatchGetDocumentsRequest.OneOf_ConsistencySelector) {
+        switch s {
+        case .transaction(let id): self = .transaction(id)
+        case .newTransaction(let o): self = .newTransaction(o)
+        case .readTime(let t): self = .readTime(t)
+        }
+    }
+
+    init(_ s: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector) {
+        switch s {
+        case .transaction(let id): self = .transaction(id)
+        case .newTransaction(let o): self = .newTransaction(o)
+        case .readTime(let t): self = .readTime(t)
+        }
+    }
+
+    init(_ s: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector) {
+        switch s {
+        case .transaction(let id): self = .transaction(id)
+        case .newTransaction(let o): self = .newTransaction(o)
+        case .readTime(let t): self = .readTime(t)
+        }
     }
 }

@@ -2,23 +2,13 @@ import FlintEngine
 import FlintModel
 import FlintQuery
 import Foundation
+import FlintTesting
 import Testing
 
 /// Runs one seeded random dataset and a few hundred random queries against Flint's engine and
 /// against the reference emulator, and compares the names and order of the results (or the
 /// error codes). Skipped when the reference emulator is not installed.
 struct QueryDifferentialTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let database = DatabaseID(project: "flint-diff")
     static let pool: [Value] = [
         .null, true, false, -1, 0, 1, 2, 3, .integer(Int64.max), -1.5, 0.0, -0.0, 1.0, 2.5, .double(.nan),
@@ -28,9 +18,9 @@ struct QueryDifferentialTests {
     ]
     static let fieldNames = ["a", "b", "c"]
 
-    static func randomValue(_ rng: inout SplitMix) -> Value { pool[Int.random(in: 0..<pool.count, using: &rng)] }
+    static func randomValue(_ rng: inout SeededGenerator) -> Value { pool[Int.random(in: 0..<pool.count, using: &rng)] }
 
-    static func dataset(_ rng: inout SplitMix) -> [(DocumentKey, MapValue)] {
+    static func dataset(_ rng: inout SeededGenerator) -> [(DocumentKey, MapValue)] {
         (0..<60).map { i in
             var m = MapValue()
             for f in fieldNames where Int.random(in: 0..<5, using: &rng) > 0 { m[f] = randomValue(&rng) }
@@ -38,7 +28,7 @@ struct QueryDifferentialTests {
         }
     }
 
-    static func randomFilter(_ rng: inout SplitMix, depth: Int = 0) -> Filter {
+    static func randomFilter(_ rng: inout SeededGenerator, depth: Int = 0) -> Filter {
         let field = try! FieldPath([fieldNames[Int.random(in: 0..<fieldNames.count, using: &rng)]])
         switch Int.random(in: 0..<10, using: &rng) {
         case 0 where depth < 2, 1 where depth < 2:
@@ -60,7 +50,7 @@ struct QueryDifferentialTests {
         }
     }
 
-    static func randomQuery(_ rng: inout SplitMix) -> Query {
+    static func randomQuery(_ rng: inout SeededGenerator) -> Query {
         var q = Query(collectionID: "d")
         if Int.random(in: 0..<5, using: &rng) > 0 { q.filter = randomFilter(&rng) }
         var fields = fieldNames.shuffled(using: &rng)
@@ -134,7 +124,7 @@ struct QueryDifferentialTests {
     }
 
     /// Loads the seeded dataset into both sides.
-    static func prepare(_ reference: ReferenceEmulator, _ rng: inout SplitMix) async throws -> Database {
+    static func prepare(_ reference: ReferenceEmulator, _ rng: inout SeededGenerator) async throws -> Database {
         let docs = dataset(&rng)
         let flint = Database(id: database)
         _ = try await flint.commit(docs.map { .set($0.0, $0.1) })
@@ -153,7 +143,7 @@ struct QueryDifferentialTests {
             return
         }
         defer { reference.stop() }
-        var rng = SplitMix(state: 99)
+        var rng = SeededGenerator(seed: 99)
         let flint = try await Self.prepare(reference, &rng)
         let a = try FieldPath(["a"])
         var queries: [Query] = UnaryFilter.Operator.allCases.map { Query(collectionID: "d", filter: .unary(UnaryFilter(a, $0))) }
@@ -177,7 +167,7 @@ struct QueryDifferentialTests {
             return
         }
         defer { reference.stop() }
-        var rng = SplitMix(state: 20_261_121)
+        var rng = SeededGenerator(seed: 20_261_121)
         let flint = try await Self.prepare(reference, &rng)
         let queries = (0..<300).map { _ in Self.randomQuery(&rng) }
         let (errors, nonEmpty) = try await Self.compare(queries, flint: flint, reference: reference)

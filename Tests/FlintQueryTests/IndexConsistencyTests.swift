@@ -1,26 +1,16 @@
 import FlintEngine
 import FlintModel
 import FlintQuery
+import FlintTesting
 import Testing
 
 /// Indexes are built on first use and then kept current by every write. After random writes,
 /// every query answered through an index must equal the same query answered by scanning the
 /// versions at the same read time.
 struct IndexConsistencyTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let values: [Value] = [1, 2, 3, 2.0, "a", "b", .null, .double(.nan), [1, 2], ["a"], [], true]
 
-    static func randomDocument(_ rng: inout SplitMix) -> MapValue {
+    static func randomDocument(_ rng: inout SeededGenerator) -> MapValue {
         var m = MapValue()
         for f in ["g", "t", "tags"] where Int.random(in: 0..<4, using: &rng) > 0 {
             m[f] = values[Int.random(in: 0..<values.count, using: &rng)]
@@ -44,7 +34,7 @@ struct IndexConsistencyTests {
     ]
 
     @Test func indexedAnswersEqualScannedAnswersAfterRandomWrites() async throws {
-        var rng = SplitMix(state: 7)
+        var rng = SeededGenerator(seed: 7)
         let database = Database(id: db)
         for round in 0..<40 {
             var writes: [Write] = []

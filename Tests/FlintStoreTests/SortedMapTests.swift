@@ -1,24 +1,14 @@
 import FlintModel
+import FlintTesting
 import Testing
 
 @testable import FlintStore
 
 /// The chunked map must behave exactly like a sorted dictionary, across many chunk splits.
 struct SortedMapTests {
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3])
     func matchesAReferenceDictionary(seed: UInt64) {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         var map = SortedMap<Int, Int>()
         var reference: [Int: Int] = [:]
         for step in 0..<20_000 {
