@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the benchmark in release mode and runs each size in a fresh process, so memory per
 # document is not blurred by earlier runs.
-#   bench/run.sh [documents|queries] [SIZE...]    default: documents 10000 100000 1000000
+#   bench/run.sh [documents|queries|transactions] [SIZE...]    default: documents 10000 100000 1000000
+#   (for transactions, SIZE is increments per client)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=documents
-if [[ "${1:-}" == "documents" || "${1:-}" == "queries" ]]; then mode=$1; shift; fi
+if [[ "${1:-}" == "documents" || "${1:-}" == "queries" || "${1:-}" == "transactions" ]]; then mode=$1; shift; fi
 swift build -c release --product FlintBench >/dev/null
 sizes=("$@")
 [[ ${#sizes[@]} -eq 0 ]] && sizes=(10000 100000 1000000)
 for n in "${sizes[@]}"; do
-  if [[ $mode == queries ]]; then .build/release/FlintBench queries "$n"; else .build/release/FlintBench "$n"; fi
+  if [[ $mode == documents ]]; then .build/release/FlintBench "$n"; else .build/release/FlintBench "$mode" "$n"; fi
 done

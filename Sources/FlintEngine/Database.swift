@@ -18,8 +18,12 @@ public actor Database {
     private var transactions: [TransactionID: TransactionState] = [:]
     /// Shared locks of pessimistic read-write transactions, by document.
     private var locks: [DocumentKey: Set<TransactionID>] = [:]
-    /// Ages of finished transactions, so a retry keeps its priority (pruned after a lifetime).
+    /// Ages of finished transactions, so a retry keeps its priority; oldest first in
+    /// `retiredOrder`, forgotten after a transaction lifetime or beyond `maxRetired`.
     private var retiredAges: [TransactionID: Timestamp] = [:]
+    private var retiredOrder: [(id: TransactionID, ended: Timestamp)] = []
+    private var retiredHead = 0
+    private static let maxRetired = 100_000
     /// Transactions that ended by expiring, to say so when they are used again.
     private var expiredIDs: Set<TransactionID> = []
 
@@ -257,6 +261,24 @@ public actor Database {
         guard let tx = transactions.removeValue(forKey: id) else { return }
         releaseLocks(tx)
         retiredAges[id] = tx.age
+        retiredOrder.append((id, clock.now()))
+    }
+
+    /// Forgets retired transactions from the oldest end: O(1) per call on average.
+    private func pruneRetired() {
+        let horizon = clock.now().microseconds - configuration.transactionLifetimeMicros
+        while retiredHead < retiredOrder.count,
+            retiredOrder.count - retiredHead > Self.maxRetired || retiredOrder[retiredHead].ended.microseconds < horizon
+        {
+            let id = retiredOrder[retiredHead].id
+            retiredAges[id] = nil
+            expiredIDs.remove(id)
+            retiredHead += 1
+        }
+        if retiredHead > 1024 && retiredHead * 2 > retiredOrder.count {
+            retiredOrder.removeFirst(retiredHead)
+            retiredHead = 0
+        }
     }
 
     private func releaseLocks(_ tx: TransactionState) {
@@ -278,11 +300,7 @@ public actor Database {
             finish(id)
             expiredIDs.insert(id)
         }
-        if retiredAges.count > 10_000 {
-            let now = clock.now().microseconds
-            retiredAges = retiredAges.filter { now - $0.value.microseconds < configuration.transactionLifetimeMicros }
-            expiredIDs = expiredIDs.filter { retiredAges[$0] != nil }
-        }
+        pruneRetired()
     }
 
     /// Where a read looks: a read-only transaction's snapshot, a requested time, or the latest.

@@ -73,7 +73,7 @@ func smallDocument(_ i: Int) -> MapValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let mode = arguments.first == "queries" ? "queries" : "documents"
+let mode = ["queries", "transactions"].contains(arguments.first ?? "") ? arguments[0] : "documents"
 let size = Int(arguments.last ?? "") ?? 100_000
 
 /// Runs off the main actor, so each call to the database actor is a plain executor switch
@@ -122,4 +122,10 @@ func run(_ n: Int) async throws {
 
 }
 
-if mode == "queries" { try await runQueries(size) } else { try await run(size) }
+switch mode {
+case "queries": try await runQueries(size)
+case "transactions":
+    try await runTransactions(size, mode: .pessimistic)
+    try await runTransactions(size, mode: .optimistic)
+default: try await run(size)
+}
