@@ -486,6 +486,41 @@ public actor Database {
         return QueryResult(documents: documents, readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: execution))
     }
 
+    /// Split points that divide a collection-group query into at most `partitionCount` parts
+    /// of similar size, as document names in order; a page at a time when `pageSize` is given.
+    public func partitionQuery(
+        _ query: Query, partitionCount: Int, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil
+    ) throws(FlintError) -> (cursors: [DocumentKey], nextPageToken: String?) {
+        guard query.allDescendants else {
+            throw .invalidArgument("A partition query must be a collection group query (all_descendants).")
+        }
+        guard query.filter == nil, query.startAt == nil, query.endAt == nil, query.limit == nil, query.offset == 0,
+            query.projection == nil, query.findNearest == nil,
+            query.orderBy.allSatisfy({ $0.field.isDocumentID && !$0.descending }), query.orderBy.count <= 1
+        else {
+            throw .invalidArgument(
+                "A partition query may only order by __name__ ascending; filters, other orders, limits, offsets and cursors are not supported.")
+        }
+        guard partitionCount > 0 else { throw .invalidArgument("partition_count must be positive.") }
+        guard pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        let token = try pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
+        let t = try resolveReadTime(token?.readTime ?? readTime) ?? currentReadTime()
+        let keys = QueryExecutor.run(try NormalizedQuery(query, database: id), in: store, at: t).map(\.key)
+        var points: [DocumentKey] = []
+        let parts = min(partitionCount, keys.count)
+        if parts > 1 {
+            for k in 1..<parts {
+                let key = keys[k * keys.count / parts]
+                if points.last != key { points.append(key) }
+            }
+        }
+        let start = Int(token?.after ?? "") ?? 0
+        guard start <= points.count else { throw .invalidArgument("invalid page token") }
+        let end = pageSize > 0 ? min(start + pageSize, points.count) : points.count
+        let next = end < points.count ? PageToken(readTime: t, after: String(end)).encoded() : nil
+        return (Array(points[start..<end]), next)
+    }
+
     /// Records what the query needs and, when indexes are required, refuses it like production.
     private func checkIndexes(_ q: NormalizedQuery) throws(FlintError) {
         let needs = IndexRequirements.of(q)

@@ -81,6 +81,8 @@ struct RESTAPI: Sendable {
             return try await runAggregationQuery(request, db, t)
         case (.post, "listCollectionIds"?):
             return try await listCollectionIDs(request, db, t)
+        case (.post, "partitionQuery"?):
+            return try await partitionQuery(request, db, t)
         case (.post, "beginTransaction"?):
             return try await beginTransaction(request, db, t)
         case (.post, "rollback"?):
@@ -267,6 +269,24 @@ struct RESTAPI: Sendable {
         var response = Google_Firestore_V1_ListCollectionIdsResponse()
         response.collectionIds = page.collectionIDs
         if let token = page.nextPageToken { response.nextPageToken = token }
+        return try Self.json(response)
+    }
+
+    private func partitionQuery(_ request: Request, _ db: Database, _ t: Target) async throws(FlintError) -> Response {
+        let body: Google_Firestore_V1_PartitionQueryRequest = try await Self.decode(request)
+        var readTime: Timestamp?
+        if case .readTime(let rt)? = body.consistencySelector { readTime = try Wire.timestamp(rt) }
+        let query = try Wire.query(body.structuredQuery, parent: t.path, t.database)
+        let page = try await db.partitionQuery(
+            query, partitionCount: Int(body.partitionCount), pageSize: Int(body.pageSize),
+            pageToken: body.pageToken.isEmpty ? nil : body.pageToken, readTime: readTime)
+        var response = Google_Firestore_V1_PartitionQueryResponse()
+        response.partitions = page.cursors.map { key in
+            var cursor = Google_Firestore_V1_Cursor()
+            cursor.values = [Wire.proto(.reference(DocumentReference(database: t.database, key: key)))]
+            return cursor
+        }
+        if let next = page.nextPageToken { response.nextPageToken = next }
         return try Self.json(response)
     }
 

@@ -122,6 +122,10 @@ struct RESTTests {
             let got = try await Self.call(client, .post, Self.base + ":batchGet", batchBody) as? [[String: Any]]
             #expect(got?.first?["found"] != nil)
             #expect(got?.last?["missing"] as? String == Self.name + "/q/zz")
+            let partitions = try await Self.call(client, .post, Self.base + ":partitionQuery",
+                #"{"structuredQuery":{"from":[{"collectionId":"q","allDescendants":true}],"orderBy":[{"field":{"fieldPath":"__name__"}}]},"partitionCount":2}"#) as? [String: Any]
+            let cursor = (partitions?["partitions"] as? [[String: Any]])?.first?["values"] as? [[String: String]]
+            #expect(cursor == [["referenceValue": Self.name + "/q/b"]])
             let explained = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"}]},"explainOptions":{"analyze":false}}"#) as? [[String: Any]]
             #expect(explained?.count == 1 && explained?.first?["explainMetrics"] != nil)
         }
