@@ -3,6 +3,7 @@ import FlintEngine
 import FlintServer
 import Foundation
 import Hummingbird
+import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +29,9 @@ extension FlintCommand {
         func run() async throws {
             let argv = command.first == "--" ? Array(command.dropFirst()) : command
             guard !argv.isEmpty else { throw ValidationError("Give the command to run after --.") }
-            let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: host, port: 0))
+            var logger = Logger(label: "flint")
+            logger.logLevel = .warning
+            let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: host, port: 0), logger: logger)
             let ready = AsyncStream<Int>.makeStream()
             let app = server.makeApplication { _, port in ready.continuation.yield(port) }
             let serving = Task { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]) }

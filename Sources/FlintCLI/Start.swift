@@ -4,6 +4,7 @@ import FlintFixtures
 import FlintModel
 import FlintServer
 import Foundation
+import Logging
 
 extension FlintCommand {
     /// `flint start`: serves Flint until interrupted.
@@ -22,8 +23,12 @@ extension FlintCommand {
         @Flag(help: "Refuse queries that production would refuse for lack of a declared index.")
         var requireIndexes = false
 
+        @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
+        var logLevel = "notice"
+
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
         }
 
         func run() async throws {
@@ -41,7 +46,10 @@ extension FlintCommand {
                     throw ValidationError("\(indexes): \(error.message)")
                 }
             }
-            let server = FlintServer(engine: Engine(configuration: configuration), configuration: ServerConfiguration(host: host, port: port))
+            var logger = Logger(label: "flint")
+            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
+            let server = FlintServer(
+                engine: Engine(configuration: configuration), configuration: ServerConfiguration(host: host, port: port), logger: logger)
             try await server.run { host, port in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"

@@ -32,6 +32,7 @@ public struct FlintServer: Sendable {
     /// The router with every route Flint serves.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.middlewares.add(RequestLog(logger: logger))
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(
             CORSMiddleware(

@@ -1,0 +1,16 @@
+import Hummingbird
+import Logging
+
+/// One log line per request: method, path, status and latency, at `info`.
+struct RequestLog<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(Double(micros) / 1000) ms")
+        return response
+    }
+}
