@@ -31,6 +31,8 @@ struct RESTAPI: Sendable {
 
     func respond(_ request: Request, context: some RequestContext) async -> Response {
         do throws(FlintError) {
+            // Checked on every request, as the reference does; rules will decide with it.
+            _ = try AuthContext(authorization: request.headers[.authorization])
             let target = try Self.parse(request.uri.path)
             return try await dispatch(request, target)
         } catch {

@@ -172,6 +172,10 @@ struct RESTTests {
                 (.post, Self.base + ":commit", #"{"transaction":"AAAA","writes":[]}"#, .badRequest, "INVALID_ARGUMENT"),
                 (.get, "/v1/elsewhere", nil, .notFound, "NOT_FOUND"),
             ]
+            try await client.execute(uri: Self.base + "/c/a", method: .get, headers: [.authorization: "Bearer garbage"]) { response in
+                #expect(response.status == .badRequest)
+                #expect(Self.error(Self.json(response.body))?.1 == "invalid jwt")
+            }
             for (method, uri, body, status, code) in cases {
                 let answer = try await Self.call(client, method, uri, body, expect: status)
                 #expect(Self.error(answer)?.0 == code, "\(method) \(uri)")

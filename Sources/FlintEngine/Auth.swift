@@ -1,0 +1,63 @@
+import FlintModel
+import Foundation
+
+/// Who is asking: the owner (rules skipped), a signed-in user with token claims, or nobody.
+public enum AuthContext: Sendable, Equatable {
+    case owner
+    /// `uid` comes from `sub` or `user_id`; `token` holds every claim, as rules see `request.auth.token`.
+    case user(uid: String?, token: MapValue)
+    case unauthenticated
+
+    /// Reads an `Authorization` header as the reference emulator does: `Bearer owner` is the
+    /// owner, any other bearer token is a JWT whose claims are taken without checking its
+    /// signature or expiry (unsigned `alg: none` tokens and real Firebase ID tokens alike).
+    public init(authorization header: String?) throws(FlintError) {
+        guard let header, !header.isEmpty else {
+            self = .unauthenticated
+            return
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw FlintError(.unauthenticated, "The Authorization header must be \"Bearer owner\" or \"Bearer <ID token>\".")
+        }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        if token == "owner" {
+            self = .owner
+            return
+        }
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, let payload = Self.base64URL(segments[1]),
+            let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { throw .invalidArgument("invalid jwt") }
+        var map = MapValue()
+        for (k, v) in claims { map[k] = Self.value(v) }
+        var uid: String?
+        if case .string(let s)? = map["sub"], !s.isEmpty { uid = s } else if case .string(let s)? = map["user_id"] { uid = s }
+        self = .user(uid: uid, token: map)
+    }
+
+    private static func base64URL(_ text: Substring) -> Data? {
+        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.utf8.count % 4 != 0 { s += "=" }
+        return Data(base64Encoded: s)
+    }
+
+    /// JSON claims as Firestore values; whole numbers become integers, as rules compare them.
+    static func value(_ json: Any) -> Value {
+        switch json {
+        case let s as String: return .string(s)
+        case let n as NSNumber:
+            // JSON true/false arrive as NSNumbers whose Objective-C type is "c".
+            if String(cString: n.objCType) == "c" { return .boolean(n.boolValue) }
+            let d = n.doubleValue
+            if d.rounded() == d, abs(d) < 9.2e18 { return .integer(Int64(d)) }
+            return .double(d)
+        case let a as [Any]: return .array(a.map(value))
+        case let o as [String: Any]:
+            var m = MapValue()
+            for (k, v) in o { m[k] = value(v) }
+            return .map(m)
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import FlintEngine
+import FlintModel
+import Foundation
+import Testing
+
+struct AuthTests {
+    static func jwt(_ claims: String) -> String {
+        let b64 = { (s: String) in
+            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        return "Bearer " + b64(#"{"alg":"none"}"#) + "." + b64(claims) + "."
+    }
+
+    @Test func headersAsTheReferenceReadsThem() throws {
+        #expect(try AuthContext(authorization: nil) == .unauthenticated)
+        #expect(try AuthContext(authorization: "Bearer owner") == .owner)
+        let alice = try AuthContext(authorization: Self.jwt(#"{"sub":"alice","email_verified":true,"exp":1700000000,"firebase":{"sign_in_provider":"password"},"roles":["a"],"score":1.5}"#))
+        guard case .user(let uid, let token) = alice else {
+            Issue.record("expected a user")
+            return
+        }
+        #expect(uid == "alice")
+        #expect(token["email_verified"] == true)
+        #expect(token["exp"] == .integer(1_700_000_000))
+        #expect(token["firebase"] == ["sign_in_provider": "password"])
+        #expect(token["roles"] == ["a"])
+        #expect(token["score"] == 1.5)
+        #expect(try AuthContext(authorization: Self.jwt(#"{"user_id":"bob"}"#)) == .user(uid: "bob", token: ["user_id": "bob"]))
+    }
+
+    @Test func malformedTokensAreRefused() {
+        for bad in ["Bearer garbage", "Bearer a.b", "Bearer eyJhbGciOiJub25lIn0.bm90anNvbg."] {
+            #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: bad) }
+        }
+        for bad in ["Basic xyz", "Bearer", "token"] {
+            let e = #expect(throws: FlintError.self) { try AuthContext(authorization: bad) }
+            #expect(e?.code == .unauthenticated)
+        }
+    }
+}
