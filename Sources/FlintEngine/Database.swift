@@ -79,28 +79,32 @@ public actor Database {
         for w in writes { try WriteApplier.validate(w) }
         try checkRequestSize(writes)
         let commitTime = nextCommitTime()
+        // The stored state of each key before this commit, and its state as the writes go.
+        var original: [DocumentKey: DocumentState?] = [:]
         var pending: [DocumentKey: DocumentState?] = [:]
         var order: [DocumentKey] = []
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
         for write in writes {
             let key = write.key
-            let current: DocumentState? =
-                if let staged = pending[key] { staged } else { store.document(key, at: nil) }
-            let outcome = try WriteApplier.apply(write, to: current, commitTime: commitTime, database: id)
-            let next = try nextState(key, current: current, outcome: outcome, commitTime: commitTime)
-            if pending[key] == nil { order.append(key) }
+            let current: DocumentState?
+            if let staged = pending[key] {
+                current = staged
+            } else {
+                current = store.document(key, at: nil)
+                original[key] = .some(current)
+                order.append(key)
+            }
+            let (next, result) = try stage(write, on: current, at: commitTime)
             pending[key] = .some(next)
-            results.append(WriteResult(updateTime: next?.updateTime, transformResults: outcome.transformResults))
+            results.append(result)
         }
-        var changed: [DocumentWrite] = []
-        for key in order {
-            guard let final = pending[key] else { continue }
-            let before = store.document(key, at: nil)
-            if before == final { continue }  // unchanged documents keep their update time
-            changed.append(DocumentWrite(key: key, state: final))
+        // Documents whose final state equals the stored one are not rewritten, so they keep
+        // their update time.
+        let changed = order.compactMap { key -> DocumentWrite? in
+            guard let final = pending[key], let before = original[key], before != final else { return nil }
+            return DocumentWrite(key: key, state: final)
         }
-        // A document rewritten with identical data keeps its old update time.
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
         return CommitResult(commitTime: commitTime, writeResults: results)
@@ -121,10 +125,9 @@ public actor Database {
             do throws(FlintError) {
                 try WriteApplier.validate(write)
                 let current = store.document(write.key, at: nil)
-                let outcome = try WriteApplier.apply(write, to: current, commitTime: commitTime, database: id)
-                let next = try nextState(write.key, current: current, outcome: outcome, commitTime: commitTime)
+                let (next, result) = try stage(write, on: current, at: commitTime)
                 if next != current { changed.append(DocumentWrite(key: write.key, state: next)) }
-                results.append(.success(WriteResult(updateTime: next?.updateTime, transformResults: outcome.transformResults)))
+                results.append(.success(result))
             } catch {
                 results.append(.failure(error))
             }
@@ -134,18 +137,25 @@ public actor Database {
         return results
     }
 
-    /// The state after a write, with Firestore's times: create time kept from an existing
-    /// document, update time unchanged when the fields did not change.
-    private func nextState(
-        _ key: DocumentKey, current: DocumentState?, outcome: WriteApplier.Outcome,
-        commitTime: Timestamp
-    ) throws(FlintError) -> DocumentState? {
-        guard let fields = outcome.fields else { return nil }
-        try Validation.validateFields(fields)
-        try Validation.validateSize(id, key, fields)
-        if let current, current.fields == fields { return current }
-        return DocumentState(
-            fields: fields, createTime: current?.createTime ?? commitTime, updateTime: commitTime)
+    /// One validated write applied to `current`: the next state, with Firestore's times (create
+    /// time kept, update time unchanged when the fields did not change), and its write result.
+    private func stage(_ write: Write, on current: DocumentState?, at commitTime: Timestamp)
+        throws(FlintError) -> (DocumentState?, WriteResult)
+    {
+        let outcome = try WriteApplier.apply(write, to: current, commitTime: commitTime, database: id)
+        guard let fields = outcome.fields else { return (nil, WriteResult(updateTime: nil)) }
+        // A plain set stores exactly the data `WriteApplier.validate` already checked.
+        var plainSet = write.updateMask == nil && write.transforms.isEmpty
+        if case .update = write.operation {} else { plainSet = false }
+        if !plainSet { try Validation.validateFields(fields) }
+        try Validation.validateSize(id, write.key, fields)
+        let next: DocumentState
+        if let current, current.fields == fields {
+            next = current
+        } else {
+            next = DocumentState(fields: fields, createTime: current?.createTime ?? commitTime, updateTime: commitTime)
+        }
+        return (next, WriteResult(updateTime: next.updateTime, transformResults: outcome.transformResults))
     }
 
     private func checkRequestSize(_ writes: [Write]) throws(FlintError) {

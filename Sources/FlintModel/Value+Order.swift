@@ -95,12 +95,10 @@ extension Value {
     }
 
     static func compareReferences(_ x: DocumentReference, _ y: DocumentReference) -> Int {
-        let dx = [x.database.project, x.database.database]
-        let dy = [y.database.project, y.database.database]
-        for (p, q) in zip(dx, dy) {
-            let c = compareUTF8(p, q)
-            if c != 0 { return c }
-        }
+        let project = compareUTF8(x.database.project, y.database.project)
+        if project != 0 { return project }
+        let database = compareUTF8(x.database.database, y.database.database)
+        if database != 0 { return database }
         return x.key.path.compare(y.key.path)
     }
 

@@ -80,9 +80,10 @@ public final class MemoryStore: StoreBackend {
                 updateTime: commitTime)
             let groupIndexesHere = groupIndexes.isEmpty ? nil : groupIndexes[UTF8Key(write.key.collectionID)]
             let indexed = !collection.indexes.isEmpty || groupIndexesHere != nil
-            let previous = indexed ? collection.documents[id]?.latest.fields : nil
+            var previous: MapValue?
             let delta: Int = collection.documents.update(id) { record in
-                let existed = record?.latest.fields != nil
+                previous = record?.latest.fields
+                let existed = previous != nil
                 if var r = record {
                     r.older.append(r.latest)
                     r.latest = newVersion
