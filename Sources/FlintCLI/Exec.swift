@@ -33,8 +33,7 @@ extension FlintCommand {
             logger.logLevel = .warning
             let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: host, port: 0), logger: logger)
             let ready = AsyncStream<Int>.makeStream()
-            let app = server.makeApplication { _, port in ready.continuation.yield(port) }
-            let serving = Task { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]) }
+            let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
             var ports = ready.stream.makeAsyncIterator()
             guard let port = await ports.next() else { throw ExitCode.failure }
             let status = await Self.spawnAndWait(argv, environment: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])

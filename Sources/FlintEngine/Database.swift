@@ -371,7 +371,7 @@ public actor Database {
             throw .invalidArgument("show_missing cannot be combined with order_by.")
         }
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
-        let readTime = try resolveReadTime(token?.readTime ?? request.readTime) ?? currentReadTime()
+        let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
         let collection = request.parent.appending(request.collectionID)
         let limit = request.pageSize == 0 ? Int.max : request.pageSize
 
@@ -419,6 +419,12 @@ public actor Database {
             for (key, state) in all[start...] {
                 if page.count == limit { more = true; break }
                 page.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+            }
+        }
+        if let transaction = request.transaction {
+            for listed in page {
+                let state = listed.document.map { DocumentState(fields: $0.fields, createTime: $0.createTime, updateTime: $0.updateTime) }
+                recordRead(transaction, listed.key, state)
             }
         }
         let next = more ? page.last.map { PageToken(readTime: readTime, after: $0.key.documentID).encoded() } : nil

@@ -18,12 +18,15 @@ public struct ListDocumentsRequest: Sendable {
     public var mask: [FieldPath]?
     public var showMissing: Bool
     public var readTime: Timestamp?
+    /// Lists inside this transaction: at its snapshot, and the listed documents count as its reads.
+    public var transaction: TransactionID?
 
     public init(
         parent: ResourcePath = .root, collectionID: String, pageSize: Int = 0, pageToken: String? = nil,
         orderBy: [Ordering] = [], mask: [FieldPath]? = nil, showMissing: Bool = false,
-        readTime: Timestamp? = nil
+        readTime: Timestamp? = nil, transaction: TransactionID? = nil
     ) {
+        self.transaction = transaction
         self.parent = parent
         self.collectionID = collectionID
         self.pageSize = pageSize

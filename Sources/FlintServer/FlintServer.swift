@@ -2,7 +2,12 @@ import FlintEngine
 import HTTPTypes
 import Hummingbird
 import Logging
+import FlintModel
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import HummingbirdCore
 import NIOCore
+import NIOPosix
 
 /// Where and how Flint listens.
 public struct ServerConfiguration: Sendable {
@@ -16,8 +21,8 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The HTTP side of Flint's one port. Today it answers the reference emulator's health check;
-/// the REST, admin and WebSocket routes and the gRPC side join it on the same listener.
+/// Flint's one port: HTTP/1.1 (REST, admin, health) through Hummingbird and cleartext HTTP/2
+/// (gRPC) through grpc-swift, told apart by each connection's first bytes.
 public struct FlintServer: Sendable {
     public let engine: Engine
     public let configuration: ServerConfiguration
@@ -55,21 +60,69 @@ public struct FlintServer: Sendable {
         return router
     }
 
-    /// The application, for running or for in-process tests.
+    /// The HTTP/1.1 side alone, for in-process tests of REST and admin routes; HTTP/2
+    /// connections are closed.
     public func makeApplication(onReady: @escaping @Sendable (String, Int) async -> Void = { _, _ in })
+        -> some ApplicationProtocol
+    {
+        let handoff = GRPCHandoff(eventLoopGroup: Self.eventLoopGroup)
+        handoff.cancel()
+        return makeApplication(grpc: handoff, onReady: onReady)
+    }
+
+    /// The application on the shared port: HTTP/1.1 here, HTTP/2 connections handed to `grpc`.
+    func makeApplication(grpc: GRPCHandoff, onReady: @escaping @Sendable (String, Int) async -> Void)
         -> some ApplicationProtocol
     {
         Application(
             router: makeRouter(),
+            server: HTTPServerBuilder { responder in
+                SharedPortChannel(http1: HTTP1Channel(responder: responder), grpc: grpc)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Flint"),
             onServerRunning: { channel in
                 await onReady(configuration.host, channel.localAddress?.port ?? configuration.port)
             },
+            eventLoopGroupProvider: .shared(Self.eventLoopGroup),
             logger: logger)
     }
 
-    /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-    public func run(onReady: @escaping @Sendable (String, Int) async -> Void) async throws {
-        try await makeApplication(onReady: onReady).runService()
+    /// The gRPC server for connections the shared port recognises as HTTP/2.
+    func makeGRPCServer(_ handoff: GRPCHandoff) -> GRPCServer<HTTP2ServerTransport.Custom<GRPCHandoff>> {
+        var config = HTTP2ServerTransport.Custom<GRPCHandoff>.Config.defaults
+        // Firestore accepts requests up to 10 MiB; the payload check itself answers larger ones.
+        config.rpc.maxRequestPayloadSize = Limits.maxRequestBytes + 64 * 1024
+        return GRPCServer(
+            transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
+            services: [GRPCFirestoreService(engine: engine)])
+    }
+
+    static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
+
+    /// Serves REST and gRPC on one port until SIGINT or SIGTERM, then shuts down: open calls
+    /// get `gracePeriod` to finish before they are cancelled.
+    public func run(gracePeriod: Duration = .milliseconds(500), onReady: @escaping @Sendable (String, Int) async -> Void)
+        async throws
+    {
+        let handoff = GRPCHandoff(eventLoopGroup: Self.eventLoopGroup)
+        let grpc = makeGRPCServer(handoff)
+        let app = makeApplication(grpc: handoff, onReady: onReady)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await grpc.serve() }
+            defer { group.cancelAll() }
+            do {
+                try await app.runService()
+            } catch {
+                handoff.cancel()
+                throw error
+            }
+            grpc.beginGracefulShutdown()
+            group.addTask {
+                try await Task.sleep(for: gracePeriod)
+                throw CancellationError()
+            }
+            // The first to finish: the gRPC server draining, or the grace period.
+            _ = try? await group.next()
+        }
     }
 }

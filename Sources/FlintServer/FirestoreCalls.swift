@@ -1,0 +1,327 @@
+import FlintEngine
+import FlintModel
+import FlintProto
+import FlintQuery
+import FlintWire
+import Foundation
+import SwiftProtobuf
+
+/// `google.firestore.v1.Firestore`'s methods over Flint's engine, in the API's own request and
+/// response messages. gRPC calls these directly and REST after mapping its paths and JSON onto
+/// the same messages, so both dialects share one set of semantics, codes and messages.
+struct FirestoreCalls: Sendable {
+    let engine: Engine
+
+    // MARK: - Documents
+
+    func getDocument(_ r: Google_Firestore_V1_GetDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
+        let (id, key) = try ResourceName.parseDocument(r.name)
+        var readTime: Timestamp?
+        var transaction: TransactionID?
+        switch r.consistencySelector {
+        case .transaction(let t)?: transaction = TransactionID(bytes: Array(t))
+        case .readTime(let t)?: readTime = try Wire.timestamp(t)
+        case nil: break
+        }
+        let mask = r.hasMask ? try Wire.mask(r.mask) : nil
+        guard let doc = try await engine.database(id).get(key, mask: mask, readTime: readTime, transaction: transaction) else {
+            throw FlintError(.notFound, "Document (\(r.name)) not found.")
+        }
+        return Wire.proto(doc, id)
+    }
+
+    func listDocuments(_ r: Google_Firestore_V1_ListDocumentsRequest) async throws(FlintError) -> Google_Firestore_V1_ListDocumentsResponse {
+        let (id, parent) = try ResourceName.parseParent(r.parent)
+        guard !r.collectionID.isEmpty else { throw .invalidArgument("A listing names the collection to list.") }
+        try Validation.validateID(r.collectionID)
+        var list = ListDocumentsRequest(parent: parent, collectionID: r.collectionID)
+        list.pageSize = Int(r.pageSize)
+        list.pageToken = r.pageToken.isEmpty ? nil : r.pageToken
+        if !r.orderBy.isEmpty { list.orderBy = try Ordering.parseList(r.orderBy) }
+        list.mask = r.hasMask ? try Wire.mask(r.mask) : nil
+        list.showMissing = r.showMissing
+        switch r.consistencySelector {
+        case .transaction(let t)?: list.transaction = TransactionID(bytes: Array(t))
+        case .readTime(let t)?: list.readTime = try Wire.timestamp(t)
+        case nil: break
+        }
+        let page = try await engine.database(id).listDocuments(list)
+        var response = Google_Firestore_V1_ListDocumentsResponse()
+        response.documents = page.documents.map { listed in
+            if let doc = listed.document { return Wire.proto(doc, id) }
+            var missing = Google_Firestore_V1_Document()
+            missing.name = Wire.name(listed.key, id)
+            return missing
+        }
+        if let token = page.nextPageToken { response.nextPageToken = token }
+        return response
+    }
+
+    func createDocument(_ r: Google_Firestore_V1_CreateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
+        let (id, parent) = try ResourceName.parseParent(r.parent)
+        try Validation.validateID(r.collectionID)
+        let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
+        try Validation.validateID(documentID)
+        let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
+        try Validation.validateDocumentName(id, key)
+        let db = engine.database(id)
+        _ = try await db.commit([Write(.update(key, try Wire.fields(r.document.fields, id)), precondition: .exists(false))])
+        return try await readBack(db, id, key, mask: r.hasMask ? try Wire.mask(r.mask) : nil)
+    }
+
+    func updateDocument(_ r: Google_Firestore_V1_UpdateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
+        let (id, key) = try ResourceName.parseDocument(r.document.name)
+        var write = Write(
+            .update(key, try Wire.fields(r.document.fields, id)),
+            precondition: try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil))
+        if r.hasUpdateMask { write.updateMask = try Wire.mask(r.updateMask) }
+        let db = engine.database(id)
+        _ = try await db.commit([write])
+        return try await readBack(db, id, key, mask: r.hasMask ? try Wire.mask(r.mask) : nil)
+    }
+
+    func deleteDocument(_ r: Google_Firestore_V1_DeleteDocumentRequest) async throws(FlintError) -> Google_Protobuf_Empty {
+        let (id, key) = try ResourceName.parseDocument(r.name)
+        let precondition = try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil)
+        _ = try await engine.database(id).commit([Write(.delete(key), precondition: precondition)])
+        return Google_Protobuf_Empty()
+    }
+
+    private func readBack(_ db: Database, _ id: DatabaseID, _ key: DocumentKey, mask: [FieldPath]?) async throws(FlintError)
+        -> Google_Firestore_V1_Document
+    {
+        guard let doc = try await db.get(key, mask: mask) else {
+            throw FlintError(.internal, "The written document could not be read back.")
+        }
+        return Wire.proto(doc, id)
+    }
+
+    // MARK: - Writes and transactions
+
+    func commit(_ r: Google_Firestore_V1_CommitRequest) async throws(FlintError) -> Google_Firestore_V1_CommitResponse {
+        let id = try Self.database(r.database)
+        var writes: [Write] = []
+        for w in r.writes { writes.append(try Wire.write(w, id)) }
+        let transaction = r.transaction.isEmpty ? nil : TransactionID(bytes: Array(r.transaction))
+        let result = try await engine.database(id).commit(writes, transaction: transaction)
+        var response = Google_Firestore_V1_CommitResponse()
+        response.writeResults = result.writeResults.map(Wire.proto)
+        response.commitTime = Wire.proto(result.commitTime)
+        return response
+    }
+
+    func batchWrite(_ r: Google_Firestore_V1_BatchWriteRequest) async throws(FlintError) -> Google_Firestore_V1_BatchWriteResponse {
+        let id = try Self.database(r.database)
+        var writes: [Write] = []
+        for w in r.writes { writes.append(try Wire.write(w, id)) }
+        var response = Google_Firestore_V1_BatchWriteResponse()
+        for result in try await engine.database(id).batchWrite(writes) {
+            switch result {
+            case .success(let w):
+                response.writeResults.append(Wire.proto(w))
+                response.status.append(Google_Rpc_Status())
+            case .failure(let e):
+                response.writeResults.append(Google_Firestore_V1_WriteResult())
+                response.status.append(Wire.status(e))
+            }
+        }
+        return response
+    }
+
+    func beginTransaction(_ r: Google_Firestore_V1_BeginTransactionRequest) async throws(FlintError)
+        -> Google_Firestore_V1_BeginTransactionResponse
+    {
+        let id = try Self.database(r.database)
+        let transaction = try await engine.database(id).beginTransaction(r.hasOptions ? try Self.options(r.options) : .readWrite())
+        var response = Google_Firestore_V1_BeginTransactionResponse()
+        response.transaction = Data(transaction.bytes)
+        return response
+    }
+
+    func rollback(_ r: Google_Firestore_V1_RollbackRequest) async throws(FlintError) -> Google_Protobuf_Empty {
+        let id = try Self.database(r.database)
+        try await engine.database(id).rollback(TransactionID(bytes: Array(r.transaction)))
+        return Google_Protobuf_Empty()
+    }
+
+    // MARK: - Reads
+
+    func batchGetDocuments(_ r: Google_Firestore_V1_BatchGetDocumentsRequest) async throws(FlintError)
+        -> [Google_Firestore_V1_BatchGetDocumentsResponse]
+    {
+        let id = try Self.database(r.database)
+        var keys: [DocumentKey] = []
+        for name in r.documents { keys.append(try Wire.documentKey(name, in: id)) }
+        let db = engine.database(id)
+        let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
+        let result = try await db.batchGet(keys, mask: r.hasMask ? try Wire.mask(r.mask) : nil, readTime: readTime, transaction: transaction)
+        var responses = result.documents.map { key, doc in
+            var response = Google_Firestore_V1_BatchGetDocumentsResponse()
+            if let doc { response.found = Wire.proto(doc, id) } else { response.missing = Wire.name(key, id) }
+            response.readTime = Wire.proto(result.readTime)
+            return response
+        }
+        if let begun {
+            var first = Google_Firestore_V1_BatchGetDocumentsResponse()
+            first.transaction = Data(begun.bytes)
+            responses.insert(first, at: 0)
+        }
+        return responses
+    }
+
+    func runQuery(_ r: Google_Firestore_V1_RunQueryRequest) async throws(FlintError) -> [Google_Firestore_V1_RunQueryResponse] {
+        let (id, parent) = try ResourceName.parseParent(r.parent)
+        let query = try Wire.query(r.structuredQuery, parent: parent, id)
+        let db = engine.database(id)
+        let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
+        let explain = r.hasExplainOptions ? ExplainOptions(analyze: r.explainOptions.analyze) : nil
+        let result = try await db.runQuery(query, readTime: readTime, transaction: transaction, explain: explain)
+        var responses = result.documents.map { doc in
+            var response = Google_Firestore_V1_RunQueryResponse()
+            response.document = Wire.proto(doc, id)
+            response.readTime = Wire.proto(result.readTime)
+            return response
+        }
+        // An empty result still tells the client its read time.
+        if responses.isEmpty {
+            var response = Google_Firestore_V1_RunQueryResponse()
+            response.readTime = Wire.proto(result.readTime)
+            responses.append(response)
+        }
+        if let metrics = result.explainMetrics { responses[responses.count - 1].explainMetrics = Wire.proto(metrics) }
+        if let begun { responses[0].transaction = Data(begun.bytes) }
+        return responses
+    }
+
+    func runAggregationQuery(_ r: Google_Firestore_V1_RunAggregationQueryRequest) async throws(FlintError)
+        -> [Google_Firestore_V1_RunAggregationQueryResponse]
+    {
+        let (id, parent) = try ResourceName.parseParent(r.parent)
+        let aggregation = r.structuredAggregationQuery
+        let query = try Wire.query(aggregation.structuredQuery, parent: parent, id)
+        let db = engine.database(id)
+        let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
+        let result = try await db.runAggregation(
+            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction)
+        var response = Google_Firestore_V1_RunAggregationQueryResponse()
+        if let begun { response.transaction = Data(begun.bytes) }
+        for (alias, value) in result.values { response.result.aggregateFields[alias] = Wire.proto(value) }
+        response.readTime = Wire.proto(result.readTime)
+        return [response]
+    }
+
+    func listCollectionIds(_ r: Google_Firestore_V1_ListCollectionIdsRequest) async throws(FlintError)
+        -> Google_Firestore_V1_ListCollectionIdsResponse
+    {
+        let (id, parent) = try ResourceName.parseParent(r.parent)
+        var readTime: Timestamp?
+        if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
+        let page = try await engine.database(id).listCollectionIDs(
+            parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime)
+        var response = Google_Firestore_V1_ListCollectionIdsResponse()
+        response.collectionIds = page.collectionIDs
+        if let token = page.nextPageToken { response.nextPageToken = token }
+        return response
+    }
+
+    func partitionQuery(_ r: Google_Firestore_V1_PartitionQueryRequest) async throws(FlintError)
+        -> Google_Firestore_V1_PartitionQueryResponse
+    {
+        let (id, parent) = try ResourceName.parseParent(r.parent)
+        var readTime: Timestamp?
+        if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
+        let query = try Wire.query(r.structuredQuery, parent: parent, id)
+        let page = try await engine.database(id).partitionQuery(
+            query, partitionCount: Int(r.partitionCount), pageSize: Int(r.pageSize),
+            pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime)
+        var response = Google_Firestore_V1_PartitionQueryResponse()
+        response.partitions = page.cursors.map { key in
+            var cursor = Google_Firestore_V1_Cursor()
+            cursor.values = [Wire.proto(.reference(DocumentReference(database: id, key: key)))]
+            return cursor
+        }
+        if let next = page.nextPageToken { response.nextPageToken = next }
+        return response
+    }
+
+    // MARK: - Helpers
+
+    /// A `projects/{p}/databases/{d}` name.
+    static func database(_ name: String) throws(FlintError) -> DatabaseID {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[1].isEmpty, !parts[3].isEmpty else {
+            throw .invalidArgument("Database name \"\(name)\" is not of the form projects/{project_id}/databases/{database_id}.")
+        }
+        return DatabaseID(project: String(parts[1]), database: String(parts[3]))
+    }
+
+    static func options(_ p: Google_Firestore_V1_TransactionOptions) throws(FlintError) -> TransactionOptions {
+        switch p.mode {
+        case .readOnly(let ro)?:
+            if case .readTime(let t)? = ro.consistencySelector { return .readOnly(readTime: try Wire.timestamp(t)) }
+            return .readOnly()
+        case .readWrite(let rw)?:
+            return .readWrite(retrying: rw.retryTransaction.isEmpty ? nil : TransactionID(bytes: Array(rw.retryTransaction)))
+        case nil:
+            return .readWrite()
+        }
+    }
+
+    /// The consistency choice every read request's `consistency_selector` offers.
+    enum Selector {
+        case transaction(Data)
+        case newTransaction(Google_Firestore_V1_TransactionOptions)
+        case readTime(Google_Protobuf_Timestamp)
+    }
+
+    /// Read time, existing transaction, or a transaction begun for this read (returned to the client).
+    static func consistency(_ selector: Selector?, _ db: Database) async throws(FlintError)
+        -> (readTime: Timestamp?, transaction: TransactionID?, begun: TransactionID?)
+    {
+        switch selector {
+        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
+        case .newTransaction(let o)?:
+            let id = try await db.beginTransaction(try options(o))
+            return (nil, id, id)
+        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
+        case nil: return (nil, nil, nil)
+        }
+    }
+}
+
+/// Firestore-style 20-character random document ids.
+enum AutoID {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    static func make() -> String {
+        var rng = SystemRandomNumberGenerator()
+        return String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] })
+    }
+}
+
+// Each read request has its own generated oneof with the same three cases.
+extension FirestoreCalls.Selector {
+    init(_ s: Google_Firestore_V1_BatchGetDocumentsRequest.OneOf_ConsistencySelector) {
+        switch s {
+        case .transaction(let id): self = .transaction(id)
+        case .newTransaction(let o): self = .newTransaction(o)
+        case .readTime(let t): self = .readTime(t)
+        }
+    }
+
+    init(_ s: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector) {
+        switch s {
+        case .transaction(let id): self = .transaction(id)
+        case .newTransaction(let o): self = .newTransaction(o)
+        case .readTime(let t): self = .readTime(t)
+        }
+    }
+
+    init(_ s: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector) {
+        switch s {
+        case .transaction(let id): self = .transaction(id)
+        case .newTransaction(let o): self = .newTransaction(o)
+        case .readTime(let t): self = .readTime(t)
+        }
+    }
+}

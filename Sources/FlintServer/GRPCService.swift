@@ -1,0 +1,188 @@
+import FlintEngine
+import FlintModel
+import FlintProto
+import FlintWire
+import Foundation
+import GRPCCore
+import SwiftProtobuf
+
+/// `google.firestore.v1.Firestore` over gRPC: what the mobile, Admin and server SDKs speak.
+/// Every unary and server-streaming method is a `FirestoreCalls` call; the Write stream keeps
+/// the mobile SDKs' handshake here.
+struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
+    let calls: FirestoreCalls
+
+    init(engine: Engine) { calls = FirestoreCalls(engine: engine) }
+
+    /// Checks the caller's `authorization` metadata as REST does, then runs `body`.
+    private func unary<Request, Response>(
+        _ request: ServerRequest<Request>, _ body: (Request) async throws(FlintError) -> Response
+    ) async throws -> ServerResponse<Response> {
+        do throws(FlintError) {
+            _ = try Self.auth(request.metadata)
+            return ServerResponse(message: try await body(request.message))
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    /// Server streaming: the answer is computed at one read time, then streamed.
+    private func streaming<Request, Response>(
+        _ request: ServerRequest<Request>, _ body: (Request) async throws(FlintError) -> [Response]
+    ) async throws -> StreamingServerResponse<Response> {
+        do throws(FlintError) {
+            _ = try Self.auth(request.metadata)
+            let responses = try await body(request.message)
+            return StreamingServerResponse { writer in
+                try await writer.write(contentsOf: responses)
+                return [:]
+            }
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    static func auth(_ metadata: Metadata) throws(FlintError) -> AuthContext {
+        var header: String?
+        for value in metadata[stringValues: "authorization"] { header = value }
+        return try AuthContext(authorization: header)
+    }
+
+    func getDocument(request: ServerRequest<Google_Firestore_V1_GetDocumentRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_Document>
+    { try await unary(request, calls.getDocument) }
+
+    func listDocuments(request: ServerRequest<Google_Firestore_V1_ListDocumentsRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_ListDocumentsResponse>
+    { try await unary(request, calls.listDocuments) }
+
+    func createDocument(request: ServerRequest<Google_Firestore_V1_CreateDocumentRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_Document>
+    { try await unary(request, calls.createDocument) }
+
+    func updateDocument(request: ServerRequest<Google_Firestore_V1_UpdateDocumentRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_Document>
+    { try await unary(request, calls.updateDocument) }
+
+    func deleteDocument(request: ServerRequest<Google_Firestore_V1_DeleteDocumentRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Protobuf_Empty>
+    { try await unary(request, calls.deleteDocument) }
+
+    func batchGetDocuments(request: ServerRequest<Google_Firestore_V1_BatchGetDocumentsRequest>, context: ServerContext)
+        async throws -> StreamingServerResponse<Google_Firestore_V1_BatchGetDocumentsResponse>
+    { try await streaming(request, calls.batchGetDocuments) }
+
+    func beginTransaction(request: ServerRequest<Google_Firestore_V1_BeginTransactionRequest>, context: ServerContext)
+        async throws -> ServerResponse<Google_Firestore_V1_BeginTransactionResponse>
+    { try await unary(request, calls.beginTransaction) }
+
+    func commit(request: ServerRequest<Google_Firestore_V1_CommitRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_CommitResponse>
+    { try await unary(request, calls.commit) }
+
+    func rollback(request: ServerRequest<Google_Firestore_V1_RollbackRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Protobuf_Empty>
+    { try await unary(request, calls.rollback) }
+
+    func runQuery(request: ServerRequest<Google_Firestore_V1_RunQueryRequest>, context: ServerContext) async throws
+        -> StreamingServerResponse<Google_Firestore_V1_RunQueryResponse>
+    { try await streaming(request, calls.runQuery) }
+
+    func runAggregationQuery(request: ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>, context: ServerContext)
+        async throws -> StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse>
+    { try await streaming(request, calls.runAggregationQuery) }
+
+    func partitionQuery(request: ServerRequest<Google_Firestore_V1_PartitionQueryRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_PartitionQueryResponse>
+    { try await unary(request, calls.partitionQuery) }
+
+    func listCollectionIds(request: ServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>, context: ServerContext)
+        async throws -> ServerResponse<Google_Firestore_V1_ListCollectionIdsResponse>
+    { try await unary(request, calls.listCollectionIds) }
+
+    func batchWrite(request: ServerRequest<Google_Firestore_V1_BatchWriteRequest>, context: ServerContext) async throws
+        -> ServerResponse<Google_Firestore_V1_BatchWriteResponse>
+    { try await unary(request, calls.batchWrite) }
+
+    /// The mobile SDKs' write stream: the first request names the database and gets a stream id
+    /// and token; every later request carries one batch, committed atomically and answered with
+    /// its results, commit time and a fresh token. A failed batch ends the stream with its error.
+    func write(request: StreamingServerRequest<Google_Firestore_V1_WriteRequest>, context: ServerContext) async throws
+        -> StreamingServerResponse<Google_Firestore_V1_WriteResponse>
+    {
+        do throws(FlintError) { _ = try Self.auth(request.metadata) } catch { throw error.rpcError }
+        let calls = self.calls
+        return StreamingServerResponse { writer in
+            var stream = WriteStream()
+            for try await message in request.messages {
+                let response: Google_Firestore_V1_WriteResponse
+                do throws(FlintError) {
+                    response = try await stream.handle(message, calls)
+                } catch {
+                    throw error.rpcError
+                }
+                try await writer.write(response)
+            }
+            return [:]
+        }
+    }
+
+    func listen(request: StreamingServerRequest<Google_Firestore_V1_ListenRequest>, context: ServerContext) async throws
+        -> StreamingServerResponse<Google_Firestore_V1_ListenResponse>
+    {
+        throw RPCError(code: .unimplemented, message: "Listen is not served yet: snapshot listeners need the watch engine.")
+    }
+}
+
+/// One Write stream's state: its database, id and how many batches it has answered.
+struct WriteStream {
+    private(set) var database: String?
+    private(set) var streamID = ""
+    private var batches: UInt64 = 0
+
+    /// The token naming the stream's position: the count of answered batches.
+    private var token: Data { withUnsafeBytes(of: batches.bigEndian) { Data($0) } }
+
+    mutating func handle(_ r: Google_Firestore_V1_WriteRequest, _ calls: FirestoreCalls) async throws(FlintError)
+        -> Google_Firestore_V1_WriteResponse
+    {
+        var response = Google_Firestore_V1_WriteResponse()
+        guard let database else {
+            guard !r.database.isEmpty else { throw .invalidArgument("The first request on a write stream must name the database.") }
+            guard r.writes.isEmpty else { throw .invalidArgument("The first request on a write stream must not contain writes.") }
+            // Resuming another stream is not offered: the SDKs start a new one after any break.
+            guard r.streamID.isEmpty else { throw FlintError(.notFound, "Write stream \(r.streamID) is not open.") }
+            _ = try FirestoreCalls.database(r.database)
+            self.database = r.database
+            streamID = AutoID.make()
+            response.streamID = streamID
+            response.streamToken = token
+            return response
+        }
+        guard r.database.isEmpty || r.database == database else {
+            throw .invalidArgument("A write stream serves one database, \(database).")
+        }
+        // The SDKs echo the last token; an empty one is taken as "the latest".
+        guard r.streamToken.isEmpty || r.streamToken == token else {
+            throw .invalidArgument("The stream token does not match the last one this stream sent.")
+        }
+        var commit = Google_Firestore_V1_CommitRequest()
+        commit.database = database
+        commit.writes = r.writes
+        let result = try await calls.commit(commit)
+        batches += 1
+        response.streamID = streamID
+        response.streamToken = token
+        response.writeResults = result.writeResults
+        response.commitTime = result.commitTime
+        return response
+    }
+}
+
+extension FlintError {
+    /// The same code and message the REST side puts in its `google.rpc.Status` body.
+    var rpcError: RPCError {
+        let code = Status.Code(rawValue: self.code.rawValue).flatMap(RPCError.Code.init) ?? .unknown
+        return RPCError(code: code, message: message)
+    }
+}
