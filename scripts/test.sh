@@ -24,3 +24,6 @@ fi
 
 swift build --build-tests
 swift test --skip-build
+
+# The official clients, unchanged, against a Flint started by the suite.
+scripts/interop.sh

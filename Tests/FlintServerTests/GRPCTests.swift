@@ -1,0 +1,212 @@
+import FlintEngine
+import FlintProto
+import FlintServer
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// gRPC over a real loopback h2c connection to the shared port.
+struct GRPCTests {
+    static let database = "projects/p1/databases/(default)"
+    static let root = database + "/documents"
+
+    typealias Client = Google_Firestore_V1_Firestore.Client<HTTP2ClientTransport.Posix>
+
+    /// A running Flint on a free port and a gRPC client connected to it.
+    static func withFlint(_ body: (Client, Int) async throws -> Void) async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let ready = AsyncStream<Int>.makeStream()
+        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
+        defer { serving.cancel() }
+        var ports = ready.stream.makeAsyncIterator()
+        let port = try #require(await ports.next())
+        try await withGRPCClient(
+            transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+        ) { client in
+            try await body(Google_Firestore_V1_Firestore.Client(wrapping: client), port)
+        }
+    }
+
+    static func write(_ id: String, _ fields: [String: Google_Firestore_V1_Value]) -> Google_Firestore_V1_Write {
+        var w = Google_Firestore_V1_Write()
+        w.update.name = root + "/" + id
+        w.update.fields = fields
+        return w
+    }
+
+    static func int(_ n: Int64) -> Google_Firestore_V1_Value {
+        var v = Google_Firestore_V1_Value()
+        v.integerValue = n
+        return v
+    }
+
+    @Test func unaryCallsReachTheEngineOverH2C() async throws {
+        try await Self.withFlint { firestore, _ in
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = [Self.write("cities/sf", ["population": Self.int(870_000)])]
+            let committed = try await firestore.commit(commit)
+            #expect(committed.writeResults.count == 1)
+            #expect(committed.commitTime.seconds > 0)
+
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/cities/sf"
+            let doc = try await firestore.getDocument(get)
+            #expect(doc.fields["population"]?.integerValue == 870_000)
+            #expect(doc.updateTime == committed.commitTime)
+
+            get.name = Self.root + "/cities/la"
+            let error = await #expect(throws: RPCError.self) { try await firestore.getDocument(get) }
+            #expect(error?.code == .notFound)
+            #expect(error?.message == "Document (\(Self.root)/cities/la) not found.")
+
+            get.name = Self.root + "/cities"
+            let invalid = await #expect(throws: RPCError.self) { try await firestore.getDocument(get) }
+            #expect(invalid?.code == .invalidArgument)
+        }
+    }
+
+    @Test func serverStreamingQueriesStreamEveryDocument() async throws {
+        try await Self.withFlint { firestore, _ in
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = (1...5).map { Self.write("n/\($0)", ["v": Self.int(Int64($0))]) }
+            _ = try await firestore.commit(commit)
+
+            var query = Google_Firestore_V1_RunQueryRequest()
+            query.parent = Self.root
+            var from = Google_Firestore_V1_StructuredQuery.CollectionSelector()
+            from.collectionID = "n"
+            query.structuredQuery.from = [from]
+            var order = Google_Firestore_V1_StructuredQuery.Order()
+            order.field.fieldPath = "v"
+            order.direction = .descending
+            query.structuredQuery.orderBy = [order]
+            var filter = Google_Firestore_V1_StructuredQuery.FieldFilter()
+            filter.field.fieldPath = "v"
+            filter.op = .greaterThan
+            filter.value = Self.int(2)
+            query.structuredQuery.where.fieldFilter = filter
+            let values = try await firestore.runQuery(query) { response in
+                var out: [Int64] = []
+                for try await r in response.messages where r.hasDocument { out.append(r.document.fields["v"]?.integerValue ?? -1) }
+                return out
+            }
+            #expect(values == [5, 4, 3])
+
+            var batch = Google_Firestore_V1_BatchGetDocumentsRequest()
+            batch.database = Self.database
+            batch.documents = [Self.root + "/n/1", Self.root + "/n/9"]
+            let found = try await firestore.batchGetDocuments(batch) { response in
+                var out: [String] = []
+                for try await r in response.messages {
+                    switch r.result {
+                    case .found(let d)?: out.append("found " + d.name)
+                    case .missing(let name)?: out.append("missing " + name)
+                    case nil: break
+                    }
+                }
+                return out
+            }
+            #expect(found == ["found \(Self.root)/n/1", "missing \(Self.root)/n/9"])
+        }
+    }
+
+    /// The mobile SDKs' handshake: database first, then batches that echo the last token.
+    @Test func writeStreamHandshakeThenBatches() async throws {
+        try await Self.withFlint { firestore, _ in
+            let responses = try await firestore.write(requestProducer: { writer in
+                var handshake = Google_Firestore_V1_WriteRequest()
+                handshake.database = Self.database
+                try await writer.write(handshake)
+            }) { response in
+                var out: [Google_Firestore_V1_WriteResponse] = []
+                for try await r in response.messages { out.append(r) }
+                return out
+            }
+            #expect(responses.count == 1)
+            #expect(!responses[0].streamID.isEmpty)
+            #expect(!responses[0].streamToken.isEmpty)
+
+            let stream = AsyncStream<Google_Firestore_V1_WriteResponse>.makeStream()
+            let answers = try await firestore.write(requestProducer: { writer in
+                var tokens = stream.stream.makeAsyncIterator()
+                var handshake = Google_Firestore_V1_WriteRequest()
+                handshake.database = Self.database
+                try await writer.write(handshake)
+                for n in 1...2 {
+                    guard let last = await tokens.next() else { return }
+                    var batch = Google_Firestore_V1_WriteRequest()
+                    batch.streamToken = last.streamToken
+                    batch.writes = [Self.write("stream/\(n)", ["n": Self.int(Int64(n))])]
+                    try await writer.write(batch)
+                }
+                _ = await tokens.next()
+            }) { response in
+                var out: [Google_Firestore_V1_WriteResponse] = []
+                for try await r in response.messages {
+                    out.append(r)
+                    stream.continuation.yield(r)
+                }
+                stream.continuation.finish()
+                return out
+            }
+            #expect(answers.count == 3)
+            #expect(answers[1].writeResults.count == 1 && answers[2].writeResults.count == 1)
+            #expect((answers[1].commitTime.seconds, answers[1].commitTime.nanos) < (answers[2].commitTime.seconds, answers[2].commitTime.nanos))
+            #expect(Set(answers.map(\.streamToken)).count == 3)
+            #expect(Set(answers.map(\.streamID)).count == 1)
+
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/stream/2"
+            #expect(try await firestore.getDocument(get).fields["n"]?.integerValue == 2)
+
+            // A batch before the handshake is refused.
+            let refused = await #expect(throws: RPCError.self) {
+                try await firestore.write(requestProducer: { writer in
+                    var batch = Google_Firestore_V1_WriteRequest()
+                    batch.writes = [Self.write("stream/3", [:])]
+                    try await writer.write(batch)
+                }) { response in for try await _ in response.messages {} }
+            }
+            #expect(refused?.code == .invalidArgument)
+        }
+    }
+
+    @Test func authorizationMetadataIsReadAsRESTReadsTheHeader() async throws {
+        try await Self.withFlint { firestore, _ in
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/a/b"
+            let error = await #expect(throws: RPCError.self) {
+                try await firestore.getDocument(get, metadata: ["authorization": "Bearer not.a-jwt"])
+            }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message == "invalid jwt")
+            let owner = await #expect(throws: RPCError.self) {
+                try await firestore.getDocument(get, metadata: ["authorization": "Bearer owner"])
+            }
+            #expect(owner?.code == .notFound)
+        }
+    }
+
+    /// HTTP/1.1 and HTTP/2 clients share the port at the same time.
+    @Test func restAndGRPCShareThePort() async throws {
+        try await Self.withFlint { firestore, port in
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = [Self.write("shared/doc", ["n": Self.int(7)])]
+            _ = try await firestore.commit(commit)
+            let url = URL(string: "http://127.0.0.1:\(port)/v1/\(Self.root)/shared/doc")!
+            let (data, response) = try await URLSession.shared.data(from: url)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let fields = json?["fields"] as? [String: Any]
+            #expect((fields?["n"] as? [String: Any])?["integerValue"] as? String == "7")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+"""Starts one Flint for the whole interop session and points the official clients at it."""
+
+import os
+import subprocess
+import uuid
+
+import pytest
+
+FLINT = os.environ.get("FLINT_BINARY", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "flint"))
+
+
+@pytest.fixture(scope="session")
+def flint_host():
+    proc = subprocess.Popen(
+        [FLINT, "start", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    line = proc.stdout.readline()
+    if "FIRESTORE_EMULATOR_HOST=" not in line:
+        proc.kill()
+        raise RuntimeError("flint did not start: " + line + proc.stderr.read())
+    host = line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
+    os.environ["FIRESTORE_EMULATOR_HOST"] = host
+    yield host
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def client(flint_host):
+    from google.cloud import firestore
+
+    return firestore.Client(project="interop")
+
+
+@pytest.fixture
+def col(client):
+    """A collection of its own for each test, so tests never see each other's documents."""
+    return client.collection("t-" + uuid.uuid4().hex[:12])

@@ -1,0 +1,326 @@
+"""google-cloud-firestore and firebase-admin, unchanged, against Flint over gRPC."""
+
+import datetime
+import threading
+import time
+
+import grpc
+import pytest
+from google.api_core import exceptions
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import And, FieldFilter, Or
+
+
+def ids(snapshots):
+    return [s.id for s in snapshots]
+
+
+# Writes
+
+
+def test_set_get_and_merge(col):
+    ref = col.document("alice")
+    ref.set({"name": "Alice", "age": 30, "address": {"city": "Paris", "zip": "75001"}})
+    snap = ref.get()
+    assert snap.exists
+    assert snap.to_dict() == {"name": "Alice", "age": 30, "address": {"city": "Paris", "zip": "75001"}}
+    assert snap.create_time == snap.update_time
+
+    ref.set({"age": 31, "address": {"zip": "75002"}}, merge=True)
+    assert ref.get().to_dict() == {"name": "Alice", "age": 31, "address": {"city": "Paris", "zip": "75002"}}
+
+    ref.set({"only": True})
+    assert ref.get().to_dict() == {"only": True}
+
+
+def test_create_refuses_an_existing_document(col):
+    ref = col.document("once")
+    ref.create({"n": 1})
+    with pytest.raises(exceptions.AlreadyExists):
+        ref.create({"n": 2})
+    assert ref.get().get("n") == 1
+
+
+def test_update_with_dotted_paths_and_delete_field(col):
+    ref = col.document("u")
+    ref.set({"a": {"b": 1, "c": 2}, "gone": "soon", "keep": "me"})
+    ref.update({"a.b": 10, "gone": firestore.DELETE_FIELD, "new.nested": "x"})
+    assert ref.get().to_dict() == {"a": {"b": 10, "c": 2}, "keep": "me", "new": {"nested": "x"}}
+
+    with pytest.raises(exceptions.NotFound):
+        col.document("missing").update({"a": 1})
+
+
+def test_every_transform(col):
+    ref = col.document("t")
+    ref.set({"count": 1, "hi": 5, "lo": 5, "tags": ["a", "b"], "f": 1.5})
+    before = datetime.datetime.now(datetime.timezone.utc)
+    result = ref.update(
+        {
+            "count": firestore.Increment(2),
+            "f": firestore.Increment(0.25),
+            "hi": firestore.Maximum(9),
+            "lo": firestore.Minimum(-3),
+            "tags": firestore.ArrayUnion(["b", "c"]),
+            "at": firestore.SERVER_TIMESTAMP,
+        }
+    )
+    data = ref.get().to_dict()
+    assert data["count"] == 3
+    assert data["f"] == 1.75
+    assert data["hi"] == 9
+    assert data["lo"] == -3
+    assert data["tags"] == ["a", "b", "c"]
+    # The server timestamp is the commit time.
+    assert data["at"] == result.update_time
+    assert data["at"] >= before - datetime.timedelta(seconds=5)
+
+    ref.update({"tags": firestore.ArrayRemove(["a", "c"]), "missing": firestore.Increment(4)})
+    data = ref.get().to_dict()
+    assert data["tags"] == ["b"]
+    assert data["missing"] == 4
+
+
+def test_delete_and_add(col):
+    _, added = col.add({"kind": "auto"})
+    assert len(added.id) == 20
+    assert added.get().get("kind") == "auto"
+    added.delete()
+    assert not added.get().exists
+    # Deleting a missing document succeeds, as in Firestore.
+    added.delete()
+
+
+def test_preconditions(col):
+    ref = col.document("p")
+    first = ref.set({"v": 1})
+    ref.update({"v": 2}, option=col._client.write_option(last_update_time=first.update_time))
+    with pytest.raises(exceptions.FailedPrecondition):
+        ref.update({"v": 3}, option=col._client.write_option(last_update_time=first.update_time))
+    assert ref.get().get("v") == 2
+
+
+def test_batch_is_atomic(col, client):
+    batch = client.batch()
+    batch.set(col.document("a"), {"n": 1})
+    batch.set(col.document("b"), {"n": 2})
+    batch.delete(col.document("c"))
+    results = batch.commit()
+    assert len(results) == 3
+    assert sorted(ids(col.stream())) == ["a", "b"]
+
+    failing = client.batch()
+    failing.set(col.document("d"), {"n": 4})
+    failing.update(col.document("missing"), {"n": 5})
+    with pytest.raises(exceptions.NotFound):
+        failing.commit()
+    assert not col.document("d").get().exists
+
+
+def test_bulk_writer(col, client):
+    writer = client.bulk_writer()
+    for i in range(50):
+        writer.set(col.document(f"d{i:02}"), {"i": i})
+    writer.close()
+    assert len(list(col.stream())) == 50
+    assert col.document("d49").get().get("i") == 49
+
+
+def test_get_all(col, client):
+    col.document("x").set({"v": "x"})
+    col.document("y").set({"v": "y"})
+    snaps = {s.id: s for s in client.get_all([col.document("x"), col.document("y"), col.document("z")])}
+    assert snaps["x"].get("v") == "x"
+    assert snaps["y"].get("v") == "y"
+    assert not snaps["z"].exists
+
+
+# Transactions
+
+
+def test_transaction_reads_then_writes(col, client):
+    ref = col.document("acct")
+    ref.set({"balance": 100})
+
+    @firestore.transactional
+    def withdraw(transaction, amount):
+        snap = ref.get(transaction=transaction)
+        transaction.update(ref, {"balance": snap.get("balance") - amount})
+        return snap.get("balance")
+
+    assert withdraw(client.transaction(), 30) == 100
+    assert ref.get().get("balance") == 70
+
+
+def test_contended_transactions_are_retried_until_each_lands(col, flint_host):
+    ref = col.document("counter")
+    ref.set({"n": 0})
+    threads, rounds = 4, 15
+    errors = []
+
+    def worker():
+        own = firestore.Client(project="interop")
+        counter = own.collection(col.id).document("counter")
+
+        @firestore.transactional
+        def increment(transaction):
+            snap = counter.get(transaction=transaction)
+            transaction.update(counter, {"n": snap.get("n") + 1})
+
+        try:
+            for _ in range(rounds):
+                increment(own.transaction(max_attempts=20))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    workers = [threading.Thread(target=worker) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert errors == []
+    assert ref.get().get("n") == threads * rounds
+
+
+def test_read_only_transaction(col, client):
+    ref = col.document("ro")
+    ref.set({"v": 1})
+    transaction = client.transaction(read_only=True)
+
+    @firestore.transactional
+    def read(t):
+        return ref.get(transaction=t).get("v")
+
+    assert read(transaction) == 1
+
+
+# Queries
+
+
+@pytest.fixture
+def cities(col):
+    rows = {
+        "SF": {"name": "San Francisco", "state": "CA", "pop": 860000, "tags": ["west", "coast"], "capital": False},
+        "LA": {"name": "Los Angeles", "state": "CA", "pop": 3900000, "tags": ["west"], "capital": False},
+        "DC": {"name": "Washington", "state": None, "pop": 680000, "tags": ["east"], "capital": True},
+        "TOK": {"name": "Tokyo", "state": None, "pop": 9000000, "tags": ["asia"], "capital": True},
+        "BJ": {"name": "Beijing", "state": None, "pop": 21500000, "tags": ["asia"], "capital": True},
+    }
+    for key, data in rows.items():
+        col.document(key).set(data)
+    return col
+
+
+def test_equality_order_and_limits(cities):
+    assert ids(cities.where(filter=FieldFilter("state", "==", "CA")).order_by("pop").stream()) == ["SF", "LA"]
+    assert ids(cities.order_by("pop", direction=firestore.Query.DESCENDING).limit(2).stream()) == ["BJ", "TOK"]
+    assert ids(cities.order_by("pop").limit_to_last(2).get()) == ["TOK", "BJ"]
+    assert ids(cities.order_by("pop").offset(3).stream()) == ["TOK", "BJ"]
+
+
+def test_range_and_membership_operators(cities):
+    assert ids(cities.where(filter=FieldFilter("pop", ">", 3000000)).order_by("pop").stream()) == ["LA", "TOK", "BJ"]
+    assert ids(cities.where(filter=FieldFilter("pop", "<=", 860000)).stream()) == ["DC", "SF"]
+    assert ids(cities.where(filter=FieldFilter("name", "in", ["Tokyo", "Beijing"])).stream()) == ["BJ", "TOK"]
+    assert ids(cities.where(filter=FieldFilter("capital", "!=", True)).stream()) == ["LA", "SF"]
+    assert ids(cities.where(filter=FieldFilter("state", "not-in", ["CA"])).stream()) == []
+    assert ids(cities.where(filter=FieldFilter("tags", "array_contains", "west")).stream()) == ["LA", "SF"]
+    assert ids(cities.where(filter=FieldFilter("tags", "array_contains_any", ["east", "asia"])).stream()) == ["BJ", "DC", "TOK"]
+    assert ids(cities.where(filter=FieldFilter("state", "==", None)).stream()) == ["BJ", "DC", "TOK"]
+
+
+def test_composite_filters(cities):
+    either = Or([FieldFilter("state", "==", "CA"), FieldFilter("pop", ">", 10000000)])
+    # The inequality orders the results by population first.
+    assert ids(cities.where(filter=either).stream()) == ["SF", "LA", "BJ"]
+    both = And([FieldFilter("capital", "==", True), FieldFilter("pop", "<", 10000000)])
+    assert ids(cities.where(filter=both).stream()) == ["DC", "TOK"]
+
+
+def test_cursors_and_projection(cities):
+    by_pop = cities.order_by("pop")
+    assert ids(by_pop.start_at({"pop": 860000}).end_before({"pop": 9000000}).stream()) == ["SF", "LA"]
+    assert ids(by_pop.start_after(cities.document("LA").get()).stream()) == ["TOK", "BJ"]
+    names = [s.to_dict() for s in cities.select(["name"]).order_by("name").limit(2).stream()]
+    assert names == [{"name": "Beijing"}, {"name": "Los Angeles"}]
+
+
+def test_aggregations(cities):
+    counted = cities.where(filter=FieldFilter("capital", "==", True)).count(alias="n").get()
+    assert counted[0][0].alias == "n" and counted[0][0].value == 3
+    total = cities.sum("pop", alias="total").get()
+    assert total[0][0].value == 860000 + 3900000 + 680000 + 9000000 + 21500000
+    average = cities.where(filter=FieldFilter("state", "==", "CA")).avg("pop", alias="avg").get()
+    assert average[0][0].value == (860000 + 3900000) / 2
+
+
+def test_collection_groups_and_listing(client, col):
+    parent = col.document("group-parent")
+    parent.collection("landmarks").document("a").set({"type": "museum"})
+    col.document("other").collection("landmarks").document("b").set({"type": "park"})
+    col.document("other").collection("notes").document("n").set({})
+    found = [
+        s.reference.path
+        for s in client.collection_group("landmarks").where(filter=FieldFilter("type", "in", ["museum", "park"])).stream()
+        if s.reference.path.startswith(col.id + "/")
+    ]
+    assert sorted(found) == [f"{col.id}/group-parent/landmarks/a", f"{col.id}/other/landmarks/b"]
+
+    assert sorted(c.id for c in col.document("other").collections()) == ["landmarks", "notes"]
+    assert col.id in [c.id for c in client.collections()]
+    # "group-parent" and "other" exist only through their subcollections.
+    assert sorted(d.id for d in col.list_documents()) == ["group-parent", "other"]
+
+
+def test_reads_at_a_past_time(col):
+    ref = col.document("versioned")
+    first = ref.set({"v": 1})
+    time.sleep(0.01)
+    ref.set({"v": 2})
+    assert ref.get().get("v") == 2
+    assert ref.get(read_time=first.update_time).get("v") == 1
+    assert [s.get("v") for s in col.stream(read_time=first.update_time)] == [1]
+
+
+def test_firebase_admin_client(flint_host, col):
+    import firebase_admin
+    import google.auth.credentials
+    from firebase_admin import credentials
+    from firebase_admin import firestore as admin_firestore
+
+    class Anonymous(credentials.Base):
+        """An emulator needs no Google credentials; the Admin SDK still asks for some."""
+
+        def get_credential(self):
+            return google.auth.credentials.AnonymousCredentials()
+
+    app = firebase_admin.initialize_app(Anonymous(), options={"projectId": "interop"}, name="interop-admin")
+    try:
+        db = admin_firestore.client(app)
+        db.collection(col.id).document("admin").set({"via": "firebase-admin"})
+        assert col.document("admin").get().get("via") == "firebase-admin"
+    finally:
+        firebase_admin.delete_app(app)
+
+
+# Bad input on the wire
+
+
+def test_malformed_and_unknown_calls_get_clear_status_codes(flint_host):
+    channel = grpc.insecure_channel(flint_host)
+    raw = channel.unary_unary("/google.firestore.v1.Firestore/GetDocument")
+    with pytest.raises(grpc.RpcError) as malformed:
+        raw(b"\xff\xff\xff\xff", timeout=5)
+    assert malformed.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.INTERNAL)
+
+    unknown = channel.unary_unary("/google.firestore.v1.Firestore/NoSuchMethod")
+    with pytest.raises(grpc.RpcError) as missing:
+        unknown(b"", timeout=5)
+    assert missing.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+    # The server keeps serving after both.
+    ok = channel.unary_unary("/google.firestore.v1.Firestore/GetDocument")
+    with pytest.raises(grpc.RpcError) as bad_name:
+        ok(b"\x0a\x03abc", timeout=5)
+    assert bad_name.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    channel.close()
