@@ -90,8 +90,9 @@ public struct FlintServer: Sendable {
     /// The gRPC server for connections the shared port recognises as HTTP/2.
     func makeGRPCServer(_ handoff: GRPCHandoff) -> GRPCServer<HTTP2ServerTransport.Custom<GRPCHandoff>> {
         var config = HTTP2ServerTransport.Custom<GRPCHandoff>.Config.defaults
-        // Firestore accepts requests up to 10 MiB; the payload check itself answers larger ones.
-        config.rpc.maxRequestPayloadSize = Limits.maxRequestBytes + 64 * 1024
+        // Firestore refuses requests over 10 MiB with a clear error, which the engine gives; the
+        // transport only resets streams, so its own cap sits well above that.
+        config.rpc.maxRequestPayloadSize = 4 * Limits.maxRequestBytes
         return GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
             services: [GRPCFirestoreService(engine: engine)])

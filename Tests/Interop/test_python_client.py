@@ -311,7 +311,8 @@ def test_malformed_and_unknown_calls_get_clear_status_codes(flint_host):
     raw = channel.unary_unary("/google.firestore.v1.Firestore/GetDocument")
     with pytest.raises(grpc.RpcError) as malformed:
         raw(b"\xff\xff\xff\xff", timeout=5)
-    assert malformed.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.INTERNAL)
+    assert malformed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "GetDocumentRequest" in malformed.value.details()
 
     unknown = channel.unary_unary("/google.firestore.v1.Firestore/NoSuchMethod")
     with pytest.raises(grpc.RpcError) as missing:
@@ -324,3 +325,13 @@ def test_malformed_and_unknown_calls_get_clear_status_codes(flint_host):
         ok(b"\x0a\x03abc", timeout=5)
     assert bad_name.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     channel.close()
+
+
+def test_oversized_documents_and_requests_are_refused(col):
+    with pytest.raises(exceptions.InvalidArgument) as document:
+        col.document("big").set({"x": "a" * (2 << 20)})
+    assert "exceeds the maximum allowed size" in str(document.value)
+    with pytest.raises(exceptions.InvalidArgument) as request:
+        col.document("bigger").set({"x": "a" * (11 << 20)})
+    assert "Request payload size exceeds the limit: 10485760 bytes." in str(request.value)
+    assert not col.document("big").get().exists
