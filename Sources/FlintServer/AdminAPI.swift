@@ -3,9 +3,12 @@ import FlintModel
 import Foundation
 import Hummingbird
 
-/// The reference emulator's admin endpoints that test suites call between tests.
+/// The reference emulator's admin endpoints that test suites call between tests, and Flint's
+/// own: metrics, the index-usage report and shutdown.
 struct AdminAPI: Sendable {
     let engine: Engine
+    let metrics: ServerMetrics
+    let shutdown: ShutdownTrigger
 
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` empties the database
     /// or the subtree at `path` (its document and everything below it), and answers `{}`.
@@ -21,5 +24,42 @@ struct AdminAPI: Sendable {
         } catch {
             return error.restResponse()
         }
+    }
+
+    /// `GET /emulator/v1/metrics`: requests served per dialect, documents per database, memory.
+    func metricsReport() async -> Response {
+        var databases: [[String: Any]] = []
+        for id in engine.databaseIDs.sorted(by: { $0.name < $1.name }) {
+            databases.append(["name": id.name, "documents": await engine.database(id).documentCount])
+        }
+        var report: [String: Any] = [
+            "requests": ["http": metrics.httpRequests.load(ordering: .relaxed), "grpc": metrics.grpcCalls.load(ordering: .relaxed)],
+            "databases": databases,
+        ]
+        if let resident = ServerMetrics.residentBytes() { report["memory"] = ["residentBytes": resident] }
+        let data = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return RESTAPI.respond(data)
+    }
+
+    /// `GET /emulator/v1/projects/{p}/databases/{d}:indexUsage`: the composite indexes and field
+    /// overrides the queries run so far needed, as a `firestore.indexes.json`.
+    func indexUsage(_ request: Request) async -> Response {
+        do throws(FlintError) {
+            let path = request.uri.path.dropFirst("/emulator/v1/".count)
+            guard path.hasSuffix(":indexUsage"), let decoded = String(path.dropLast(":indexUsage".count)).removingPercentEncoding else {
+                throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
+            }
+            let database = try FirestoreCalls.database(decoded)
+            let report = await engine.database(database).indexUsageReport()
+            return RESTAPI.respond(Data(report.firestoreIndexesJSON.utf8))
+        } catch {
+            return error.restResponse()
+        }
+    }
+
+    /// `POST /shutdown`: answers, then stops the server as SIGTERM would.
+    func shutdownNow() -> Response {
+        shutdown.fire()
+        return RESTAPI.respond(Data("{}".utf8))
     }
 }

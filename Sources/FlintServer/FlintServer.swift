@@ -27,6 +27,8 @@ public struct FlintServer: Sendable {
     public let engine: Engine
     public let configuration: ServerConfiguration
     private let logger: Logger
+    let metrics = ServerMetrics()
+    let shutdown = ShutdownTrigger()
 
     public init(engine: Engine, configuration: ServerConfiguration, logger: Logger = Logger(label: "flint")) {
         self.engine = engine
@@ -37,7 +39,7 @@ public struct FlintServer: Sendable {
     /// The router with every route Flint serves.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(RequestLog(logger: logger))
+        router.middlewares.add(RequestLog(logger: logger, metrics: metrics))
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(
             CORSMiddleware(
@@ -51,8 +53,11 @@ public struct FlintServer: Sendable {
                 allowCredentials: true))
         // The reference emulator answers `GET /` with `Ok`; tools poll it to see it is up.
         router.get("/") { _, _ in "Ok" }
-        let admin = AdminAPI(engine: engine)
+        let admin = AdminAPI(engine: engine, metrics: metrics, shutdown: shutdown)
         router.delete("/emulator/v1/**") { request, _ in await admin.clear(request) }
+        router.get("/emulator/v1/metrics") { _, _ in await admin.metricsReport() }
+        router.get("/emulator/v1/**") { request, _ in await admin.indexUsage(request) }
+        router.post("/shutdown") { _, _ in admin.shutdownNow() }
         let rest = RESTAPI(engine: engine)
         for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
             router.on("/v1/**", method: method) { request, context in await rest.respond(request, context: context) }
@@ -95,13 +100,13 @@ public struct FlintServer: Sendable {
         config.rpc.maxRequestPayloadSize = 4 * Limits.maxRequestBytes
         return GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
-            services: [GRPCFirestoreService(engine: engine)])
+            services: [GRPCFirestoreService(engine: engine, metrics: metrics)])
     }
 
     static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
 
-    /// Serves REST and gRPC on one port until SIGINT or SIGTERM, then shuts down: open calls
-    /// get `gracePeriod` to finish before they are cancelled.
+    /// Serves REST and gRPC on one port until SIGINT, SIGTERM or `POST /shutdown`, then shuts
+    /// down: open calls get `gracePeriod` to finish before they are cancelled.
     public func run(gracePeriod: Duration = .milliseconds(500), onReady: @escaping @Sendable (String, Int) async -> Void)
         async throws
     {
@@ -111,8 +116,19 @@ public struct FlintServer: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await grpc.serve() }
             defer { group.cancelAll() }
+            let serving = Task { try await app.runService() }
+            let shutdown = self.shutdown
+            let triggered = Task {
+                await shutdown.wait()
+                serving.cancel()
+            }
+            defer { triggered.cancel() }
             do {
-                try await app.runService()
+                try await withTaskCancellationHandler {
+                    try await serving.value
+                } onCancel: {
+                    serving.cancel()
+                }
             } catch {
                 handoff.cancel()
                 throw error

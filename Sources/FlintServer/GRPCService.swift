@@ -11,13 +11,18 @@ import SwiftProtobuf
 /// the mobile SDKs' handshake here.
 struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     let calls: FirestoreCalls
+    let metrics: ServerMetrics
 
-    init(engine: Engine) { calls = FirestoreCalls(engine: engine) }
+    init(engine: Engine, metrics: ServerMetrics) {
+        calls = FirestoreCalls(engine: engine)
+        self.metrics = metrics
+    }
 
     /// Checks the caller's `authorization` metadata as REST does, then runs `body`.
     private func unary<Request, Response>(
         _ request: ServerRequest<Request>, _ body: (Request) async throws(FlintError) -> Response
     ) async throws -> ServerResponse<Response> {
+        metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
             _ = try Self.auth(request.metadata)
             return ServerResponse(message: try await body(request.message))
@@ -30,6 +35,7 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     private func streaming<Request, Response>(
         _ request: ServerRequest<Request>, _ body: (Request) async throws(FlintError) -> [Response]
     ) async throws -> StreamingServerResponse<Response> {
+        metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
             _ = try Self.auth(request.metadata)
             let responses = try await body(request.message)
@@ -110,10 +116,17 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     func write(request: StreamingServerRequest<Google_Firestore_V1_WriteRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_WriteResponse>
     {
-        do throws(FlintError) { _ = try Self.auth(request.metadata) } catch { throw error.rpcError }
+        metrics.grpcCalls.add(1, ordering: .relaxed)
+        let prefix = request.metadata[stringValues: "google-cloud-resource-prefix"].first { _ in true }
+        do throws(FlintError) {
+            _ = try Self.auth(request.metadata)
+            if let prefix { _ = try FirestoreCalls.database(prefix) }
+        } catch {
+            throw error.rpcError
+        }
         let calls = self.calls
         return StreamingServerResponse { writer in
-            var stream = WriteStream()
+            var stream = WriteStream(defaultDatabase: prefix)
             for try await message in request.messages {
                 let response: Google_Firestore_V1_WriteResponse
                 do throws(FlintError) {
@@ -136,9 +149,13 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
 /// One Write stream's state: its database, id and how many batches it has answered.
 struct WriteStream {
+    /// The `google-cloud-resource-prefix` the stream was opened with, if any.
+    let defaultDatabase: String?
     private(set) var database: String?
     private(set) var streamID = ""
     private var batches: UInt64 = 0
+
+    init(defaultDatabase: String?) { self.defaultDatabase = defaultDatabase }
 
     /// The token naming the stream's position: the count of answered batches.
     private var token: Data { withUnsafeBytes(of: batches.bigEndian) { Data($0) } }
@@ -148,12 +165,13 @@ struct WriteStream {
     {
         var response = Google_Firestore_V1_WriteResponse()
         guard let database else {
-            guard !r.database.isEmpty else { throw .invalidArgument("The first request on a write stream must name the database.") }
+            let named = r.database.isEmpty ? (defaultDatabase ?? "") : r.database
+            guard !named.isEmpty else { throw .invalidArgument("The first request on a write stream must name the database.") }
             guard r.writes.isEmpty else { throw .invalidArgument("The first request on a write stream must not contain writes.") }
             // Resuming another stream is not offered: the SDKs start a new one after any break.
             guard r.streamID.isEmpty else { throw FlintError(.notFound, "Write stream \(r.streamID) is not open.") }
-            _ = try FirestoreCalls.database(r.database)
-            self.database = r.database
+            _ = try FirestoreCalls.database(named)
+            self.database = named
             streamID = AutoID.make()
             response.streamID = streamID
             response.streamToken = token

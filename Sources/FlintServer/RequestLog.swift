@@ -4,8 +4,10 @@ import Logging
 /// One log line per request: method, path, status and latency, at `info`.
 struct RequestLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        metrics.httpRequests.add(1, ordering: .relaxed)
         let start = ContinuousClock.now
         let response = try await next(request, context)
         let elapsed = ContinuousClock.now - start

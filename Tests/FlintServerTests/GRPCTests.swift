@@ -209,4 +209,74 @@ struct GRPCTests {
             #expect((fields?["n"] as? [String: Any])?["integerValue"] as? String == "7")
         }
     }
+
+    static func http(_ port: Int, _ method: String, _ path: String) async throws -> (Int, Any?) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+    }
+
+    @Test func metricsCountBothDialectsAndEveryDatabase() async throws {
+        try await Self.withFlint { firestore, port in
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = [Self.write("m/1", [:]), Self.write("m/2", [:])]
+            _ = try await firestore.commit(commit)
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/m/1"
+            _ = try await firestore.getDocument(get)
+            let (status, body) = try await Self.http(port, "GET", "/emulator/v1/metrics")
+            #expect(status == 200)
+            let report = try #require(body as? [String: Any])
+            let requests = try #require(report["requests"] as? [String: Int])
+            #expect(requests["grpc"] == 2)
+            #expect(requests["http"] == 1)
+            let databases = try #require(report["databases"] as? [[String: Any]])
+            #expect(databases.count == 1)
+            #expect(databases.first?["name"] as? String == Self.database)
+            #expect(databases.first?["documents"] as? Int == 2)
+            let memory = try #require(report["memory"] as? [String: Int])
+            #expect((memory["residentBytes"] ?? 0) > 1_000_000)
+        }
+    }
+
+    @Test func indexUsageReportsWhatQueriesNeeded() async throws {
+        try await Self.withFlint { firestore, port in
+            var query = Google_Firestore_V1_RunQueryRequest()
+            query.parent = Self.root
+            var from = Google_Firestore_V1_StructuredQuery.CollectionSelector()
+            from.collectionID = "cities"
+            query.structuredQuery.from = [from]
+            var filter = Google_Firestore_V1_StructuredQuery.FieldFilter()
+            filter.field.fieldPath = "state"
+            filter.op = .equal
+            filter.value.stringValue = "CA"
+            query.structuredQuery.where.fieldFilter = filter
+            var order = Google_Firestore_V1_StructuredQuery.Order()
+            order.field.fieldPath = "population"
+            order.direction = .descending
+            query.structuredQuery.orderBy = [order]
+            _ = try await firestore.runQuery(query) { response in for try await _ in response.messages {} }
+            let (status, body) = try await Self.http(port, "GET", "/emulator/v1/projects/p1/databases/(default):indexUsage")
+            #expect(status == 200)
+            let indexes = try #require((body as? [String: Any])?["indexes"] as? [[String: Any]])
+            #expect(indexes.count == 1)
+            #expect(indexes.first?["collectionGroup"] as? String == "cities")
+            let fields = try #require(indexes.first?["fields"] as? [[String: String]])
+            #expect(fields.map { $0["fieldPath"] } == ["state", "population"])
+        }
+    }
+
+    @Test func shutdownEndpointStopsTheServer() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let ready = AsyncStream<Int>.makeStream()
+        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
+        var ports = ready.stream.makeAsyncIterator()
+        let port = try #require(await ports.next())
+        let (status, _) = try await Self.http(port, "POST", "/shutdown")
+        #expect(status == 200)
+        try await serving.value
+        await #expect(throws: (any Error).self) { try await Self.http(port, "GET", "/") }
+    }
 }

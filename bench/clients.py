@@ -1,0 +1,195 @@
+"""Flint against the reference emulator through real clients, in one run.
+
+    .venv/bin/python bench/clients.py --flint BINARY [--reference HOST:PORT]
+
+Starts the given flint binary (a release build) on a free port and measures, for it and for an
+already running reference emulator when one is given: the time from spawn to the first answered
+request, sequential single-document writes with google-cloud-firestore (gRPC) and over REST on
+one keep-alive connection, equality + orderBy queries on 10,000 documents (gRPC and REST),
+BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import time
+import urllib.request
+
+
+def start_flint(binary):
+    began = time.perf_counter()
+    proc = subprocess.Popen([binary, "start", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    host = line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{host}/", timeout=1) as r:
+                if r.read() == b"Ok":
+                    break
+        except OSError:
+            time.sleep(0.001)
+    return proc, host, time.perf_counter() - began
+
+
+def client_for(host, project):
+    os.environ["FIRESTORE_EMULATOR_HOST"] = host
+    from google.cloud import firestore
+
+    return firestore.Client(project=project)
+
+
+def rate(count, seconds):
+    return count / seconds
+
+
+def grpc_writes(db, n=1000):
+    col = db.collection("bench-writes")
+    began = time.perf_counter()
+    for i in range(n):
+        col.document(f"w{i}").set({"i": i, "name": "write", "ok": True})
+    return rate(n, time.perf_counter() - began)
+
+
+def rest_writes(host, project, n=2000):
+    conn = http.client.HTTPConnection(host)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer owner"}
+    base = f"/v1/projects/{project}/databases/(default)/documents"
+    began = time.perf_counter()
+    for i in range(n):
+        body = json.dumps({"fields": {"i": {"integerValue": str(i)}, "name": {"stringValue": "write"}}})
+        conn.request("PATCH", f"{base}/bench-rest/r{i}", body=body, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 200, response.status
+    conn.close()
+    return rate(n, time.perf_counter() - began)
+
+
+def load(db, collection, n):
+    col = db.collection(collection)
+    for start in range(0, n, 500):
+        batch = db.batch()
+        for i in range(start, min(start + 500, n)):
+            batch.set(col.document(f"d{i:06}"), {"category": f"c{i % 10}", "score": (i * 7919) % 10007, "tag": "bench"})
+        batch.commit()
+
+
+def grpc_queries(db, n=200):
+    from google.cloud.firestore_v1.base_query import FieldFilter
+
+    col = db.collection("bench-query")
+    began = time.perf_counter()
+    for i in range(n):
+        q = col.where(filter=FieldFilter("category", "==", f"c{i % 10}")).order_by("score", direction="DESCENDING").limit(20)
+        assert len(list(q.stream())) == 20
+    return rate(n, time.perf_counter() - began)
+
+
+def rest_queries(host, project, n=200):
+    conn = http.client.HTTPConnection(host)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer owner"}
+    path = f"/v1/projects/{project}/databases/(default)/documents:runQuery"
+    began = time.perf_counter()
+    for i in range(n):
+        query = {
+            "structuredQuery": {
+                "from": [{"collectionId": "bench-query"}],
+                "where": {"fieldFilter": {"field": {"fieldPath": "category"}, "op": "EQUAL", "value": {"stringValue": f"c{i % 10}"}}},
+                "orderBy": [{"field": {"fieldPath": "score"}, "direction": "DESCENDING"}],
+                "limit": 20,
+            }
+        }
+        conn.request("POST", path, body=json.dumps(query), headers=headers)
+        response = conn.getresponse()
+        rows = json.loads(response.read())
+        assert response.status == 200 and len(rows) == 20, (response.status, len(rows))
+    conn.close()
+    return rate(n, time.perf_counter() - began)
+
+
+def batch_get_latency(db, n=50):
+    col = db.collection("bench-query")
+    refs = [col.document(f"d{i:06}") for i in range(0, 10000, 100)]
+    samples = []
+    for _ in range(n):
+        began = time.perf_counter()
+        assert len(list(db.get_all(refs))) == 100
+        samples.append(time.perf_counter() - began)
+    return statistics.median(samples) * 1000
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def listening_pid(port):
+    """The process listening on a TCP port, from /proc (the reference emulator is a JVM)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for row in list(f)[1:]:
+                cols = row.split()
+                if int(cols[1].rsplit(":", 1)[1], 16) == port and cols[3] == "0A":
+                    inodes.add(cols[9])
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:[") and target[8:-1] in inodes:
+                    return int(pid)
+        except OSError:
+            continue
+    return None
+
+
+def measure(name, host, pid):
+    project = "bench-" + name
+    db = client_for(host, project)
+    out = {}
+    out["grpc single-document writes/s"] = grpc_writes(db)
+    out["REST single-document writes/s (keep-alive)"] = rest_writes(host, project)
+    load(db, "bench-query", 10000)
+    out["gRPC equality+orderBy queries/s (10k docs)"] = grpc_queries(db)
+    out["REST equality+orderBy queries/s (10k docs)"] = rest_queries(host, project)
+    out["BatchGetDocuments of 100, median ms"] = batch_get_latency(db)
+    load(db, "bench-memory", 50000)
+    out["resident MiB after 50k more documents"] = rss_kib(pid) / 1024 if pid else float("nan")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--flint", required=True)
+    parser.add_argument("--reference", help="HOST:PORT of a running reference emulator")
+    args = parser.parse_args()
+
+    proc, host, startup = start_flint(args.flint)
+    try:
+        results = {"flint": measure("flint", host, proc.pid)}
+    finally:
+        proc.terminate()
+        proc.wait()
+    results["flint"]["spawn to first answer, ms"] = startup * 1000
+    if args.reference:
+        port = int(args.reference.rsplit(":", 1)[1])
+        results["reference"] = measure("reference", args.reference, listening_pid(port))
+
+    keys = list(results["flint"].keys())
+    print(f"| measure | Flint | reference | Flint / reference |")
+    print("| --- | --- | --- | --- |")
+    for k in keys:
+        f = results["flint"][k]
+        r = results.get("reference", {}).get(k)
+        ratio = f"{f / r:.1f}x" if r else ""
+        print(f"| {k} | {f:,.1f} | {'' if r is None else f'{r:,.1f}'} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()
