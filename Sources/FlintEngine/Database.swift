@@ -26,6 +26,14 @@ public actor Database {
     private static let maxRetired = 100_000
     /// Transactions that ended by expiring, to say so when they are used again.
     private var expiredIDs: Set<TransactionID> = []
+    /// Point reads waiting for an older transaction to release its locks, by that transaction.
+    private var lockWaiters: [TransactionID: [UInt64: LockWaiter]] = [:]
+    private var nextWaiter: UInt64 = 0
+
+    private struct LockWaiter {
+        let continuation: CheckedContinuation<Void, Never>
+        let timer: Task<Void, Never>
+    }
 
     public init(
         id: DatabaseID, configuration: DatabaseConfiguration = DatabaseConfiguration(),
@@ -296,6 +304,47 @@ public actor Database {
             locks[key]?.remove(tx.id)
             if locks[key]?.isEmpty == true { locks[key] = nil }
         }
+        if let waiting = lockWaiters.removeValue(forKey: tx.id) {
+            for waiter in waiting.values {
+                waiter.timer.cancel()
+                waiter.continuation.resume()
+            }
+        }
+    }
+
+    /// Wound-wait's "wait": before a pessimistic read-write transaction reads documents that an
+    /// older live transaction holds, it waits (up to `lockWait`) for that one to finish. The older
+    /// one usually goes on to write them, which would wound this one had it read first; queued,
+    /// it reads the new version and commits. Only younger waits for older, so nothing deadlocks.
+    private func waitForOlderHolders(of keys: [DocumentKey], _ id: TransactionID) async {
+        guard configuration.concurrency == .pessimistic, configuration.lockWait > .zero else { return }
+        let deadline = ContinuousClock.now + configuration.lockWait
+        while let me = transactions[id], !me.readOnly, me.abortedBy == nil, let blocker = olderHolder(of: keys, than: me) {
+            guard ContinuousClock.now < deadline else { return }
+            let token = nextWaiter
+            nextWaiter += 1
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let timer = Task { [weak self] in
+                    try? await Task.sleep(until: deadline)
+                    await self?.stopWaiting(for: blocker, token)
+                }
+                lockWaiters[blocker, default: [:]][token] = LockWaiter(continuation: continuation, timer: timer)
+            }
+        }
+    }
+
+    private func olderHolder(of keys: [DocumentKey], than me: TransactionState) -> TransactionID? {
+        for key in keys {
+            for holder in locks[key] ?? [] where holder != me.id {
+                if let other = transactions[holder], other.abortedBy == nil, Self.outranks(other, me) { return holder }
+            }
+        }
+        return nil
+    }
+
+    private func stopWaiting(for blocker: TransactionID, _ token: UInt64) {
+        lockWaiters[blocker]?.removeValue(forKey: token)?.continuation.resume()
+        if lockWaiters[blocker]?.isEmpty == true { lockWaiters[blocker] = nil }
     }
 
     private func isExpired(_ tx: TransactionState) -> Bool {
@@ -343,8 +392,9 @@ public actor Database {
 
     /// The document, or nil when it does not exist (at `readTime`, when given).
     public func get(_ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil)
-        throws(FlintError) -> Document?
+        async throws(FlintError) -> Document?
     {
+        if let transaction { await waitForOlderHolders(of: [key], transaction) }
         let t = try self.readTime(readTime, transaction)
         let state = store.document(key, at: t)
         if let transaction { recordRead(transaction, key, state) }
@@ -354,7 +404,8 @@ public actor Database {
     /// Several documents read at one consistent time, in the order asked.
     public func batchGet(
         _ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil
-    ) throws(FlintError) -> BatchGetResult {
+    ) async throws(FlintError) -> BatchGetResult {
+        if let transaction { await waitForOlderHolders(of: keys, transaction) }
         let t = try self.readTime(readTime, transaction)
         let results = keys.map { key in
             let state = store.document(key, at: t)

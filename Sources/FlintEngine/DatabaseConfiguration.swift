@@ -11,6 +11,10 @@ public struct DatabaseConfiguration: Sendable {
     public var transactionLifetimeMicros: Int64 = 270_000_000
     /// ...or this long after its last use (Firestore: 60 s).
     public var transactionIdleMicros: Int64 = 60_000_000
+    /// Pessimistic mode: how long a transaction's point read waits for an older transaction
+    /// holding the document before reading anyway. Waiting lets contended read-modify-write
+    /// transactions queue instead of wounding each other; 0 turns it off.
+    public var lockWait: Duration = .seconds(1)
     /// Reject queries that production would reject for lack of an index (off by default).
     public var requireIndexes = false
     /// Composite indexes and collection-group field overrides from `firestore.indexes.json`.

@@ -86,6 +86,43 @@ struct TransactionTests {
         }
     }
 
+    /// Wound-wait's wait: a younger transaction reading what an older one holds waits for it,
+    /// then reads the version the older one wrote and commits on its first attempt.
+    @Test func youngerReadersQueueBehindAnOlderHolder() async throws {
+        let db = Self.database(.pessimistic)
+        let key = try DocumentKey(parsing: "counters/q")
+        _ = try await db.commit([.set(key, ["n": .integer(0)])])
+        let older = try await db.beginTransaction()
+        let younger = try await db.beginTransaction()
+        #expect(try await db.get(key, transaction: older)?.fields["n"] == 0)
+        let read = Task { try await db.get(key, transaction: younger)?.fields["n"] }
+        // The younger read cannot finish while the older transaction holds the document.
+        try await Task.sleep(for: .milliseconds(50))
+        _ = try await db.commit([.set(key, ["n": .integer(1)])], transaction: older)
+        #expect(try await read.value == 1)
+        _ = try await db.commit([.set(key, ["n": .integer(2)])], transaction: younger)
+        #expect(try await db.get(key)?.fields["n"] == 2)
+    }
+
+    /// An abandoned older transaction delays a younger read by `lockWait` at most.
+    @Test func theWaitIsBoundedByLockWait() async throws {
+        var config = DatabaseConfiguration()
+        config.lockWait = .milliseconds(100)
+        let db = Database(id: DatabaseID(project: "tx"), configuration: config)
+        let key = try DocumentKey(parsing: "counters/w")
+        let abandoned = try await db.beginTransaction()
+        _ = try await db.get(key, transaction: abandoned)
+        let younger = try await db.beginTransaction()
+        let started = ContinuousClock.now
+        #expect(try await db.get(key, transaction: younger) == nil)
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(100))
+        #expect(waited < .seconds(5))
+        // Reading anyway, it shares the lock; the older one still wins at commit.
+        let loser = await Self.code { _ = try await db.commit([.set(key, ["by": .string("younger")])], transaction: younger) }
+        #expect(loser == .aborted)
+    }
+
     @Test func crossedReadsAndWritesFinishWithoutDeadlock() async throws {
         let clock = ManualClock()
         let db = Self.database(.pessimistic, clock: clock)
