@@ -13,6 +13,7 @@ import argparse
 import http.client
 import json
 import os
+import socket
 import statistics
 import subprocess
 import time
@@ -53,19 +54,34 @@ def grpc_writes(db, n=1000):
     return rate(n, time.perf_counter() - began)
 
 
-def rest_writes(host, project, n=2000):
-    conn = http.client.HTTPConnection(host)
-    headers = {"Content-Type": "application/json", "Authorization": "Bearer owner"}
+def rest_writes(host, project, n=3000):
+    """Prebuilt requests on one raw keep-alive socket, so the client's own cost stays small."""
+    address, port = host.rsplit(":", 1)
+    sock = socket.create_connection((address, int(port)))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     base = f"/v1/projects/{project}/databases/(default)/documents"
-    began = time.perf_counter()
+    requests = []
     for i in range(n):
-        body = json.dumps({"fields": {"i": {"integerValue": str(i)}, "name": {"stringValue": "write"}}})
-        conn.request("PATCH", f"{base}/bench-rest/r{i}", body=body, headers=headers)
-        response = conn.getresponse()
-        response.read()
-        assert response.status == 200, response.status
-    conn.close()
-    return rate(n, time.perf_counter() - began)
+        body = json.dumps({"fields": {"i": {"integerValue": str(i)}, "name": {"stringValue": "write"}}}).encode()
+        head = (
+            f"PATCH {base}/bench-rest/r{i} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer owner\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        requests.append(head + body)
+    reader = sock.makefile("rb")
+    began = time.perf_counter()
+    for request in requests:
+        sock.sendall(request)
+        status = reader.readline()
+        assert b" 200 " in status, status
+        length = 0
+        while (line := reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        reader.read(length)
+    elapsed = time.perf_counter() - began
+    sock.close()
+    return rate(n, elapsed)
 
 
 def load(db, collection, n):
