@@ -318,9 +318,12 @@ public actor Database {
     /// it reads the new version and commits. Only younger waits for older, so nothing deadlocks.
     private func waitForOlderHolders(of keys: [DocumentKey], _ id: TransactionID) async {
         guard configuration.concurrency == .pessimistic, configuration.lockWait > .zero else { return }
-        let deadline = ContinuousClock.now + configuration.lockWait
+        // Most reads find no older holder; the clock is read only when one does.
+        var deadline: ContinuousClock.Instant?
         while let me = transactions[id], !me.readOnly, me.abortedBy == nil, let blocker = olderHolder(of: keys, than: me) {
-            guard ContinuousClock.now < deadline else { return }
+            let now = ContinuousClock.now
+            if deadline == nil { deadline = now + configuration.lockWait }
+            guard let deadline, now < deadline else { return }
             let token = nextWaiter
             nextWaiter += 1
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -68,7 +68,7 @@ struct RESTAPI: Sendable {
         case (.get, nil) where t.path.isDocumentPath:
             var r = Google_Firestore_V1_GetDocumentRequest()
             r.name = t.documentsName
-            if let mask = try Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
             return try Self.json(try await calls.getDocument(r))
@@ -83,7 +83,7 @@ struct RESTAPI: Sendable {
             }
             r.pageToken = q["pageToken"].map(String.init) ?? ""
             r.orderBy = q["orderBy"].map(String.init) ?? ""
-            if let mask = try Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
             r.showMissing = q["showMissing"] == "true"
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
@@ -97,14 +97,14 @@ struct RESTAPI: Sendable {
             r.collectionID = collectionID
             r.documentID = q["documentId"].map(String.init) ?? ""
             r.document = try await Self.decode(request)
-            if let mask = try Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
             return try Self.json(try await calls.createDocument(r))
         case (.patch, nil):
             var r = Google_Firestore_V1_UpdateDocumentRequest()
             r.document = try await Self.decode(request)
             r.document.name = t.documentsName
-            if let mask = try Self.mask(q, "updateMask.fieldPaths") { r.updateMask = mask }
-            if let mask = try Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "updateMask.fieldPaths") { r.updateMask = mask }
+            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
             if let precondition = try Self.precondition(q) { r.currentDocument = precondition }
             return try Self.json(try await calls.updateDocument(r))
         case (.delete, nil):
@@ -166,14 +166,12 @@ struct RESTAPI: Sendable {
         return data
     }
 
-    /// Repeated `mask.fieldPaths=` parameters; nil when the parameter is absent.
-    static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: Substring) throws(FlintError) -> Google_Firestore_V1_DocumentMask? {
+    /// Repeated `mask.fieldPaths=` parameters; nil when the parameter is absent. The paths are
+    /// parsed once, by the call that uses them.
+    static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: Substring) -> Google_Firestore_V1_DocumentMask? {
         guard q.has(name) else { return nil }
         var mask = Google_Firestore_V1_DocumentMask()
-        for p in q[values: name] {
-            _ = try FieldPath(parsing: String(p))
-            mask.fieldPaths.append(String(p))
-        }
+        mask.fieldPaths = q[values: name].map(String.init)
         return mask
     }
 
