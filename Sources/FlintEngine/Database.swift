@@ -6,7 +6,7 @@ import FlintStore
 /// by the actor, so a commit is applied whole before anything else reads.
 public actor Database {
     public nonisolated let id: DatabaseID
-    private let store: any StoreBackend
+    let store: any StoreBackend
     private let clock: any Clock
     private let configuration: DatabaseConfiguration
     private var lastCommitTime = Timestamp(microseconds: 0)
@@ -29,6 +29,8 @@ public actor Database {
     /// Point reads waiting for an older transaction to release its locks, by that transaction.
     private var lockWaiters: [TransactionID: [UInt64: LockWaiter]] = [:]
     private var nextWaiter: UInt64 = 0
+    /// Open listen streams and their targets.
+    var watch = WatchRegistry()
 
     private struct LockWaiter {
         let continuation: CheckedContinuation<Void, Never>
@@ -115,6 +117,7 @@ public actor Database {
         }
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
+        noteWatchedChanges(changed)
         return CommitResult(commitTime: commitTime, writeResults: results)
     }
 
@@ -142,6 +145,7 @@ public actor Database {
         }
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
+        noteWatchedChanges(changed)
         return results
     }
 
@@ -188,7 +192,7 @@ public actor Database {
         return lastCommitTime
     }
 
-    private func horizon(_ t: Timestamp) -> Timestamp {
+    func horizon(_ t: Timestamp) -> Timestamp {
         t.adding(microseconds: -configuration.versionRetentionMicros)
     }
 
@@ -592,7 +596,7 @@ public actor Database {
     }
 
     /// Records what the query needs and, when indexes are required, refuses it like production.
-    private func checkIndexes(_ q: NormalizedQuery) throws(FlintError) {
+    func checkIndexes(_ q: NormalizedQuery) throws(FlintError) {
         let needs = IndexRequirements.of(q)
         guard !needs.isEmpty else { return }
         for c in needs.composites where !indexUsage.composites.contains(c) { indexUsage.composites.append(c) }
@@ -620,6 +624,7 @@ public actor Database {
     /// Deletes every document at or below `path` (empty: the whole database), with no history.
     public func clear(under path: ResourcePath = .root) {
         store.removeAll(under: path)
+        noteWatchedClear()
     }
 
     private func document(_ key: DocumentKey, _ s: DocumentState) -> Document {

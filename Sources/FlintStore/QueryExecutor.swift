@@ -50,7 +50,7 @@ public enum QueryExecutor {
         return out
     }
 
-    static func project(_ docs: [Document], _ projection: [FieldPath]?) -> [Document] {
+    public static func project(_ docs: [Document], _ projection: [FieldPath]?) -> [Document] {
         guard let projection else { return docs }
         let fields = projection.filter { !$0.isDocumentID }
         return docs.map { $0.masked(fields) }

@@ -1,0 +1,220 @@
+import FlintModel
+import FlintQuery
+import FlintStore
+
+/// Snapshot listeners. A stream's sender waits on the stream's signal, then takes everything
+/// that changed with `takeWatchEvents`; writers only mark targets, so they never wait on a
+/// listener, and what a listener is sent always comes from one consistent point.
+extension Database {
+    /// Opens a listen stream; the signal fires whenever `takeWatchEvents` has something.
+    public func openWatch() -> (WatchStreamID, AsyncStream<Void>) {
+        let (signal, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = WatchStreamID(raw: watch.nextStream)
+        watch.nextStream += 1
+        watch.streams[id] = WatchStream(signal: continuation)
+        return (id, signal)
+    }
+
+    public func closeWatch(_ id: WatchStreamID) {
+        watch.streams.removeValue(forKey: id)?.signal.finish()
+    }
+
+    /// Adds a target; its initial results follow with the next delivery. An id in use ends the
+    /// stream (the error is thrown); an invalid query is the target's failure and is reported
+    /// on the stream as the target's removal with the error as cause.
+    @discardableResult
+    public func addWatchTarget(_ target: WatchTarget, to id: WatchStreamID) throws(FlintError) -> Int32 {
+        guard let stream = watch.streams[id] else { throw FlintError(.cancelled, "The listen stream is closed.") }
+        let targetID = try claimTargetID(target.id, in: stream)
+        let matcher: WatchedTarget.Matcher
+        do throws(FlintError) {
+            switch target.scope {
+            case .documents(let keys):
+                matcher = .documents(Set(keys), keys)
+            case .query(let query):
+                let normalized = try NormalizedQuery(query, database: self.id)
+                try checkIndexes(normalized)
+                matcher = .query(normalized)
+            }
+        } catch {
+            rejectWatchTarget(targetID, error, on: stream)
+            return targetID
+        }
+        let resumeFrom = target.resumeToken.flatMap(ResumeToken.decode) ?? target.readTime
+        let asked = target.resumeToken != nil || target.readTime != nil
+        stream.targets[targetID] = WatchedTarget(
+            id: targetID, matcher: matcher, once: target.once, resumeFrom: resumeFrom, resumeAsked: asked)
+        stream.signal.yield()
+        return targetID
+    }
+
+    /// Reports a target that cannot be served (for instance a malformed document name).
+    public func rejectWatchTarget(_ targetID: Int32, _ error: FlintError, on id: WatchStreamID) throws(FlintError) {
+        guard let stream = watch.streams[id] else { throw FlintError(.cancelled, "The listen stream is closed.") }
+        rejectWatchTarget(try claimTargetID(targetID, in: stream), error, on: stream)
+    }
+
+    /// Removes a target and confirms it; an unknown id is ignored, as Firestore does.
+    public func removeWatchTarget(_ targetID: Int32, from id: WatchStreamID) {
+        guard let stream = watch.streams[id], stream.targets.removeValue(forKey: targetID) != nil else { return }
+        stream.outbox.append(.target(.remove, [targetID]))
+        stream.signal.yield()
+    }
+
+    /// Everything the stream's client has not been told, as of now: new targets' results,
+    /// changes to the others, and a closing consistent point with its read time.
+    public func takeWatchEvents(_ id: WatchStreamID) -> [WatchEvent] {
+        guard let stream = watch.streams[id] else { return [] }
+        var events = stream.outbox
+        stream.outbox = []
+        let now = currentReadTime()
+        var batch = ChangeBatch()
+        var closing: [WatchEvent] = []
+        var finished: [Int32] = []
+        var started = false
+        for targetID in stream.targets.keys.sorted() {
+            guard let target = stream.targets[targetID] else { continue }
+            if let start = target.pendingStart {
+                started = true
+                events.append(.target(.add, [targetID]))
+                let resumable = start.resumeFrom.map { $0 >= watch.historyFloor && $0 >= horizon(now) && $0 <= now } ?? false
+                if resumable, let from = start.resumeFrom {
+                    for doc in results(of: target, at: from) { target.sent[doc.key] = doc.updateTime }
+                } else if start.resumeAsked {
+                    events.append(.target(.reset, [targetID]))
+                }
+                deliverAll(target, into: &batch)
+                if resumable {
+                    let names = target.sent.keys.map { self.id.documentsRoot + "/" + $0.path.canonical }
+                    closing.append(.existenceFilter(targetID: targetID, count: target.sent.count, unchangedNames: BloomFilter(names: names)))
+                }
+                closing.append(.target(.current, [targetID], token: ResumeToken.encode(now), at: now))
+                target.pendingStart = nil
+                if target.once { finished.append(targetID) }
+            } else if target.rerun {
+                deliverAll(target, into: &batch)
+            } else if !target.dirty.isEmpty {
+                deliver(target.dirty.sorted { $0.path < $1.path }, of: target, into: &batch)
+            }
+            target.dirty = []
+            target.rerun = false
+        }
+        events += batch.events(readTime: now)
+        events += closing
+        if started || !batch.isEmpty {
+            events.append(.target(.noChange, [], token: ResumeToken.encode(now), at: now))
+        }
+        for targetID in finished {
+            stream.targets[targetID] = nil
+            events.append(.target(.remove, [targetID]))
+        }
+        return events
+    }
+
+    // MARK: - Internals
+
+    /// Marks the targets a commit touched and wakes their streams.
+    func noteWatchedChanges(_ writes: [DocumentWrite]) {
+        guard !watch.streams.isEmpty, !writes.isEmpty else { return }
+        for stream in watch.streams.values {
+            var touched = false
+            for target in stream.targets.values where target.pendingStart == nil {
+                for w in writes where target.covers(w.key) {
+                    target.markWritten(w.key)
+                    touched = true
+                }
+            }
+            if touched { stream.signal.yield() }
+        }
+    }
+
+    /// After a clear, every target is recomputed and no earlier point can be resumed from.
+    func noteWatchedClear() {
+        watch.historyFloor = currentReadTime()
+        for stream in watch.streams.values {
+            for target in stream.targets.values { target.rerun = true }
+            stream.signal.yield()
+        }
+    }
+
+    private func claimTargetID(_ requested: Int32, in stream: WatchStream) throws(FlintError) -> Int32 {
+        guard requested != 0 else {
+            while stream.targets[stream.nextChosenID] != nil { stream.nextChosenID -= 1 }
+            defer { stream.nextChosenID -= 1 }
+            return stream.nextChosenID
+        }
+        guard requested > 0 else { throw .invalidArgument("Target ID must be positive, got \(requested).") }
+        guard stream.targets[requested] == nil else {
+            throw .invalidArgument("Target ID \(requested) is already in use on this stream.")
+        }
+        return requested
+    }
+
+    private func rejectWatchTarget(_ targetID: Int32, _ error: FlintError, on stream: WatchStream) {
+        stream.outbox.append(.target(.add, [targetID]))
+        stream.outbox.append(.target(.remove, ids: [targetID], resumeToken: nil, readTime: nil, cause: error))
+        stream.signal.yield()
+    }
+
+    /// The target's documents at `readTime` (nil: now), in query order.
+    private func results(of target: WatchedTarget, at readTime: Timestamp?) -> [Document] {
+        switch target.matcher {
+        case .documents(_, let keys):
+            return keys.compactMap { key in
+                store.document(key, at: readTime).map { Document(key: key, fields: $0.fields, createTime: $0.createTime, updateTime: $0.updateTime) }
+            }
+        case .query(let q):
+            return QueryExecutor.run(q, in: store, at: readTime)
+        }
+    }
+
+    /// Compares the whole current result with what the client holds.
+    private func deliverAll(_ target: WatchedTarget, into batch: inout ChangeBatch) {
+        let docs = results(of: target, at: nil)
+        var present = Set<DocumentKey>(minimumCapacity: docs.count)
+        for doc in docs {
+            present.insert(doc.key)
+            if target.sent[doc.key] != doc.updateTime {
+                target.sent[doc.key] = doc.updateTime
+                batch.entered(doc, target: target.id)
+            }
+        }
+        let gone = target.sent.keys.filter { !present.contains($0) }.sorted { $0.path < $1.path }
+        for key in gone { leave(key, target, &batch) }
+    }
+
+    /// Re-evaluates only the written documents (targets whose membership is per document).
+    private func deliver(_ keys: [DocumentKey], of target: WatchedTarget, into batch: inout ChangeBatch) {
+        for key in keys {
+            let state = store.document(key, at: nil)
+            var current: Document?
+            if let state {
+                let matches: Bool
+                switch target.matcher {
+                case .documents: matches = true
+                case .query(let q): matches = q.matches(key, state.fields)
+                }
+                if matches {
+                    current = Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime)
+                }
+            }
+            if let current {
+                guard target.sent[key] != current.updateTime else { continue }
+                target.sent[key] = current.updateTime
+                let projection: [FieldPath]? = if case .query(let q) = target.matcher { q.query.projection } else { nil }
+                batch.entered(QueryExecutor.project([current], projection)[0], target: target.id)
+            } else if target.sent[key] != nil {
+                leave(key, target, &batch)
+            }
+        }
+    }
+
+    /// The document left the target: changed so it no longer matches, or deleted.
+    private func leave(_ key: DocumentKey, _ target: WatchedTarget, _ batch: inout ChangeBatch) {
+        target.sent[key] = nil
+        let now = store.document(key, at: nil).map {
+            Document(key: key, fields: $0.fields, createTime: $0.createTime, updateTime: $0.updateTime)
+        }
+        batch.left(key, now: now, target: target.id)
+    }
+}

@@ -1,0 +1,212 @@
+@testable import FlintEngine
+import FlintModel
+import FlintQuery
+import Testing
+
+/// A compact reading of watch events: "add 1", "change c/a [1] -[]", "delete c/b -[1]",
+/// "filter 1 count 2", "current 1", "global", "remove 1", "reset 1".
+private func describe(_ events: [WatchEvent]) -> [String] {
+    events.map { e in
+        switch e {
+        case .target(let kind, let ids, _, _, let cause):
+            let name = ids.isEmpty && kind == .noChange ? "global" : "\(kind) " + ids.map(String.init).joined(separator: ",")
+            return cause.map { name + " cause \($0.code.name): \($0.message)" } ?? name
+        case .changed(let doc, let targets, let removed):
+            return "change \(doc.key.path.canonical) \(targets) -\(removed)"
+        case .deleted(let key, let removed, _):
+            return "delete \(key.path.canonical) -\(removed)"
+        case .existenceFilter(let id, let count, _):
+            return "filter \(id) count \(count)"
+        }
+    }
+}
+
+private func query(_ collection: String, where filter: Filter? = nil, orderBy: [Ordering] = [], limit: Int? = nil) -> WatchScope {
+    .query(Query(collectionID: collection, filter: filter, orderBy: orderBy, limit: limit))
+}
+
+private func n(_ op: FieldFilter.Operator, _ v: Value) -> Filter { .field(FieldFilter(field("n"), op, v)) }
+
+struct WatchTests {
+    @Test func initialResultsThenCurrentThenAConsistentPoint() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/b"), ["n": 2]), .set(key("c/a"), ["n": 1]), .set(key("c/z"), ["n": 9]), .set(key("d/a"), ["n": 1])])
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: query("c", where: n(.lessThan, 5))), to: stream)
+        let events = await db.takeWatchEvents(stream)
+        #expect(describe(events) == ["add 1", "change c/a [1] -[]", "change c/b [1] -[]", "current 1", "global"])
+        guard case .target(.noChange, _, let token?, let readTime?, nil) = events.last else {
+            Issue.record("the consistent point carries a token and a read time")
+            return
+        }
+        #expect(ResumeToken.decode(token) == readTime)
+        #expect(await db.takeWatchEvents(stream).isEmpty)
+    }
+
+    @Test func changesArriveAsEnterModifyLeaveAndDelete() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["n": 1]), .set(key("c/b"), ["n": 2])])
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 3, scope: query("c", where: n(.lessThan, 5))), to: stream)
+        _ = await db.takeWatchEvents(stream)
+
+        _ = try await db.commit([.set(key("c/c"), ["n": 3]), .set(key("c/a"), ["n": 10]), .set(key("other/x"), ["n": 1])])
+        _ = try await db.commit([.delete(key("c/b"))])
+        let events = await db.takeWatchEvents(stream)
+        #expect(describe(events) == ["change c/a [] -[3]", "delete c/b -[3]", "change c/c [3] -[]", "global"])
+        if case .changed(let doc, _, _) = events[0] { #expect(doc.fields == ["n": 10]) }
+
+        // A write that changes nothing the target shows sends nothing.
+        _ = try await db.commit([.set(key("c/a"), ["n": 11])])
+        #expect(await db.takeWatchEvents(stream).isEmpty)
+    }
+
+    @Test func aSlowReaderGetsTheLatestStateOnce() async throws {
+        let (db, _) = makeDatabase()
+        let (stream, signal) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: .documents([key("c/a")])), to: stream)
+        #expect(describe(await db.takeWatchEvents(stream)) == ["add 1", "current 1", "global"])
+        for i in 1...500 { _ = try await db.commit([.set(key("c/a"), ["n": .integer(Int64(i))])]) }
+        let events = await db.takeWatchEvents(stream)
+        #expect(describe(events) == ["change c/a [1] -[]", "global"])
+        if case .changed(let doc, _, _) = events[0] { #expect(doc.fields == ["n": 500]) }
+        // The signal holds one pending wake-up however many commits happened.
+        var wakeUps = 0
+        await db.closeWatch(stream)
+        for await _ in signal { wakeUps += 1 }
+        #expect(wakeUps == 1)
+    }
+
+    @Test func limitWindowsLetDocumentsEnterAndLeave() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["n": 1]), .set(key("c/b"), ["n": 2]), .set(key("c/c"), ["n": 3])])
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 2, scope: query("c", orderBy: [Ordering(field("n"))], limit: 2)), to: stream)
+        #expect(describe(await db.takeWatchEvents(stream)) == ["add 2", "change c/a [2] -[]", "change c/b [2] -[]", "current 2", "global"])
+        _ = try await db.commit([.set(key("c/z"), ["n": 0])])
+        #expect(describe(await db.takeWatchEvents(stream)) == ["change c/z [2] -[]", "change c/b [] -[2]", "global"])
+        _ = try await db.commit([.delete(key("c/z"))])
+        #expect(describe(await db.takeWatchEvents(stream)) == ["change c/b [2] -[]", "delete c/z -[2]", "global"])
+    }
+
+    @Test func oneEventPerDocumentForEveryTargetItConcerns() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["n": 1])])
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: query("c", where: n(.lessThan, 5))), to: stream)
+        try await db.addWatchTarget(WatchTarget(id: 2, scope: query("c", where: n(.greaterThan, 2))), to: stream)
+        try await db.addWatchTarget(WatchTarget(id: 3, scope: .documents([key("c/a")])), to: stream)
+        #expect(describe(await db.takeWatchEvents(stream)) == [
+            "add 1", "add 2", "add 3", "change c/a [1, 3] -[]", "current 1", "current 2", "current 3", "global",
+        ])
+        _ = try await db.commit([.set(key("c/a"), ["n": 4])])
+        #expect(describe(await db.takeWatchEvents(stream)) == ["change c/a [1, 2, 3] -[]", "global"])
+        _ = try await db.commit([.set(key("c/a"), ["n": 7])])
+        #expect(describe(await db.takeWatchEvents(stream)) == ["change c/a [2, 3] -[1]", "global"])
+    }
+
+    @Test func resumingSendsOnlyWhatChangedWithAnExistenceFilter() async throws {
+        let (db, clock) = makeDatabase(retentionSeconds: 60)
+        _ = try await db.commit([.set(key("c/a"), ["n": 1]), .set(key("c/b"), ["n": 2]), .set(key("c/c"), ["n": 3])])
+        let (first, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: query("c")), to: first)
+        guard case .target(.noChange, _, let token?, _, _) = await db.takeWatchEvents(first).last else {
+            Issue.record("no token")
+            return
+        }
+        await db.closeWatch(first)
+        clock.advance(seconds: 1)
+        _ = try await db.commit([.set(key("c/b"), ["n": 20]), .delete(key("c/c")), .set(key("c/d"), ["n": 4])])
+
+        let (second, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: query("c"), resumeToken: token), to: second)
+        let events = await db.takeWatchEvents(second)
+        #expect(describe(events) == [
+            "add 1", "change c/b [1] -[]", "change c/d [1] -[]", "delete c/c -[1]", "filter 1 count 3", "current 1", "global",
+        ])
+        guard case .existenceFilter(_, _, let bloom?) = events[4] else {
+            Issue.record("the filter carries the names")
+            return
+        }
+        for id in ["a", "b", "d"] { #expect(bloom.mightContain("projects/p1/databases/(default)/documents/c/\(id)")) }
+
+        // Beyond retention, or with a token from elsewhere, the target is reset and sent whole.
+        clock.advance(seconds: 120)
+        for resume in [WatchTarget(id: 2, scope: query("c"), resumeToken: token), WatchTarget(id: 3, scope: query("c"), resumeToken: [1, 2, 3])] {
+            try await db.addWatchTarget(resume, to: second)
+            let id = resume.id
+            #expect(describe(await db.takeWatchEvents(second)) == [
+                "add \(id)", "reset \(id)", "change c/a [\(id)] -[]", "change c/b [\(id)] -[]", "change c/d [\(id)] -[]", "current \(id)", "global",
+            ])
+        }
+    }
+
+    @Test func documentTargetsSendNothingForAMissingDocument() async throws {
+        let (db, _) = makeDatabase()
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 4, scope: .documents([key("c/a"), key("c/b")])), to: stream)
+        #expect(describe(await db.takeWatchEvents(stream)) == ["add 4", "current 4", "global"])
+        _ = try await db.commit([.set(key("c/b"), ["x": true]), .set(key("c/zz"), [:])])
+        #expect(describe(await db.takeWatchEvents(stream)) == ["change c/b [4] -[]", "global"])
+        _ = try await db.commit([.delete(key("c/b"))])
+        #expect(describe(await db.takeWatchEvents(stream)) == ["delete c/b -[4]", "global"])
+    }
+
+    @Test func targetIdsRemovalOnceAndRejectedTargets() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["n": 1])])
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 5, scope: query("c")), to: stream)
+        await #expect(throws: FlintError.invalidArgument("Target ID 5 is already in use on this stream.")) {
+            try await db.addWatchTarget(WatchTarget(id: 5, scope: query("c")), to: stream)
+        }
+        let chosen = try await db.addWatchTarget(WatchTarget(id: 0, scope: .documents([key("c/a")]), once: true), to: stream)
+        #expect(chosen == Int32.max)
+        #expect(describe(await db.takeWatchEvents(stream)) == [
+            "add 5", "add \(chosen)", "change c/a [5, \(chosen)] -[]", "current 5", "current \(chosen)", "global", "remove \(chosen)",
+        ])
+        await db.removeWatchTarget(5, from: stream)
+        await db.removeWatchTarget(99, from: stream)
+        #expect(describe(await db.takeWatchEvents(stream)) == ["remove 5"])
+        _ = try await db.commit([.set(key("c/a"), ["n": 2])])
+        #expect(await db.takeWatchEvents(stream).isEmpty)
+
+        let bad = Query(collectionID: "c", filter: n(.in, .array([])))
+        try await db.addWatchTarget(WatchTarget(id: 6, scope: .query(bad)), to: stream)
+        let events = describe(await db.takeWatchEvents(stream))
+        #expect(events.count == 2)
+        #expect(events.first == "add 6")
+        #expect(events.last?.hasPrefix("remove 6 cause INVALID_ARGUMENT: ") == true)
+    }
+
+    @Test func clearingDeletesWhatListenersHold() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["n": 1]), .set(key("c/b"), ["n": 2])])
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: query("c", orderBy: [Ordering(field("n"))], limit: 5)), to: stream)
+        _ = await db.takeWatchEvents(stream)
+        await db.clear()
+        #expect(describe(await db.takeWatchEvents(stream)) == ["delete c/a -[1]", "delete c/b -[1]", "global"])
+    }
+
+    @Test func md5AndBloomFilterMatchTheirDefinitions() {
+        func hex(_ s: String) -> String { MD5.digest(Array(s.utf8)).map { String($0, radix: 16).leftPadded(2) }.joined() }
+        #expect(hex("") == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(hex("abc") == "900150983cd24fb0d6963f7d28e17f72")
+        #expect(hex("The quick brown fox jumps over the lazy dog") == "9e107d9d372bb6826bd81d3542a419d6")
+        #expect(hex(String(repeating: "a", count: 1000)) == "cabe45dcc9ae5b66ba86600cca6b8ba8")
+
+        let names = (0..<200).map { "projects/p/databases/(default)/documents/c/doc\($0)" }
+        let filter = BloomFilter(names: names)
+        #expect(filter.hashCount == 7)
+        #expect(filter.bitmap.count * 8 - filter.padding == 1920)
+        #expect(names.allSatisfy(filter.mightContain))
+        let strangers = (0..<2000).filter { filter.mightContain("projects/p/databases/(default)/documents/x/\($0)") }.count
+        #expect(strangers < 60)  // about 1% expected
+        #expect(!BloomFilter(names: []).mightContain("a"))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
