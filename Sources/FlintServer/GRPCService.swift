@@ -140,10 +140,27 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
         }
     }
 
+    /// Snapshot listeners: targets added and removed at any time, answered by the watch engine.
     func listen(request: StreamingServerRequest<Google_Firestore_V1_ListenRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_ListenResponse>
     {
-        throw RPCError(code: .unimplemented, message: "Listen is not served yet: snapshot listeners need the watch engine.")
+        metrics.grpcCalls.add(1, ordering: .relaxed)
+        let prefix = request.metadata[stringValues: "google-cloud-resource-prefix"].first { _ in true }
+        do throws(FlintError) {
+            _ = try Self.auth(request.metadata)
+            if let prefix { _ = try FirestoreCalls.database(prefix) }
+        } catch {
+            throw error.rpcError
+        }
+        let session = ListenSession(engine: calls.engine, defaultDatabase: prefix)
+        return StreamingServerResponse { writer in
+            do {
+                try await session.run(request.messages) { try await writer.write($0) }
+            } catch let error as FlintError {
+                throw error.rpcError
+            }
+            return [:]
+        }
     }
 }
 

@@ -1,0 +1,230 @@
+"""on_snapshot listeners of google-cloud-firestore against Flint's Listen stream."""
+
+import queue
+import time
+
+from google.cloud import firestore
+
+
+def kinds(changes):
+    # Only the kind and id: the client's own old/new index arithmetic for modified and removed
+    # documents is off by one after a move, against the reference emulator too.
+    return [c[:2] for c in changes]
+
+
+class Snapshots:
+    """Collects what a listener callback receives, to wait on it from the test thread."""
+
+    def __init__(self):
+        self.received = queue.Queue()
+
+    def __call__(self, docs, changes, read_time):
+        self.received.put(
+            (
+                [(d.id, d.to_dict() if d.exists else None) for d in docs],
+                [(c.type.name, c.document.id, c.old_index, c.new_index) for c in changes],
+                read_time,
+            )
+        )
+
+    def next(self, timeout=5):
+        return self.received.get(timeout=timeout)
+
+    def assert_quiet(self, seconds=0.3):
+        time.sleep(seconds)
+        assert self.received.empty(), self.received.get_nowait()
+
+
+def test_query_listener_reports_added_modified_and_removed(col):
+    col.document("a").set({"n": 1})
+    col.document("b").set({"n": 2})
+    seen = Snapshots()
+    watch = col.where(filter=firestore.FieldFilter("n", "<", 10)).order_by("n").on_snapshot(seen)
+    try:
+        docs, changes, first_time = seen.next()
+        assert docs == [("a", {"n": 1}), ("b", {"n": 2})]
+        assert changes == [("ADDED", "a", -1, 0), ("ADDED", "b", -1, 1)]
+
+        col.document("c").set({"n": 3})
+        docs, changes, read_time = seen.next()
+        assert [d[0] for d in docs] == ["a", "b", "c"]
+        assert changes == [("ADDED", "c", -1, 2)]
+        assert read_time > first_time
+
+        col.document("a").update({"n": 5})
+        docs, changes, _ = seen.next()
+        assert docs == [("b", {"n": 2}), ("c", {"n": 3}), ("a", {"n": 5})]
+        assert kinds(changes) == [("MODIFIED", "a")]
+
+        col.document("b").update({"n": 20})
+        docs, changes, _ = seen.next()
+        assert [d[0] for d in docs] == ["c", "a"]
+        assert kinds(changes) == [("REMOVED", "b")]
+
+        col.document("c").delete()
+        docs, changes, _ = seen.next()
+        assert docs == [("a", {"n": 5})]
+        assert kinds(changes) == [("REMOVED", "c")]
+
+        col.document("zz").set({"n": 99})  # outside the filter: no snapshot
+        seen.assert_quiet()
+    finally:
+        watch.unsubscribe()
+
+
+def test_limit_window_moves_as_documents_enter_and_leave(col):
+    for i, name in enumerate(["a", "b", "c"]):
+        col.document(name).set({"n": i + 1})
+    seen = Snapshots()
+    watch = col.order_by("n").limit(2).on_snapshot(seen)
+    try:
+        docs, _, _ = seen.next()
+        assert [d[0] for d in docs] == ["a", "b"]
+        col.document("z").set({"n": 0})
+        docs, changes, _ = seen.next()
+        assert [d[0] for d in docs] == ["z", "a"]
+        assert sorted(c[:2] for c in changes) == [("ADDED", "z"), ("REMOVED", "b")]
+        col.document("z").delete()
+        docs, changes, _ = seen.next()
+        assert [d[0] for d in docs] == ["a", "b"]
+        assert sorted(c[:2] for c in changes) == [("ADDED", "b"), ("REMOVED", "z")]
+    finally:
+        watch.unsubscribe()
+
+
+def test_document_listener_follows_one_document(col):
+    ref = col.document("doc")
+    seen = Snapshots()
+    watch = ref.on_snapshot(seen)
+    try:
+        docs, changes, _ = seen.next()
+        assert docs == [] and changes == []
+        ref.set({"v": 1})
+        docs, changes, _ = seen.next()
+        assert docs == [("doc", {"v": 1})]
+        assert changes == [("ADDED", "doc", -1, 0)]
+        ref.update({"v": firestore.Increment(4)})
+        docs, changes, _ = seen.next()
+        assert docs == [("doc", {"v": 5})]
+        assert kinds(changes) == [("MODIFIED", "doc")]
+        col.document("other").set({"v": 0})
+        seen.assert_quiet()
+        ref.delete()
+        docs, changes, _ = seen.next()
+        assert docs == [] and kinds(changes) == [("REMOVED", "doc")]
+    finally:
+        watch.unsubscribe()
+
+
+def test_a_batch_arrives_as_one_snapshot(col):
+    seen = Snapshots()
+    watch = col.on_snapshot(seen)
+    try:
+        assert seen.next()[0] == []
+        batch = col._client.batch()
+        for i in range(50):
+            batch.set(col.document(f"d{i:02}"), {"i": i})
+        batch.commit()
+        docs, changes, _ = seen.next()
+        assert len(docs) == 50 and len(changes) == 50
+        assert all(c[0] == "ADDED" for c in changes)
+        seen.assert_quiet()
+    finally:
+        watch.unsubscribe()
+
+
+def test_collection_group_listener_sees_every_parent(client, col):
+    group = col.id + "-items"
+    col.document("p1").collection(group).document("x").set({"k": 1})
+    seen = Snapshots()
+    watch = client.collection_group(group).on_snapshot(seen)
+    try:
+        docs, _, _ = seen.next()
+        assert [d[0] for d in docs] == ["x"]
+        col.document("p2").collection(group).document("y").set({"k": 2})
+        docs, changes, _ = seen.next()
+        assert sorted(d[0] for d in docs) == ["x", "y"]
+        assert [c[:2] for c in changes] == [("ADDED", "y")]
+    finally:
+        watch.unsubscribe()
+
+
+def test_admin_sdk_listener(flint_host, col):
+    import firebase_admin
+    from firebase_admin import firestore as admin_firestore
+    from google.auth.credentials import AnonymousCredentials
+
+    from firebase_admin import credentials
+
+    class Anonymous(credentials.Base):
+        def get_credential(self):
+            return AnonymousCredentials()
+
+    app = firebase_admin.initialize_app(Anonymous(), {"projectId": "interop"}, name="listener-" + col.id)
+    try:
+        db = admin_firestore.client(app)
+        seen = Snapshots()
+        watch = db.collection(col.id).on_snapshot(seen)
+        docs, _, _ = seen.next()
+        assert docs == []
+        col.document("from-cloud-client").set({"ok": True})
+        docs, changes, _ = seen.next()
+        assert docs == [("from-cloud-client", {"ok": True})]
+        watch.unsubscribe()
+    finally:
+        firebase_admin.delete_app(app)
+
+
+def test_a_listener_that_never_reads_holds_up_no_writer_and_gets_the_latest_state(flint_host, client, col):
+    """Raw Listen call left unread while 18 MB of changes commit: commits never wait, and the
+    reader then gets each document's latest state, not every intermediate version."""
+    import grpc
+    from google.cloud.firestore_v1.types import firestore as fs
+    from google.cloud.firestore_v1.types import query as q
+
+    database = "projects/interop/databases/(default)"
+    channel = grpc.insecure_channel(flint_host)
+    listen = channel.stream_stream(
+        "/google.firestore.v1.Firestore/Listen",
+        request_serializer=fs.ListenRequest.serialize,
+        response_deserializer=fs.ListenResponse.deserialize,
+    )
+    requests = queue.Queue()
+
+    def produce():
+        while (r := requests.get()) is not None:
+            yield r
+
+    responses = listen(produce())
+    query = q.StructuredQuery(from_=[q.StructuredQuery.CollectionSelector(collection_id=col.id)])
+    requests.put(
+        fs.ListenRequest(
+            database=database,
+            add_target=fs.Target(target_id=1, query=fs.Target.QueryTarget(parent=database + "/documents", structured_query=query)),
+        )
+    )
+    pad = "x" * 30_000
+    rounds, docs = 60, 10
+    started = time.monotonic()
+    for r in range(rounds):
+        batch = client.batch()
+        for i in range(docs):
+            batch.set(col.document(f"d{i:02}"), {"round": r, "pad": pad})
+        batch.commit()
+    assert time.monotonic() - started < 30
+
+    latest, messages = {}, 0
+    for response in responses:
+        messages += 1
+        pb = fs.ListenResponse.pb(response)
+        if pb.WhichOneof("response_type") == "document_change":
+            latest[pb.document_change.document.name] = pb.document_change.document.fields["round"].integer_value
+        done = len(latest) == docs and all(v == rounds - 1 for v in latest.values())
+        if done and pb.WhichOneof("response_type") == "target_change" and not pb.target_change.target_ids:
+            break
+    requests.put(None)
+    responses.cancel()
+    channel.close()
+    assert len(latest) == docs and set(latest.values()) == {rounds - 1}
+    # The transports buffer a few megabytes; everything beyond that is coalesced.
+    assert messages < rounds * docs * 0.6, messages
