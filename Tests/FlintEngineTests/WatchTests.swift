@@ -210,3 +210,45 @@ struct WatchTests {
 extension String {
     fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
+
+struct SnapshotAssemblerTests {
+    private func changes(_ s: ViewSnapshot) -> [String] {
+        s.changes.map { "\($0.kind.rawValue) \($0.document.key.documentID) \($0.oldIndex) \($0.newIndex)" }
+    }
+
+    @Test func snapshotsIndexChangesAsTheSDKsDo() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["n": 1]), .set(key("c/b"), ["n": 2]), .set(key("c/c"), ["n": 3])])
+        let (stream, _) = await db.openWatch()
+        let q = Query(collectionID: "c", filter: n(.lessThan, 10), orderBy: [Ordering(field("n"))])
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: .query(q)), to: stream)
+        try await db.addWatchTarget(WatchTarget(id: 2, scope: .query(Query(collectionID: "empty"))), to: stream)
+        var views = SnapshotAssembler()
+        views.register(1, query: try NormalizedQuery(q, database: db.id))
+        views.register(2, query: try NormalizedQuery(Query(collectionID: "empty"), database: db.id))
+
+        var out = views.apply(await db.takeWatchEvents(stream)).snapshots
+        #expect(out.map(\.targetID) == [1, 2])
+        #expect(out[0].documents.map(\.key.documentID) == ["a", "b", "c"])
+        #expect(changes(out[0]) == ["added a -1 0", "added b -1 1", "added c -1 2"])
+        #expect(out[1].documents.isEmpty && out[1].changes.isEmpty)
+
+        // a moves to the end, b leaves, d arrives first.
+        _ = try await db.commit([.set(key("c/a"), ["n": 5]), .set(key("c/b"), ["n": 50]), .set(key("c/d"), ["n": 0])])
+        out = views.apply(await db.takeWatchEvents(stream)).snapshots
+        #expect(out.count == 1)
+        #expect(out[0].documents.map(\.key.documentID) == ["d", "c", "a"])
+        // Each index counts the changes before it: after b left and d arrived, a sat at 1.
+        #expect(changes(out[0]) == ["removed b 1 -1", "added d -1 0", "modified a 1 2"])
+
+        _ = try await db.commit([.set(key("c/zz"), ["n": 99])])
+        #expect(views.apply(await db.takeWatchEvents(stream)).snapshots.isEmpty)
+
+        let bad = Query(collectionID: "c", filter: n(.in, .array([])))
+        try await db.addWatchTarget(WatchTarget(id: 3, scope: .query(bad)), to: stream)
+        views.register(3, query: nil)
+        let failures = views.apply(await db.takeWatchEvents(stream)).failures
+        #expect(failures.map(\.0) == [3])
+        #expect(failures.first?.1.code == .invalidArgument)
+    }
+}
