@@ -6,6 +6,7 @@ import FlintModel
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import HummingbirdCore
+import HummingbirdWebSocket
 import NIOCore
 import NIOPosix
 
@@ -79,10 +80,15 @@ public struct FlintServer: Sendable {
     func makeApplication(grpc: GRPCHandoff, onReady: @escaping @Sendable (String, Int) async -> Void)
         -> some ApplicationProtocol
     {
-        Application(
+        let listen = WebSocketListen(engine: engine)
+        return Application(
             router: makeRouter(),
             server: HTTPServerBuilder { responder in
-                SharedPortChannel(http1: HTTP1Channel(responder: responder), grpc: grpc)
+                SharedPortChannel(http1: HTTP1WebSocketUpgradeChannel(
+                    responder: responder,
+                    configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)))),
+                    shouldUpgrade: { head, _, _ in listen.shouldUpgrade(head) }),
+                    grpc: grpc)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Flint"),
             onServerRunning: { channel in

@@ -148,6 +148,9 @@ struct RESTAPI: Sendable {
             var r: Google_Firestore_V1_PartitionQueryRequest = try await Self.decode(request)
             r.parent = t.documentsName
             return try Self.json(try await calls.partitionQuery(r))
+        case (.get, "listen"?):
+            throw .invalidArgument(
+                "documents:listen is a WebSocket endpoint: send the request with \"Upgrade: websocket\" (docs/websocket-listen.md), or use gRPC Listen.")
         case (.post, let verb?):
             throw FlintError(.unimplemented, "\(verb) is not served over REST; it is a streaming gRPC method.")
         default:

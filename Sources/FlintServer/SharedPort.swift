@@ -1,5 +1,6 @@
 import GRPCNIOTransportHTTP2Posix
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
@@ -78,7 +79,7 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
 /// served by Hummingbird's HTTP/1.1 channel or handed to the gRPC server.
 struct SharedPortChannel: ServerChildChannel {
     enum Route: Sendable {
-        case http1(HTTP1Channel.Value)
+        case http1(HTTP1WebSocketUpgradeChannel.Value)
         case grpc
         case closed
     }
@@ -88,7 +89,7 @@ struct SharedPortChannel: ServerChildChannel {
         let route: EventLoopFuture<Route>
     }
 
-    let http1: HTTP1Channel
+    let http1: HTTP1WebSocketUpgradeChannel
     let grpc: GRPCHandoff
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {

@@ -247,8 +247,12 @@ struct SnapshotAssemblerTests {
         let bad = Query(collectionID: "c", filter: n(.in, .array([])))
         try await db.addWatchTarget(WatchTarget(id: 3, scope: .query(bad)), to: stream)
         views.register(3, query: nil)
-        let failures = views.apply(await db.takeWatchEvents(stream)).failures
+        let failures = views.apply(await db.takeWatchEvents(stream)).removed
         #expect(failures.map(\.0) == [3])
-        #expect(failures.first?.1.code == .invalidArgument)
+        #expect(failures.first?.1?.code == .invalidArgument)
+
+        await db.removeWatchTarget(2, from: stream)
+        let removed = views.apply(await db.takeWatchEvents(stream)).removed
+        #expect(removed.map(\.0) == [2] && removed.first?.1 == nil)
     }
 }

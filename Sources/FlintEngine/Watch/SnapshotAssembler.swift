@@ -54,11 +54,11 @@ public struct SnapshotAssembler: Sendable {
         views[targetID] = nil
     }
 
-    /// Applies events in order; returns the snapshots they complete and the targets the
-    /// server removed with an error (those views end).
-    public mutating func apply(_ events: [WatchEvent]) -> (snapshots: [ViewSnapshot], failures: [(Int32, FlintError)]) {
+    /// Applies events in order; returns the snapshots they complete and the targets the server
+    /// removed, with the error when one made it remove them (those views end).
+    public mutating func apply(_ events: [WatchEvent]) -> (snapshots: [ViewSnapshot], removed: [(Int32, FlintError?)]) {
         var snapshots: [ViewSnapshot] = []
-        var failures: [(Int32, FlintError)] = []
+        var removed: [(Int32, FlintError?)] = []
         for event in events {
             switch event {
             case .target(let kind, let ids, _, let readTime, let cause):
@@ -72,7 +72,7 @@ public struct SnapshotAssembler: Sendable {
                 case .remove:
                     for id in ids where views[id] != nil {
                         views[id] = nil
-                        if let cause { failures.append((id, cause)) }
+                        removed.append((id, cause))
                     }
                 case .noChange where ids.isEmpty:
                     guard let readTime else { continue }
@@ -92,7 +92,7 @@ public struct SnapshotAssembler: Sendable {
                 break
             }
         }
-        return (snapshots, failures)
+        return (snapshots, removed)
     }
 
     private mutating func publish(_ id: Int32, _ readTime: Timestamp) -> ViewSnapshot? {
