@@ -26,11 +26,13 @@ struct AdminAPI: Sendable {
         }
     }
 
-    /// `GET /emulator/v1/metrics`: requests served per dialect, documents per database, memory.
+    /// `GET /emulator/v1/metrics`: requests served per dialect, documents and open listen streams
+    /// per database, memory.
     func metricsReport() async -> Response {
         var databases: [[String: Any]] = []
         for id in engine.databaseIDs.sorted(by: { $0.name < $1.name }) {
-            databases.append(["name": id.name, "documents": await engine.database(id).documentCount])
+            let db = engine.database(id)
+            databases.append(["name": id.name, "documents": await db.documentCount, "listenStreams": await db.watchStreamCount])
         }
         var report: [String: Any] = [
             "requests": ["http": metrics.httpRequests.load(ordering: .relaxed), "grpc": metrics.grpcCalls.load(ordering: .relaxed)],

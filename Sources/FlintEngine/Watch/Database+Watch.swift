@@ -15,6 +15,9 @@ extension Database {
         return (id, signal)
     }
 
+    /// Listen streams open now.
+    public var watchStreamCount: Int { watch.streams.count }
+
     public func closeWatch(_ id: WatchStreamID) {
         watch.streams.removeValue(forKey: id)?.signal.finish()
     }
