@@ -89,10 +89,14 @@ struct TransactionTests {
     /// Wound-wait's wait: a younger transaction reading what an older one holds waits for it,
     /// then reads the version the older one wrote and commits on its first attempt.
     @Test func youngerReadersQueueBehindAnOlderHolder() async throws {
-        let db = Self.database(.pessimistic)
+        // A manual clock makes the ages differ; begun in the same microsecond, the tie would be
+        // broken by the random ids.
+        let clock = ManualClock()
+        let db = Self.database(.pessimistic, clock: clock)
         let key = try DocumentKey(parsing: "counters/q")
         _ = try await db.commit([.set(key, ["n": .integer(0)])])
         let older = try await db.beginTransaction()
+        clock.advance(seconds: 1)
         let younger = try await db.beginTransaction()
         #expect(try await db.get(key, transaction: older)?.fields["n"] == 0)
         let read = Task { try await db.get(key, transaction: younger)?.fields["n"] }
@@ -108,10 +112,12 @@ struct TransactionTests {
     @Test func theWaitIsBoundedByLockWait() async throws {
         var config = DatabaseConfiguration()
         config.lockWait = .milliseconds(100)
-        let db = Database(id: DatabaseID(project: "tx"), configuration: config)
+        let clock = ManualClock()
+        let db = Database(id: DatabaseID(project: "tx"), configuration: config, clock: clock)
         let key = try DocumentKey(parsing: "counters/w")
         let abandoned = try await db.beginTransaction()
         _ = try await db.get(key, transaction: abandoned)
+        clock.advance(seconds: 1)
         let younger = try await db.beginTransaction()
         let started = ContinuousClock.now
         #expect(try await db.get(key, transaction: younger) == nil)
