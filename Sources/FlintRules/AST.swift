@@ -1,0 +1,93 @@
+/// A compiled ruleset's tree. Every expression has an id (its index in the ruleset's node
+/// table) and a range, for messages and coverage.
+public struct Ruleset: Sendable {
+    /// 1 or 2, from `rules_version`.
+    public var version: Int
+    public var functions: [FunctionDecl]
+    public var service: Service?
+    /// Every expression's range, by id.
+    public var ranges: [SourceRange]
+    public var source: String
+}
+
+public struct Service: Sendable {
+    public var name: String
+    public var functions: [FunctionDecl]
+    public var matches: [Match]
+}
+
+public struct Match: Sendable {
+    public var pattern: [PatternSegment]
+    public var functions: [FunctionDecl]
+    public var matches: [Match]
+    public var allows: [Allow]
+    public var position: SourcePosition
+}
+
+public enum PatternSegment: Sendable, Equatable {
+    case literal(String)
+    /// `{name}`: one segment, bound as a string.
+    case variable(String)
+    /// `{name=**}`: a run of segments, bound as a path.
+    case recursive(String)
+}
+
+public enum Method: String, Sendable, CaseIterable {
+    case read, write, get, list, create, update, delete
+
+    /// Whether an allow for this method covers a request's concrete method.
+    public func covers(_ request: Method) -> Bool {
+        switch self {
+        case .read: request == .get || request == .list || request == .read
+        case .write: request == .create || request == .update || request == .delete || request == .write
+        default: self == request
+        }
+    }
+}
+
+public struct Allow: Sendable {
+    public var methods: [Method]
+    /// nil: `allow read;`, always granted.
+    public var condition: Expr?
+    public var position: SourcePosition
+}
+
+public struct FunctionDecl: Sendable {
+    public var name: String
+    public var parameters: [String]
+    public var lets: [(name: String, value: Expr)]
+    public var body: Expr
+    public var position: SourcePosition
+}
+
+public struct Expr: Sendable {
+    public var id: Int
+    public var kind: ExprKind
+}
+
+public indirect enum ExprKind: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Double)
+    case string(String)
+    case bytes([UInt8])
+    case identifier(String)
+    case list([Expr])
+    case map([(key: Expr, value: Expr)])
+    case path([PathPart])
+    case member(Expr, String)
+    case index(Expr, Expr)
+    case slice(Expr, Expr, Expr)
+    /// A call of a name (`f(x)`, `math.abs(x)` as "math.abs") or of a method on a receiver.
+    case call(name: String, receiver: Expr?, arguments: [Expr])
+    case unary(String, Expr)
+    case binary(String, Expr, Expr)
+    case isType(Expr, String)
+    case ternary(Expr, Expr, Expr)
+}
+
+public enum PathPart: Sendable {
+    case literal(String)
+    case interpolated(Expr)
+}

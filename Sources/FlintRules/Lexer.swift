@@ -1,0 +1,243 @@
+/// One token of a rules source.
+struct Token: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        case identifier(String)
+        case int(UInt64)  // the sign is an operator; 2^63 is kept for `-9223372036854775808`
+        case float(Double)
+        case string(String)
+        case bytes([UInt8])
+        case symbol(String)  // punctuation and operators
+        case end
+    }
+
+    var kind: Kind
+    var start: SourcePosition
+    var end: SourcePosition
+    /// No whitespace or comment between this token and the previous one (path literals need it).
+    var adjacent: Bool
+}
+
+/// Splits a rules source into tokens, recording problems instead of stopping at them.
+struct Lexer {
+    private let scalars: [Unicode.Scalar]
+    private var index = 0
+    private var line = 1
+    private var column = 1
+    private(set) var diagnostics = Diagnostics()
+
+    init(_ source: String) {
+        scalars = Array(source.unicodeScalars)
+    }
+
+    private static let symbols = ["==", "!=", "<=", ">=", "&&", "||", "=**", "$(", "<", ">", "=", "!", "+", "-", "*", "/", "%", "(", ")",
+        "[", "]", "{", "}", ",", ".", ":", ";", "?"]
+
+    var position: SourcePosition { SourcePosition(line: line, column: column, offset: index) }
+
+    mutating func tokens() -> [Token] {
+        var out: [Token] = []
+        while true {
+            let skipped = skipTrivia()
+            let start = position
+            guard index < scalars.count else {
+                out.append(Token(kind: .end, start: start, end: start, adjacent: !skipped))
+                return out
+            }
+            let kind = next()
+            let last = SourcePosition(line: line, column: max(column - 1, 1), offset: max(index - 1, start.offset))
+            if let kind { out.append(Token(kind: kind, start: start, end: last, adjacent: !skipped)) }
+        }
+    }
+
+    private func peek(_ ahead: Int = 0) -> Unicode.Scalar? {
+        index + ahead < scalars.count ? scalars[index + ahead] : nil
+    }
+
+    private mutating func advance() -> Unicode.Scalar {
+        let c = scalars[index]
+        index += 1
+        if c == "\n" {
+            line += 1
+            column = 1
+        } else {
+            column += 1
+        }
+        return c
+    }
+
+    /// Skips spaces and comments; true when anything was skipped.
+    private mutating func skipTrivia() -> Bool {
+        var skipped = false
+        while let c = peek() {
+            if c == " " || c == "\t" || c == "\n" || c == "\r" {
+                _ = advance()
+            } else if c == "/", peek(1) == "/" {
+                while let d = peek(), d != "\n" { _ = advance() }
+            } else if c == "/", peek(1) == "*" {
+                let start = position
+                _ = advance()
+                _ = advance()
+                var closed = false
+                while let d = peek() {
+                    if d == "*", peek(1) == "/" {
+                        _ = advance()
+                        _ = advance()
+                        closed = true
+                        break
+                    }
+                    _ = advance()
+                }
+                if !closed { diagnostics.error("Unterminated comment.", at: start) }
+            } else {
+                break
+            }
+            skipped = true
+        }
+        return skipped
+    }
+
+    private static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_"
+    }
+
+    private static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+
+    private mutating func next() -> Token.Kind? {
+        let start = position
+        let c = peek()!
+        if Self.isIdentifierStart(c) {
+            if c == "b", let q = peek(1), q == "'" || q == "\"" {
+                _ = advance()
+                return bytesLiteral(start)
+            }
+            var name = ""
+            while let d = peek(), Self.isIdentifierStart(d) || Self.isDigit(d) { name.unicodeScalars.append(advance()) }
+            return .identifier(name)
+        }
+        if Self.isDigit(c) { return number(start) }
+        if c == "'" || c == "\"" { return stringLiteral(start).map { .string($0) } }
+        for symbol in Self.symbols where matches(symbol) {
+            for _ in symbol.unicodeScalars { _ = advance() }
+            return .symbol(symbol)
+        }
+        _ = advance()
+        diagnostics.error("Unexpected character '\(c)'.", at: start)
+        return nil
+    }
+
+    private func matches(_ symbol: String) -> Bool {
+        for (i, s) in symbol.unicodeScalars.enumerated() where peek(i) != s { return false }
+        return true
+    }
+
+    private mutating func number(_ start: SourcePosition) -> Token.Kind {
+        var text = ""
+        while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
+        var isFloat = false
+        if peek() == ".", let d = peek(1), Self.isDigit(d) {
+            isFloat = true
+            text.unicodeScalars.append(advance())
+            while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
+        }
+        if let e = peek(), e == "e" || e == "E" {
+            var ahead = 1
+            if let s = peek(1), s == "+" || s == "-" { ahead = 2 }
+            if let d = peek(ahead), Self.isDigit(d) {
+                isFloat = true
+                for _ in 0..<ahead { text.unicodeScalars.append(advance()) }
+                while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
+            }
+        }
+        if isFloat { return .float(Double(text) ?? .nan) }
+        guard let value = UInt64(text), value <= UInt64(Int64.max) + 1 else {
+            diagnostics.error("Integer literal \(text) is out of range.", at: start)
+            return .int(0)
+        }
+        return .int(value)
+    }
+
+    /// The text of a quoted literal with its escapes; nil (and a diagnostic) when malformed.
+    private mutating func stringLiteral(_ start: SourcePosition) -> String? {
+        let quote = advance()
+        var out = ""
+        var ok = true
+        while true {
+            guard let c = peek(), c != "\n" else {
+                diagnostics.error("Unterminated string literal.", at: start)
+                return nil
+            }
+            _ = advance()
+            if c == quote { break }
+            guard c == "\\" else {
+                out.unicodeScalars.append(c)
+                continue
+            }
+            let escapeAt = position
+            guard let e = peek() else { continue }
+            _ = advance()
+            switch e {
+            case "\\": out += "\\"
+            case "'": out += "'"
+            case "\"": out += "\""
+            case "n": out += "\n"
+            case "r": out += "\r"
+            case "t": out += "\t"
+            case "u":
+                var hex = ""
+                for _ in 0..<4 where peek().map({ $0.properties.isASCIIHexDigit }) == true { hex.unicodeScalars.append(advance()) }
+                if hex.count == 4, let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) {
+                    out.unicodeScalars.append(scalar)
+                } else {
+                    diagnostics.error("Invalid \\u escape: four hex digits expected.", at: escapeAt)
+                    ok = false
+                }
+            default:
+                diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)
+                ok = false
+            }
+        }
+        return ok ? out : nil
+    }
+
+    private mutating func bytesLiteral(_ start: SourcePosition) -> Token.Kind {
+        let quote = advance()
+        var out: [UInt8] = []
+        while true {
+            guard let c = peek(), c != "\n" else {
+                diagnostics.error("Unterminated bytes literal.", at: start)
+                return .bytes(out)
+            }
+            _ = advance()
+            if c == quote { break }
+            guard c == "\\" else {
+                out += Array(String(c).utf8)
+                continue
+            }
+            let escapeAt = position
+            guard let e = peek() else { continue }
+            _ = advance()
+            switch e {
+            case "x":
+                var hex = ""
+                for _ in 0..<2 where peek().map({ $0.properties.isASCIIHexDigit }) == true { hex.unicodeScalars.append(advance()) }
+                if hex.count == 2, let v = UInt8(hex, radix: 16) { out.append(v) } else {
+                    diagnostics.error("Invalid \\x escape: two hex digits expected.", at: escapeAt)
+                }
+            case "0"..."7":
+                var oct = String(e)
+                for _ in 0..<2 where peek().map({ $0 >= "0" && $0 <= "7" }) == true { oct.unicodeScalars.append(advance()) }
+                if oct.count == 3, let v = UInt8(oct, radix: 8) { out.append(v) } else {
+                    diagnostics.error("Invalid octal escape: three octal digits expected.", at: escapeAt)
+                }
+            case "\\": out.append(0x5C)
+            case "'": out.append(0x27)
+            case "\"": out.append(0x22)
+            case "n": out.append(0x0A)
+            case "r": out.append(0x0D)
+            case "t": out.append(0x09)
+            default: diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)
+            }
+        }
+        return .bytes(out)
+    }
+}

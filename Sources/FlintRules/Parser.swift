@@ -1,0 +1,494 @@
+/// Builds a `Ruleset` from source. Problems are collected in `diagnostics`; after one, the
+/// parser skips to the next statement and goes on, so a file reports all its mistakes at once.
+struct Parser {
+    private var tokens: [Token]
+    private var index = 0
+    private(set) var diagnostics: Diagnostics
+    private(set) var ranges: [SourceRange] = []
+
+    static let namespaces: Set<String> = ["math", "hashing", "timestamp", "duration", "latlng"]
+
+    private struct Failure: Error {}
+
+    init(_ source: String) {
+        var lexer = Lexer(source)
+        tokens = lexer.tokens()
+        diagnostics = lexer.diagnostics
+    }
+
+    // MARK: - Tokens
+
+    private var current: Token { tokens[index] }
+    private var atEnd: Bool { if case .end = current.kind { true } else { false } }
+
+    private func isSymbol(_ s: String, _ ahead: Int = 0) -> Bool {
+        guard index + ahead < tokens.count, case .symbol(let t) = tokens[index + ahead].kind else { return false }
+        return t == s
+    }
+
+    private func isWord(_ w: String) -> Bool {
+        if case .identifier(let t) = current.kind { return t == w }
+        return false
+    }
+
+    private mutating func advance() -> Token {
+        let t = current
+        if !atEnd { index += 1 }
+        return t
+    }
+
+    private var previousEnd: SourcePosition { tokens[max(index - 1, 0)].end }
+
+    private mutating func fail(_ message: String, at token: Token? = nil) -> Failure {
+        diagnostics.error(message, at: (token ?? current).start)
+        return Failure()
+    }
+
+    private mutating func expect(_ symbol: String, _ what: String? = nil) throws(Failure) {
+        guard isSymbol(symbol) else { throw fail(what ?? "Expected '\(symbol)'.") }
+        _ = advance()
+    }
+
+    private mutating func identifier(_ what: String) throws(Failure) -> String {
+        guard case .identifier(let name) = current.kind else { throw fail("Expected \(what).") }
+        _ = advance()
+        return name
+    }
+
+    /// Skips to just after the next `;` or before the next `}` or statement keyword.
+    private mutating func synchronize() {
+        var depth = 0
+        while !atEnd {
+            if depth == 0, isWord("allow") || isWord("match") || isWord("function") { return }
+            if isSymbol("{") { depth += 1 }
+            if isSymbol("}") {
+                if depth == 0 { return }
+                depth -= 1
+            }
+            let t = advance()
+            if depth == 0, case .symbol(";") = t.kind { return }
+        }
+    }
+
+    // MARK: - File structure
+
+    mutating func parseRuleset(source: String) -> Ruleset {
+        var version = 1
+        var functions: [FunctionDecl] = []
+        var service: Service?
+        if isWord("rules_version") {
+            _ = advance()
+            do throws(Failure) {
+                try expect("=")
+                guard case .string(let v) = current.kind else { throw fail("rules_version must be '1' or '2'.") }
+                guard v == "1" || v == "2" else { throw fail("Unsupported rules_version '\(v)'; use '1' or '2'.") }
+                version = Int(v) ?? 1
+                _ = advance()
+                if isSymbol(";") { _ = advance() }
+            } catch {
+                synchronize()
+            }
+        }
+        while !atEnd {
+            if isWord("function") {
+                if let f = function() { functions.append(f) }
+            } else if isWord("service") {
+                if service != nil { diagnostics.error("Only one service may be declared.", at: current.start) }
+                let parsed = self.service()
+                if service == nil { service = parsed }
+            } else if isWord("rules_version") {
+                diagnostics.error("Unexpected 'rules_version': it must come first.", at: current.start)
+                _ = advance()
+                synchronize()
+            } else {
+                diagnostics.error("Expected 'service' or 'function'.", at: current.start)
+                _ = advance()
+                synchronize()
+            }
+        }
+        if service == nil, !diagnostics.hasErrors {
+            diagnostics.error("A ruleset needs a 'service cloud.firestore { ... }' block.", at: current.start)
+        }
+        return Ruleset(version: version, functions: functions, service: service, ranges: ranges, source: source)
+    }
+
+    private mutating func service() -> Service? {
+        _ = advance()
+        var name = ""
+        do throws(Failure) {
+            name = try identifier("a service name")
+            while isSymbol("."), current.adjacent {
+                _ = advance()
+                name += "." + (try identifier("a service name"))
+            }
+            if name != "cloud.firestore" {
+                diagnostics.error("Unsupported service '\(name)'; Flint serves 'cloud.firestore'.", at: previousEnd)
+            }
+            try expect("{")
+        } catch {
+            synchronize()
+            return nil
+        }
+        var functions: [FunctionDecl] = []
+        var matches: [Match] = []
+        while !atEnd, !isSymbol("}") {
+            if isWord("function") {
+                if let f = function() { functions.append(f) }
+            } else if isWord("match") {
+                if let m = match() { matches.append(m) }
+            } else {
+                diagnostics.error("Expected 'match' or 'function' in a service.", at: current.start)
+                _ = advance()
+                synchronize()
+            }
+        }
+        if isSymbol("}") { _ = advance() } else { diagnostics.error("Expected '}' to close the service.", at: current.start) }
+        return Service(name: name, functions: functions, matches: matches)
+    }
+
+    private mutating func match() -> Match? {
+        let start = advance().start
+        let pattern: [PatternSegment]
+        do throws(Failure) {
+            pattern = try matchPattern()
+            try expect("{", "Expected '{' after the match pattern.")
+        } catch {
+            synchronize()
+            if isSymbol("{") { skipBlock() }
+            return nil
+        }
+        var functions: [FunctionDecl] = []
+        var matches: [Match] = []
+        var allows: [Allow] = []
+        while !atEnd, !isSymbol("}") {
+            if isWord("function") {
+                if let f = function() { functions.append(f) }
+            } else if isWord("match") {
+                if let m = match() { matches.append(m) }
+            } else if isWord("allow") {
+                if let a = allow() { allows.append(a) }
+            } else {
+                diagnostics.error("Expected 'allow', 'match' or 'function'.", at: current.start)
+                _ = advance()
+                synchronize()
+            }
+        }
+        if isSymbol("}") { _ = advance() } else { diagnostics.error("Expected '}' to close the match.", at: current.start) }
+        return Match(pattern: pattern, functions: functions, matches: matches, allows: allows, position: start)
+    }
+
+    private mutating func skipBlock() {
+        var depth = 0
+        repeat {
+            if isSymbol("{") { depth += 1 }
+            if isSymbol("}") { depth -= 1 }
+            _ = advance()
+        } while depth > 0 && !atEnd
+    }
+
+    private mutating func matchPattern() throws(Failure) -> [PatternSegment] {
+        var segments: [PatternSegment] = []
+        guard isSymbol("/") else { throw fail("A match pattern starts with '/'.") }
+        while isSymbol("/") {
+            _ = advance()
+            if isSymbol("{") {
+                _ = advance()
+                let name = try identifier("a wildcard name")
+                if isSymbol("=**") {
+                    _ = advance()
+                    segments.append(.recursive(name))
+                } else {
+                    segments.append(.variable(name))
+                }
+                try expect("}", "Expected '}' to close the wildcard.")
+            } else {
+                guard let word = pathWord() else { throw fail("Expected a path segment.") }
+                segments.append(.literal(word))
+            }
+        }
+        return segments
+    }
+
+    /// A bare path segment: letters, digits, `_`, `-`, `.`, or `(word)`, glued from adjacent tokens.
+    private mutating func pathWord() -> String? {
+        var word = ""
+        if isSymbol("("), case .identifier(let name) = tokens[index + 1].kind, isSymbol(")", 2) {
+            index += 3
+            return "(" + name + ")"
+        }
+        var first = true
+        while first || current.adjacent {
+            switch current.kind {
+            case .identifier(let s): word += s
+            case .int(let n): word += String(n)
+            case .float(let f): word += String(f)
+            case .symbol("-"), .symbol("."): word += { if case .symbol(let s) = current.kind { return s } else { return "" } }()
+            default: return word.isEmpty ? nil : word
+            }
+            _ = advance()
+            first = false
+        }
+        return word.isEmpty ? nil : word
+    }
+
+    private mutating func allow() -> Allow? {
+        let start = advance().start
+        var methods: [Method] = []
+        do throws(Failure) {
+            repeat {
+                if isSymbol(",") { _ = advance() }
+                let token = current
+                let name = try identifier("a method (read, write, get, list, create, update, delete)")
+                guard let method = Method(rawValue: name) else {
+                    throw fail("Unknown method '\(name)'; expected read, write, get, list, create, update or delete.", at: token)
+                }
+                methods.append(method)
+            } while isSymbol(",")
+            var condition: Expr?
+            if isSymbol(":") {
+                _ = advance()
+                guard isWord("if") else { throw fail("Missing 'if' before conditional expression.") }
+                _ = advance()
+                condition = try expression()
+            } else if isWord("if") {
+                throw fail("Expected ':' before 'if'.")
+            }
+            if isSymbol(";") { _ = advance() }
+            return Allow(methods: methods, condition: condition, position: start)
+        } catch {
+            synchronize()
+            return nil
+        }
+    }
+
+    private mutating func function() -> FunctionDecl? {
+        let start = advance().start
+        do throws(Failure) {
+            let name = try identifier("a function name")
+            try expect("(")
+            var parameters: [String] = []
+            while !isSymbol(")") {
+                parameters.append(try identifier("a parameter name"))
+                if isSymbol(",") { _ = advance() } else { break }
+            }
+            try expect(")")
+            try expect("{")
+            var lets: [(String, Expr)] = []
+            while isWord("let") {
+                _ = advance()
+                let letName = try identifier("a name after 'let'")
+                try expect("=")
+                let value = try expression()
+                try expect(";", "Let assignments must end with ';'.")
+                lets.append((letName, value))
+            }
+            guard isWord("return") else { throw fail("A function body needs 'return'.") }
+            _ = advance()
+            let body = try expression()
+            if isSymbol(";") { _ = advance() }
+            try expect("}", "Expected '}' to close the function.")
+            return FunctionDecl(name: name, parameters: parameters, lets: lets, body: body, position: start)
+        } catch {
+            synchronize()
+            if isSymbol("}") { _ = advance() }
+            return nil
+        }
+    }
+
+    // MARK: - Expressions
+
+    private mutating func node(_ kind: ExprKind, from start: SourcePosition) -> Expr {
+        ranges.append(SourceRange(start, previousEnd))
+        return Expr(id: ranges.count - 1, kind: kind)
+    }
+
+    mutating func expression() throws(Failure) -> Expr {
+        let start = current.start
+        let condition = try binary(0)
+        guard isSymbol("?") else { return condition }
+        _ = advance()
+        let then = try expression()
+        try expect(":", "Expected ':' in a conditional expression.")
+        let otherwise = try expression()
+        return node(.ternary(condition, then, otherwise), from: start)
+    }
+
+    /// Binary levels from loosest to tightest; `is` and `in` sit between equality and order.
+    private static let levels: [[String]] = [["||"], ["&&"], ["==", "!="], ["is"], ["in"], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
+
+    private func binaryOperator(_ level: Int) -> String? {
+        for op in Self.levels[level] {
+            if op == "is" || op == "in" { if isWord(op) { return op } } else if isSymbol(op) { return op }
+        }
+        return nil
+    }
+
+    private mutating func binary(_ level: Int) throws(Failure) -> Expr {
+        guard level < Self.levels.count else { return try unary() }
+        let start = current.start
+        var left = try binary(level + 1)
+        while let op = binaryOperator(level) {
+            _ = advance()
+            if op == "is" {
+                let typeToken = current
+                let typeName = try identifier("a type name after 'is'")
+                _ = typeToken
+                left = node(.isType(left, typeName), from: start)
+            } else {
+                let right = try binary(level + 1)
+                left = node(.binary(op, left, right), from: start)
+            }
+        }
+        return left
+    }
+
+    private mutating func unary() throws(Failure) -> Expr {
+        let start = current.start
+        if isSymbol("!") {
+            _ = advance()
+            return node(.unary("!", try unary()), from: start)
+        }
+        if isSymbol("-") {
+            _ = advance()
+            // `-9223372036854775808` is a literal, not the negation of an overflowing one.
+            if case .int(let n) = current.kind {
+                _ = advance()
+                let literal = node(.int(n == UInt64(Int64.max) + 1 ? Int64.min : -Int64(n)), from: start)
+                return try postfix(literal, start)
+            }
+            return node(.unary("-", try unary()), from: start)
+        }
+        return try postfix(try primary(), start)
+    }
+
+    private mutating func postfix(_ base: Expr, _ start: SourcePosition) throws(Failure) -> Expr {
+        var e = base
+        while true {
+            if isSymbol(".") {
+                _ = advance()
+                let name = try identifier("a field or method name after '.'")
+                if isSymbol("(") {
+                    let arguments = try callArguments()
+                    if case .identifier(let ns) = e.kind, Self.namespaces.contains(ns) {
+                        e = node(.call(name: ns + "." + name, receiver: nil, arguments: arguments), from: start)
+                    } else {
+                        e = node(.call(name: name, receiver: e, arguments: arguments), from: start)
+                    }
+                } else {
+                    e = node(.member(e, name), from: start)
+                }
+            } else if isSymbol("[") {
+                _ = advance()
+                let first = try expression()
+                if isSymbol(":") {
+                    _ = advance()
+                    let second = try expression()
+                    try expect("]")
+                    e = node(.slice(e, first, second), from: start)
+                } else {
+                    try expect("]")
+                    e = node(.index(e, first), from: start)
+                }
+            } else {
+                return e
+            }
+        }
+    }
+
+    private mutating func callArguments() throws(Failure) -> [Expr] {
+        try expect("(")
+        var arguments: [Expr] = []
+        while !isSymbol(")") {
+            arguments.append(try expression())
+            if isSymbol(",") { _ = advance() } else { break }
+        }
+        try expect(")", "Expected ')' after the arguments.")
+        return arguments
+    }
+
+    private mutating func primary() throws(Failure) -> Expr {
+        let start = current.start
+        let token = current
+        switch token.kind {
+        case .int(let n):
+            _ = advance()
+            guard n <= UInt64(Int64.max) else { throw fail("Integer literal \(n) is out of range.", at: token) }
+            return node(.int(Int64(n)), from: start)
+        case .float(let f):
+            _ = advance()
+            return node(.float(f), from: start)
+        case .string(let s):
+            _ = advance()
+            return node(.string(s), from: start)
+        case .bytes(let b):
+            _ = advance()
+            return node(.bytes(b), from: start)
+        case .identifier(let name):
+            _ = advance()
+            switch name {
+            case "true": return node(.bool(true), from: start)
+            case "false": return node(.bool(false), from: start)
+            case "null": return node(.null, from: start)
+            default: break
+            }
+            if isSymbol("(") {
+                let arguments = try callArguments()
+                return node(.call(name: name, receiver: nil, arguments: arguments), from: start)
+            }
+            return node(.identifier(name), from: start)
+        case .symbol("("):
+            _ = advance()
+            let inner = try expression()
+            try expect(")", "Expected ')'.")
+            // A parenthesised expression starts at its parenthesis.
+            ranges[inner.id] = SourceRange(start, ranges[inner.id].end)
+            return inner
+        case .symbol("["):
+            _ = advance()
+            var items: [Expr] = []
+            while !isSymbol("]") {
+                items.append(try expression())
+                if isSymbol(",") { _ = advance() } else { break }
+            }
+            try expect("]", "Expected ']' to close the list.")
+            return node(.list(items), from: start)
+        case .symbol("{"):
+            _ = advance()
+            var entries: [(Expr, Expr)] = []
+            while !isSymbol("}") {
+                let key = try expression()
+                try expect(":", "Expected ':' after a map key.")
+                entries.append((key, try expression()))
+                if isSymbol(",") { _ = advance() } else { break }
+            }
+            try expect("}", "Expected '}' to close the map.")
+            return node(.map(entries), from: start)
+        case .symbol("/"):
+            return try pathLiteral(start)
+        case .end:
+            throw fail("Unexpected end of the ruleset.")
+        default:
+            throw fail("Unexpected token in an expression.")
+        }
+    }
+
+    private mutating func pathLiteral(_ start: SourcePosition) throws(Failure) -> Expr {
+        var parts: [PathPart] = []
+        var first = true
+        while isSymbol("/"), first || current.adjacent {
+            first = false
+            _ = advance()
+            if isSymbol("$(") {
+                _ = advance()
+                let inner = try expression()
+                try expect(")", "Expected ')' to close '$('.")
+                parts.append(.interpolated(inner))
+            } else if let word = pathWord() {
+                parts.append(.literal(word))
+            } else {
+                throw fail("Expected a path segment.")
+            }
+        }
+        return node(.path(parts), from: start)
+    }
+}
