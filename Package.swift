@@ -28,8 +28,10 @@ let package = Package(
         .target(name: "FlintQuery", dependencies: ["FlintModel"], swiftSettings: strict),
         // Versioned documents, ordered collections, the write pipeline and the query executor.
         .target(name: "FlintStore", dependencies: ["FlintModel", "FlintQuery"], swiftSettings: strict),
-        // One actor per database composing the store; the registry of databases.
-        .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintQuery", "FlintStore"], swiftSettings: strict),
+        // Security Rules: parser, checker and evaluator with the standard library. Pure.
+        .target(name: "FlintRules", dependencies: ["FlintModel"], swiftSettings: strict),
+        // One actor per database composing the store and the rules; the registry of databases.
+        .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintQuery", "FlintStore", "FlintRules"], swiftSettings: strict),
         // Firestore's JSON files: REST document datasets and their loader, firestore.indexes.json.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintQuery", "FlintEngine"], swiftSettings: strict),
         // Generated from proto/ by scripts/gen-protos.sh: google.firestore.v1 messages and service.
@@ -95,6 +97,7 @@ let package = Package(
         .testTarget(
             name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
             swiftSettings: strict),
+        .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
         .testTarget(
             name: "FlintFixturesTests",
             dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintFixtures", "FlintTesting"],

@@ -8,7 +8,7 @@ struct Parser {
 
     static let namespaces: Set<String> = ["math", "hashing", "timestamp", "duration", "latlng"]
 
-    private struct Failure: Error {}
+    struct Failure: Error {}
 
     init(_ source: String) {
         var lexer = Lexer(source)

@@ -1,3 +1,5 @@
+import FlintRules
+
 /// The bloom filter Firestore attaches to an existence filter: the names of every document
 /// that matches a target, so a client whose count disagrees can find which of its documents
 /// are gone instead of re-listening from scratch. Layout and hashing are what the SDKs test:

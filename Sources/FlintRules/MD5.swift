@@ -2,7 +2,7 @@ import Foundation
 
 /// MD5 (RFC 1321). Firestore's bloom filters hash document names with it, so the SDKs can
 /// test the names Flint sends; it protects nothing.
-enum MD5 {
+public enum MD5 {
     private static let shifts: [UInt32] = [
         7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
         5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
@@ -15,7 +15,7 @@ enum MD5 {
         UInt32(truncatingIfNeeded: Int64((abs(sin(Double(i + 1))) * 4_294_967_296).rounded(.down)))
     }
 
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+    public static func digest(_ message: [UInt8]) -> [UInt8] {
         var bytes = message
         let bitLength = UInt64(message.count) &* 8
         bytes.append(0x80)

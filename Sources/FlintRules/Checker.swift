@@ -1,0 +1,128 @@
+/// Compile-time checks the reference emulator makes when a ruleset is loaded: wildcard shapes,
+/// function limits and recursion, `is` type names, and constant regular expressions.
+struct Checker {
+    let version: Int
+    var diagnostics = Diagnostics()
+    private let ranges: [SourceRange]
+
+    init(_ ruleset: Ruleset) {
+        version = ruleset.version
+        ranges = ruleset.ranges
+    }
+
+    static let maxParameters = 7
+    static let maxLets = 10
+    static let maxMatchDepth = 10
+
+    mutating func check(_ ruleset: Ruleset) {
+        var scopes: [[FunctionDecl]] = [ruleset.functions]
+        checkFunctions(ruleset.functions, scopes: scopes)
+        guard let service = ruleset.service else { return }
+        scopes.append(service.functions)
+        checkFunctions(service.functions, scopes: scopes)
+        for m in service.matches { checkMatch(m, scopes: scopes, depth: 1) }
+    }
+
+    private mutating func checkMatch(_ m: Match, scopes: [[FunctionDecl]], depth: Int) {
+        if depth > Self.maxMatchDepth { diagnostics.error("Too many nested match blocks (at most \(Self.maxMatchDepth)).", at: m.position) }
+        let recursive = m.pattern.enumerated().filter { if case .recursive = $0.element { true } else { false } }
+        if version < 2 {
+            if let (i, _) = recursive.first, i != m.pattern.count - 1 {
+                diagnostics.error("A recursive wildcard {name=**} must be the last segment of a match in rules_version 1.", at: m.position)
+            }
+        } else if recursive.count > 1 {
+            diagnostics.error("A match pattern may hold at most one recursive wildcard.", at: m.position)
+        }
+        var names = Set<String>()
+        for segment in m.pattern {
+            switch segment {
+            case .variable(let n), .recursive(let n):
+                if !names.insert(n).inserted { diagnostics.error("The wildcard {\(n)} is bound twice in one pattern.", at: m.position) }
+            case .literal: break
+            }
+        }
+        let inner = scopes + [m.functions]
+        checkFunctions(m.functions, scopes: inner)
+        for a in m.allows { if let c = a.condition { checkExpression(c) } }
+        for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1) }
+    }
+
+    private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]]) {
+        var seen = Set<String>()
+        for f in functions {
+            if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is declared twice in one scope.", at: f.position) }
+            if f.parameters.count > Self.maxParameters {
+                diagnostics.error("Function \(f.name) has \(f.parameters.count) parameters; at most \(Self.maxParameters) are allowed.", at: f.position)
+            }
+            if f.lets.count > Self.maxLets {
+                diagnostics.error("Function \(f.name) has \(f.lets.count) let bindings; at most \(Self.maxLets) are allowed.", at: f.position)
+            }
+            if version < 2, !f.lets.isEmpty { diagnostics.error("let bindings need rules_version = '2'.", at: f.position) }
+            for l in f.lets { checkExpression(l.value) }
+            checkExpression(f.body)
+            if calls(f, reaching: f.name, scopes: scopes, visited: []) {
+                diagnostics.error("Function \(f.name) calls itself (directly or through other functions); recursion is not allowed.", at: f.position)
+            }
+        }
+    }
+
+    /// Whether `f`'s body can reach a call of `target`, resolving names through the scopes.
+    private func calls(_ f: FunctionDecl, reaching target: String, scopes: [[FunctionDecl]], visited: Set<String>) -> Bool {
+        var names: [String] = []
+        for e in [f.body] + f.lets.map(\.value) { Self.callNames(e, into: &names) }
+        for name in names {
+            if name == target { return true }
+            guard !visited.contains(name), let callee = scopes.reversed().lazy.compactMap({ $0.first { $0.name == name } }).first else { continue }
+            if calls(callee, reaching: target, scopes: scopes, visited: visited.union([name])) { return true }
+        }
+        return false
+    }
+
+    private static func callNames(_ e: Expr, into names: inout [String]) {
+        visit(e) { node in
+            if case .call(let name, nil, _) = node.kind { names.append(name) }
+        }
+    }
+
+    private static func visit(_ e: Expr, _ body: (Expr) -> Void) {
+        body(e)
+        switch e.kind {
+        case .list(let items): for i in items { visit(i, body) }
+        case .map(let entries): for (k, v) in entries { visit(k, body); visit(v, body) }
+        case .path(let parts): for case .interpolated(let inner) in parts { visit(inner, body) }
+        case .member(let b, _): visit(b, body)
+        case .index(let b, let i): visit(b, body); visit(i, body)
+        case .slice(let b, let i, let j): visit(b, body); visit(i, body); visit(j, body)
+        case .call(_, let receiver, let arguments):
+            if let receiver { visit(receiver, body) }
+            for a in arguments { visit(a, body) }
+        case .unary(_, let o): visit(o, body)
+        case .binary(_, let l, let r): visit(l, body); visit(r, body)
+        case .isType(let o, _): visit(o, body)
+        case .ternary(let c, let t, let f): visit(c, body); visit(t, body); visit(f, body)
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: break
+        }
+    }
+
+    private mutating func checkExpression(_ e: Expr) {
+        var found: [(SourcePosition, String)] = []
+        Self.visit(e) { node in
+            let at = ranges[node.id].start
+            switch node.kind {
+            case .isType(let operand, let name):
+                if !Stdlib.typeNames.contains(name) { found.append((at, "Unknown type '\(name)' in an 'is' check.")) }
+                if case .null = operand.kind { found.append((at, "'null is \(name)' is not allowed; compare with == null.")) }
+            case .call(let name, .some, let arguments) where ["matches", "replace", "split"].contains(name):
+                if case .string(let pattern)? = arguments.first?.kind {
+                    do throws(RE2.SyntaxError) {
+                        _ = try RE2(pattern)
+                    } catch {
+                        found.append((ranges[arguments[0].id].start, "Invalid regular expression '\(pattern)': \(error.message)."))
+                    }
+                }
+            default: break
+            }
+        }
+        for (at, message) in found { diagnostics.error(message, at: at) }
+    }
+}

@@ -1,0 +1,226 @@
+import FlintModel
+
+extension Ruleset {
+    /// Parses and checks a ruleset: the ruleset when it is valid, and every problem found.
+    public static func compile(_ source: String) -> (ruleset: Ruleset?, diagnostics: [Diagnostic]) {
+        var parser = Parser(source)
+        let ruleset = parser.parseRuleset(source: source)
+        var diagnostics = parser.diagnostics
+        if !diagnostics.hasErrors {
+            var checker = Checker(ruleset)
+            checker.check(ruleset)
+            for d in checker.diagnostics.all { diagnostics.error(d.message, at: d.position) }
+        }
+        return (diagnostics.hasErrors ? nil : ruleset, diagnostics.sorted)
+    }
+}
+
+/// One request as the rules see it.
+public struct RulesRequest: Sendable {
+    public enum Target: Sendable {
+        /// A single document, by its path below the database's documents.
+        case document([String])
+        /// The documents a query could return: a collection (or, for collection groups, any
+        /// collection with this id below the parent) and an unknown document id.
+        case collection([String], group: Bool)
+    }
+
+    public var method: Method
+    public var database: String
+    public var target: Target
+    /// `request.auth`: null, or a map with `uid` and `token`.
+    public var auth: RulesValue
+    public var time: RulesTimestamp
+    /// `resource`: the stored document (map with data, id, __name__) or null; for lists, the
+    /// pseudo-document of the query's constraints.
+    public var resource: RulesValue
+    /// `request.resource` on writes: the document as it would be after the write.
+    public var requestResource: RulesValue?
+    /// `request.query` on lists.
+    public var query: RulesValue?
+    public var inTransaction: Bool
+
+    public init(
+        method: Method, database: String, target: Target, auth: RulesValue, time: RulesTimestamp,
+        resource: RulesValue = .null, requestResource: RulesValue? = nil, query: RulesValue? = nil, inTransaction: Bool = false
+    ) {
+        self.method = method
+        self.database = database
+        self.target = target
+        self.auth = auth
+        self.time = time
+        self.resource = resource
+        self.requestResource = requestResource
+        self.query = query
+        self.inTransaction = inTransaction
+    }
+
+    /// The full path, `/databases/{db}/documents/...`.
+    var fullPath: RulesPath {
+        switch target {
+        case .document(let p), .collection(let p, _): RulesPath(["databases", database, "documents"] + p)
+        }
+    }
+
+    var requestMap: RulesValue {
+        var m: [String: RulesValue] = [
+            "auth": auth, "method": .string(method.rawValue), "path": .path(fullPath), "time": .timestamp(time),
+            "headers": .map([:]), "inTransaction": .bool(inTransaction), "fields": .null,
+        ]
+        if let requestResource { m["resource"] = requestResource }
+        if let query { m["query"] = query }
+        return .map(m)
+    }
+}
+
+/// The outcome of a request against a ruleset.
+public struct RulesDecision: Sendable {
+    public var allowed: Bool
+    /// The emulator's denial text: `\nfalse for 'get' @ L5, Null value error. for 'get' @ L9`.
+    public var message: String
+    public var debugLog: [String]
+}
+
+/// A segment of the path being matched: a name, the unknown id of a listed document, or the
+/// unknown run of segments in front of a collection group.
+enum MatchSegment: Equatable {
+    case name(String)
+    case unknownID
+    case anyPrefix
+}
+
+extension Ruleset {
+    /// Decides a request: allowed when any allow statement of a complete match for its method
+    /// evaluates to true. `maxReads` bounds distinct get/exists calls (10 for one document,
+    /// 20 for batches and transactions).
+    public func decide(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10) -> RulesDecision {
+        var segments: [MatchSegment] = ["databases", request.database, "documents"].map { .name($0) }
+        switch request.target {
+        case .document(let p): segments += p.map { .name($0) }
+        case .collection(let p, let group):
+            if group {
+                segments += p.map { .name($0) }.dropLast()
+                segments.append(.anyPrefix)
+                segments.append(.name(p.last ?? ""))
+            } else {
+                segments += p.map { .name($0) }
+            }
+            segments.append(.unknownID)
+        }
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads)
+        let root = Scope(parent: nil, variables: ["request": request.requestMap, "resource": request.resource], functions: functions)
+        let serviceScope = Scope(parent: root, functions: service?.functions ?? [])
+        var outcomes: [String] = []
+        var candidates: [(Allow, Scope)] = []
+        for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, request.method, &candidates) }
+        for (allow, scope) in candidates {
+            guard let condition = allow.condition else {
+                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
+            }
+            let value = evaluator.evaluate(condition, scope)
+            let line = ranges[condition.id].start.line
+            switch value {
+            case .bool(true): return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
+            case .error(let text): outcomes.append("\(text) for '\(request.method.rawValue)' @ L\(line)")
+            default: outcomes.append("false for '\(request.method.rawValue)' @ L\(line)")
+            }
+        }
+        let message = outcomes.isEmpty ? "\nNo matching allow statements" : "\n" + outcomes.joined(separator: ", ")
+        return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog)
+    }
+
+    private func collect(
+        _ m: Match, _ path: [MatchSegment], _ from: Int, _ outer: Scope, _ method: Method, _ out: inout [(Allow, Scope)]
+    ) {
+        for (bindings, consumed) in Self.match(m.pattern[...], path, from, version: version) {
+            let scope = Scope(parent: outer, variables: bindings, functions: m.functions)
+            if consumed == path.count {
+                for allow in m.allows where allow.methods.contains(where: { $0.covers(method) }) { out.append((allow, scope)) }
+            }
+            for child in m.matches { collect(child, path, consumed, scope, method, &out) }
+        }
+    }
+
+    /// Every way `pattern` can match the path from `at`: the bindings and where it stops.
+    static func match(_ pattern: ArraySlice<PatternSegment>, _ path: [MatchSegment], _ at: Int, version: Int)
+        -> [([String: RulesValue], Int)]
+    {
+        guard let first = pattern.first else { return [([:], at)] }
+        let rest = pattern.dropFirst()
+        var out: [([String: RulesValue], Int)] = []
+        switch first {
+        case .literal(let word):
+            guard at < path.count, path[at] == .name(word) else { return [] }
+            return match(rest, path, at + 1, version: version)
+        case .variable(let name):
+            guard at < path.count else { return [] }
+            let bound: RulesValue
+            switch path[at] {
+            case .name(let s): bound = .string(s)
+            case .unknownID: bound = .error("Variable \(name) is not bound: a query names no document id.")
+            case .anyPrefix: return []
+            }
+            for (b, end) in match(rest, path, at + 1, version: version) {
+                var bindings = b
+                bindings[name] = bound
+                out.append((bindings, end))
+            }
+        case .recursive(let name):
+            // v1: one or more segments to the end; v2: zero or more, anywhere.
+            let minimum = version >= 2 ? 0 : 1
+            guard at + minimum <= path.count else { return [] }
+            for length in minimum...(path.count - at) {
+                if version < 2, at + length != path.count { continue }
+                let covered = path[at..<(at + length)]
+                var names: [String] = []
+                var known = true
+                for s in covered {
+                    if case .name(let n) = s { names.append(n) } else { known = false }
+                }
+                let bound: RulesValue = known ? .path(RulesPath(names)) : .error("Variable \(name) is not bound: a query names no document id.")
+                for (b, end) in match(rest, path, at + length, version: version) {
+                    var bindings = b
+                    bindings[name] = bound
+                    out.append((bindings, end))
+                }
+            }
+        }
+        return out
+    }
+}
+
+// MARK: - Firestore values
+
+extension RulesValue {
+    /// A stored value as the rules see it; references become full paths.
+    public init(_ v: Value) {
+        switch v {
+        case .null: self = .null
+        case .boolean(let b): self = .bool(b)
+        case .integer(let i): self = .int(i)
+        case .double(let d): self = .float(d)
+        case .timestamp(let t): self = .timestamp(RulesTimestamp(t))
+        case .string(let s): self = .string(s)
+        case .bytes(let b): self = .bytes(b)
+        case .reference(let r): self = .path(RulesPath(["databases", r.database.database, "documents"] + r.key.path.segments))
+        case .geoPoint(let g): self = .latlng(g.latitude, g.longitude)
+        case .array(let items): self = .list(items.map(RulesValue.init))
+        case .map(let m): self = .map(RulesValue.fields(m))
+        case .vector(let values): self = .map(["__type__": .string("__vector__"), "value": .list(values.map { .float($0) })])
+        }
+    }
+
+    public static func fields(_ m: MapValue) -> [String: RulesValue] {
+        var out: [String: RulesValue] = [:]
+        for e in m.entries { out[e.key] = RulesValue(e.value) }
+        return out
+    }
+
+    /// A document as `resource`: its data, id and full name.
+    public static func resource(database: String, path: [String], fields data: MapValue) -> RulesValue {
+        .map([
+            "data": .map(fields(data)), "id": .string(path.last ?? ""),
+            "__name__": .path(RulesPath(["databases", database, "documents"] + path)),
+        ])
+    }
+}

@@ -1,0 +1,250 @@
+/// Reads documents for `get`, `exists`, `getAfter` and `existsAfter`: the resource map
+/// (`data`, `id`, `__name__`) or nil when the document does not exist.
+public protocol DocumentReader {
+    func document(at path: RulesPath, afterWrites: Bool) -> RulesValue?
+}
+
+/// Names visible where an expression is evaluated: variables and the functions declared there.
+final class Scope {
+    let parent: Scope?
+    var variables: [String: RulesValue]
+    var functions: [String: FunctionDecl] = [:]
+
+    init(parent: Scope?, variables: [String: RulesValue] = [:], functions: [FunctionDecl] = []) {
+        self.parent = parent
+        self.variables = variables
+        for f in functions { self.functions[f.name] = f }
+    }
+
+    func variable(_ name: String) -> RulesValue? {
+        variables[name] ?? parent?.variable(name)
+    }
+
+    /// The function and the scope it was declared in (its body sees that scope).
+    func function(_ name: String) -> (FunctionDecl, Scope)? {
+        if let f = functions[name] { return (f, self) }
+        return parent?.function(name)
+    }
+}
+
+/// Evaluates expressions of one ruleset for one request: counts expressions and document
+/// reads against the limits, and records what each expression evaluated to.
+final class Evaluator {
+    let ruleset: Ruleset
+    let reader: any DocumentReader
+    /// Distinct paths read through get/exists; repeated reads are cached and free.
+    private var reads: [String: RulesValue?] = [:]
+    let maxReads: Int
+    private var expressions = 0
+    private var depth = 0
+    var debugLog: [String] = []
+    /// Values each expression produced, by node id, when recording coverage.
+    var observed: [Int: [RulesValue]]?
+
+    static let maxExpressions = 1000
+    static let maxDepth = 20
+
+    init(ruleset: Ruleset, reader: any DocumentReader, maxReads: Int) {
+        self.ruleset = ruleset
+        self.reader = reader
+        self.maxReads = maxReads
+    }
+
+    func evaluate(_ e: Expr, _ scope: Scope) -> RulesValue {
+        expressions += 1
+        if expressions > Self.maxExpressions {
+            return .error("Exceeded maximum of \(Self.maxExpressions) expressions evaluated per request.")
+        }
+        let v = value(e, scope)
+        observed?[e.id, default: []].append(v)
+        return v
+    }
+
+    private func value(_ e: Expr, _ scope: Scope) -> RulesValue {
+        switch e.kind {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .float(let f): return .float(f)
+        case .string(let s): return .string(s)
+        case .bytes(let b): return .bytes(b)
+        case .identifier(let name):
+            return scope.variable(name) ?? .error("Property \(name) is undefined on object.")
+        case .list(let items):
+            var out: [RulesValue] = []
+            for item in items {
+                let v = evaluate(item, scope)
+                if v.isError { return v }
+                out.append(v)
+            }
+            return .list(out)
+        case .map(let entries):
+            var out: [String: RulesValue] = [:]
+            for (k, v) in entries {
+                let key = evaluate(k, scope)
+                if key.isError { return key }
+                guard case .string(let name) = key else { return .error("Map keys must be strings.") }
+                let value = evaluate(v, scope)
+                if value.isError { return value }
+                out[name] = value
+            }
+            return .map(out)
+        case .path(let parts):
+            var segments: [String] = []
+            for part in parts {
+                switch part {
+                case .literal(let s): segments.append(s)
+                case .interpolated(let inner):
+                    let v = evaluate(inner, scope)
+                    switch v {
+                    case .error: return v
+                    case .path(let p): segments += p.segments
+                    default:
+                        guard let text = Stdlib.stringify(v) else {
+                            return Operators.unsupported("path interpolation of \(v.typeName)", "string, int, float, bool or path")
+                        }
+                        segments.append(text)
+                    }
+                }
+            }
+            return .path(RulesPath(segments))
+        case .member(let base, let name):
+            let b = evaluate(base, scope)
+            return Stdlib.member(b, name)
+        case .index(let base, let index):
+            let b = evaluate(base, scope)
+            if b.isError { return b }
+            let i = evaluate(index, scope)
+            if i.isError { return i }
+            return Stdlib.index(b, i)
+        case .slice(let base, let from, let to):
+            let b = evaluate(base, scope)
+            if b.isError { return b }
+            let i = evaluate(from, scope)
+            if i.isError { return i }
+            let j = evaluate(to, scope)
+            if j.isError { return j }
+            return Stdlib.slice(b, i, j)
+        case .call(let name, let receiver, let arguments):
+            return call(name, receiver, arguments, scope)
+        case .unary(let op, let operand):
+            let v = evaluate(operand, scope)
+            if v.isError { return v }
+            if op == "!" {
+                guard case .bool(let b) = v else { return Operators.unsupported("!\(v.typeName)", "!bool") }
+                return .bool(!b)
+            }
+            switch v {
+            case .int(let i): return i == Int64.min ? .error("Integer overflow error.") : .int(-i)
+            case .float(let f): return .float(-f)
+            case .duration(let d): return .duration(RulesDuration(nanos: -d.nanos))
+            default: return Operators.unsupported("-\(v.typeName)", "-int, -float")
+            }
+        case .binary(let op, let l, let r):
+            return binary(op, l, r, scope)
+        case .isType(let operand, let typeName):
+            let v = evaluate(operand, scope)
+            if v.isError { return v }
+            return .bool(Stdlib.isType(v, typeName))
+        case .ternary(let c, let t, let f):
+            let condition = evaluate(c, scope)
+            if condition.isError { return condition }
+            guard case .bool(let b) = condition else { return Operators.unsupported("\(condition.typeName) ? _ : _", "bool ? _ : _") }
+            return evaluate(b ? t : f, scope)
+        }
+    }
+
+    private func binary(_ op: String, _ l: Expr, _ r: Expr, _ scope: Scope) -> RulesValue {
+        if op == "&&" || op == "||" {
+            // Errors are absorbed when the other side decides; the right side runs only when needed.
+            let decisive = op == "||"
+            let left = evaluate(l, scope)
+            if case .bool(let b) = left, b == decisive { return .bool(decisive) }
+            let right = evaluate(r, scope)
+            if case .bool(let b) = right, b == decisive { return .bool(decisive) }
+            if left.isError { return left }
+            if right.isError { return right }
+            guard case .bool = left else { return Operators.unsupported("\(left.typeName) \(op) \(right.typeName)", "bool \(op) bool") }
+            guard case .bool = right else { return Operators.unsupported("\(left.typeName) \(op) \(right.typeName)", "bool \(op) bool") }
+            return .bool(!decisive)
+        }
+        let left = evaluate(l, scope)
+        let right = evaluate(r, scope)
+        if op == "in" {
+            if right.isError { return right }
+            if left.isError { return left }
+            return Operators.contains(right, left)
+        }
+        if left.isError { return left }
+        if right.isError { return right }
+        switch op {
+        case "==": return .bool(Operators.equal(left, right))
+        case "!=":
+            if case .constraint(let c) = left { return Operators.implied(c, "!=", right) }
+            return .bool(!Operators.equal(left, right))
+        case "<", "<=", ">", ">=": return Operators.relational(op, left, right)
+        default: return Operators.arithmetic(op, left, right)
+        }
+    }
+
+    // MARK: - Calls
+
+    private func call(_ name: String, _ receiver: Expr?, _ arguments: [Expr], _ scope: Scope) -> RulesValue {
+        if let receiver {
+            let target = evaluate(receiver, scope)
+            if target.isError { return target }
+            let args = arguments.map { evaluate($0, scope) }
+            if let error = args.first(where: \.isError) { return error }
+            return Stdlib.method(target, name, args)
+        }
+        if let (function, home) = scope.function(name) {
+            guard function.parameters.count == arguments.count else {
+                return .error("Function \(name) takes \(function.parameters.count) arguments, \(arguments.count) given.")
+            }
+            let args = arguments.map { evaluate($0, scope) }
+            if let error = args.first(where: \.isError) { return error }
+            let bound = Dictionary(zip(function.parameters, args), uniquingKeysWith: { _, last in last })
+            guard depth < Self.maxDepth else { return .error("Maximum function call depth (\(Self.maxDepth)) exceeded.") }
+            depth += 1
+            defer { depth -= 1 }
+            let local = Scope(parent: home, variables: bound)
+            for (letName, letValue) in function.lets { local.variables[letName] = evaluate(letValue, local) }
+            return evaluate(function.body, local)
+        }
+        let args = arguments.map { evaluate($0, scope) }
+        if let error = args.first(where: \.isError) { return error }
+        switch name {
+        case "get", "exists", "getAfter", "existsAfter":
+            return read(name, args)
+        case "debug":
+            guard args.count == 1 else { return .error("debug takes one argument.") }
+            debugLog.append(Stdlib.debugDescription(args[0]))
+            return args[0]
+        default:
+            return Stdlib.function(name, args)
+        }
+    }
+
+    private func read(_ name: String, _ args: [RulesValue]) -> RulesValue {
+        guard args.count == 1, case .path(let path) = args[0] else {
+            return Operators.unsupported("\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(name)(path)")
+        }
+        let after = name.hasSuffix("After")
+        let cacheKey = (after ? "after:" : "") + path.text
+        let document: RulesValue?
+        if let cached = reads[cacheKey] {
+            document = cached
+        } else {
+            guard reads.count < maxReads else {
+                return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per request.")
+            }
+            guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases", path.segments[2] == "documents" else {
+                return .error("Invalid document path \(path.text): expected /databases/{database}/documents/{collection}/{document}.")
+            }
+            document = reader.document(at: path, afterWrites: after)
+            reads[cacheKey] = .some(document)
+        }
+        if name.hasPrefix("exists") { return .bool(document != nil) }
+        return document ?? .null
+    }
+}

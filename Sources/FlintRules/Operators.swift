@@ -1,0 +1,163 @@
+/// Equality, ordering and arithmetic of rules values, with the rules language's error texts.
+enum Operators {
+    static func unsupported(_ received: String, _ expected: String) -> RulesValue {
+        .error("Unsupported operation error. Received: \(received). Expected: \(expected).")
+    }
+
+    /// `==`: never an error; different kinds are unequal. Int and float compare by value at the
+    /// top level only; inside lists and maps they are different kinds.
+    static func equal(_ a: RulesValue, _ b: RulesValue, topLevel: Bool = true) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.int(let x), .int(let y)): return x == y
+        case (.float(let x), .float(let y)): return x == y
+        case (.int(let x), .float(let y)), (.float(let y), .int(let x)): return topLevel && Double(x) == y
+        case (.string(let x), .string(let y)): return Array(x.utf16) == Array(y.utf16)
+        case (.bytes(let x), .bytes(let y)): return x == y
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, topLevel: false) }
+        case (.map(let x), .map(let y)):
+            return x.count == y.count && x.allSatisfy { k, v in y[k].map { equal(v, $0, topLevel: false) } ?? false }
+        case (.set(let x), .set(let y)):
+            return x.count == y.count && x.allSatisfy { e in y.contains { equal(e, $0) } }
+        case (.path(let x), .path(let y)): return x == y
+        case (.timestamp(let x), .timestamp(let y)): return x == y
+        case (.duration(let x), .duration(let y)): return x == y
+        case (.latlng(let a1, let o1), .latlng(let a2, let o2)): return a1 == a2 && o1 == o2
+        case (.mapDiff, .mapDiff): return false
+        default: return false
+        }
+    }
+
+    /// Order within numbers, strings (UTF-16 units), bytes, timestamps and durations; nil otherwise.
+    static func compare(_ a: RulesValue, _ b: RulesValue) -> Int? {
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.float(let x), .float(let y)): return x < y ? -1 : (x > y ? 1 : (x == y ? 0 : nil))
+        case (.int(let x), .float(let y)): return compare(.float(Double(x)), .float(y))
+        case (.float(let x), .int(let y)): return compare(.float(x), .float(Double(y)))
+        case (.string(let x), .string(let y)):
+            let (u, v) = (Array(x.utf16), Array(y.utf16))
+            return u.lexicographicallyPrecedes(v) ? -1 : (u == v ? 0 : 1)
+        case (.bytes(let x), .bytes(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case (.timestamp(let x), .timestamp(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.duration(let x), .duration(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        default: return nil
+        }
+    }
+
+    static func relational(_ op: String, _ a: RulesValue, _ b: RulesValue) -> RulesValue {
+        if case .constraint(let c) = a { return implied(c, op, b) }
+        if case .constraint(let c) = b { return implied(c, flipped(op), a) }
+        guard let c = compare(a, b) else {
+            if case .float(let x) = a, x.isNaN { return .bool(false) }
+            if case .float(let y) = b, y.isNaN { return .bool(false) }
+            return unsupported("\(a.typeName) \(op) \(b.typeName)", "int \(op) int, float \(op) float, string \(op) string, …")
+        }
+        switch op {
+        case "<": return .bool(c < 0)
+        case "<=": return .bool(c <= 0)
+        case ">": return .bool(c > 0)
+        default: return .bool(c >= 0)
+        }
+    }
+
+    static func flipped(_ op: String) -> String {
+        switch op {
+        case "<": ">"
+        case "<=": ">="
+        case ">": "<"
+        case ">=": "<="
+        default: op
+        }
+    }
+
+    /// Whether every value within the constraint's bounds satisfies `value op rhs`.
+    static func implied(_ c: FieldConstraint, _ op: String, _ rhs: RulesValue) -> RulesValue {
+        if c.unsatisfiable { return .bool(false) }
+        for bound in c.bounds {
+            guard let k = compare(bound.value, rhs) else { continue }
+            let holds: Bool
+            switch (bound.op, op) {
+            case (.greaterThan, ">"): holds = k >= 0
+            case (.greaterThan, ">="): holds = k >= 0
+            case (.greaterThanOrEqual, ">"): holds = k > 0
+            case (.greaterThanOrEqual, ">="): holds = k >= 0
+            case (.lessThan, "<"): holds = k <= 0
+            case (.lessThan, "<="): holds = k <= 0
+            case (.lessThanOrEqual, "<"): holds = k < 0
+            case (.lessThanOrEqual, "<="): holds = k <= 0
+            case (.greaterThan, "!="), (.greaterThanOrEqual, "!="): holds = bound.op == .greaterThan ? k >= 0 : k > 0
+            case (.lessThan, "!="), (.lessThanOrEqual, "!="): holds = bound.op == .lessThan ? k <= 0 : k < 0
+            case (.notEqual, "!="): holds = k == 0
+            default: holds = false
+            }
+            if holds { return .bool(true) }
+        }
+        return .bool(false)
+    }
+
+    static func arithmetic(_ op: String, _ a: RulesValue, _ b: RulesValue) -> RulesValue {
+        switch (a, b) {
+        case (.int(let x), .int(let y)):
+            switch op {
+            case "+": return overflowChecked(x.addingReportingOverflow(y))
+            case "-": return overflowChecked(x.subtractingReportingOverflow(y))
+            case "*": return overflowChecked(x.multipliedReportingOverflow(by: y))
+            case "/":
+                guard y != 0 else { return .error("Divide by zero error.") }
+                return overflowChecked(x.dividedReportingOverflow(by: y))
+            default:
+                guard y != 0 else { return .error("Divide by zero error.") }
+                return overflowChecked(x.remainderReportingOverflow(dividingBy: y))
+            }
+        case (.int, .float), (.float, .int), (.float, .float):
+            let x = number(a)!, y = number(b)!
+            switch op {
+            case "+": return .float(x + y)
+            case "-": return .float(x - y)
+            case "*": return .float(x * y)
+            case "/": return .float(x / y)
+            default: return .float(x.truncatingRemainder(dividingBy: y))
+            }
+        case (.string(let x), .string(let y)) where op == "+": return .string(x + y)
+        case (.timestamp(let t), .duration(let d)) where op == "+" || op == "-":
+            let signed = op == "+" ? d : RulesDuration(nanos: -d.nanos)
+            return t.adding(signed).map { .timestamp($0) } ?? .error("Timestamp out of range.")
+        case (.duration(let d), .timestamp(let t)) where op == "+":
+            return t.adding(d).map { .timestamp($0) } ?? .error("Timestamp out of range.")
+        case (.timestamp(let x), .timestamp(let y)) where op == "-":
+            let seconds = x.seconds - y.seconds
+            let (n, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            guard !overflow else { return .error("Duration out of range.") }
+            return .duration(RulesDuration(nanos: n + Int64(x.nanos) - Int64(y.nanos)))
+        case (.duration(let x), .duration(let y)) where op == "+" || op == "-":
+            let (n, overflow) = op == "+" ? x.nanos.addingReportingOverflow(y.nanos) : x.nanos.subtractingReportingOverflow(y.nanos)
+            return overflow ? .error("Duration out of range.") : .duration(RulesDuration(nanos: n))
+        default:
+            return unsupported("\(a.typeName) \(op) \(b.typeName)", "int \(op) int, float \(op) float" + (op == "+" ? ", string + string" : ""))
+        }
+    }
+
+    private static func overflowChecked(_ r: (partialValue: Int64, overflow: Bool)) -> RulesValue {
+        r.overflow ? .error("Integer overflow error.") : .int(r.partialValue)
+    }
+
+    static func number(_ v: RulesValue) -> Double? {
+        switch v {
+        case .int(let i): Double(i)
+        case .float(let f): f
+        default: nil
+        }
+    }
+
+    static func contains(_ container: RulesValue, _ item: RulesValue) -> RulesValue {
+        switch container {
+        case .list(let items), .set(let items): return .bool(items.contains { equal($0, item) })
+        case .map(let m):
+            guard case .string(let key) = item else { return unsupported("\(item.typeName) in map", "string in map") }
+            return .bool(m[key] != nil)
+        default: return unsupported("\(item.typeName) in \(container.typeName)", "x in list, x in set, string in map")
+        }
+    }
+}

@@ -1,0 +1,634 @@
+/// Regular expressions with RE2's syntax and its guarantee: matching takes time linear in the
+/// input (a Pike VM over a compiled program; no backtracking), so no rule can hang Flint.
+/// Lookaround and backreferences are not RE2 and are refused when compiling.
+public struct RE2: Sendable {
+    public struct SyntaxError: Error, Sendable, Equatable {
+        public var message: String
+    }
+
+    private enum Anchor: Sendable {
+        case lineStart, lineEnd, textStart, textEnd, wordBoundary(Bool)
+    }
+
+    private indirect enum Node: Sendable {
+        case empty
+        case char(Unicode.Scalar)
+        case any  // `.`
+        case set(CharSet)
+        case anchor(Anchor)
+        case concat([Node])
+        case alternate([Node])
+        case repeatNode(Node, min: Int, max: Int?, greedy: Bool)
+        case group(Node, capture: Int?)
+    }
+
+    /// A class of characters: ranges and predicates, possibly negated.
+    private struct CharSet: Sendable {
+        var ranges: [ClosedRange<UInt32>] = []
+        var predicates: [@Sendable (Unicode.Scalar) -> Bool] = []
+        var negated = false
+
+        func contains(_ c: Unicode.Scalar, caseInsensitive: Bool) -> Bool {
+            var hit = test(c)
+            if !hit, caseInsensitive {
+                for variant in RE2.caseVariants(c) where variant != c && test(variant) {
+                    hit = true
+                    break
+                }
+            }
+            return hit != negated
+        }
+
+        private func test(_ c: Unicode.Scalar) -> Bool {
+            ranges.contains { $0.contains(c.value) } || predicates.contains { $0(c) }
+        }
+    }
+
+    private enum Instruction: Sendable {
+        case char(Unicode.Scalar, caseInsensitive: Bool)
+        case any(dotAll: Bool)
+        case set(CharSet, caseInsensitive: Bool)
+        case assert(Anchor)
+        case split(Int, Int)  // prefer the first
+        case jump(Int)
+        case save(Int)
+        case match
+    }
+
+    private let program: [Instruction]
+    public let groupCount: Int
+
+    // MARK: - Compiling
+
+    public init(_ pattern: String) throws(SyntaxError) {
+        var parser = RegexParser(Array(pattern.unicodeScalars))
+        let node = try parser.parseAll()
+        groupCount = parser.groups
+        var compiler = Compiler()
+        compiler.emit(.save(0))
+        compiler.compile(node, flags: parser.initialFlags)
+        compiler.emit(.save(1))
+        compiler.emit(.match)
+        program = compiler.code
+    }
+
+    private struct Flags {
+        var caseInsensitive = false
+        var dotAll = false
+        var multiLine = false
+        var ungreedy = false
+    }
+
+    private struct RegexParser {
+        let s: [Unicode.Scalar]
+        var i = 0
+        var groups = 0
+        var initialFlags = Flags()
+        /// Flags apply lexically; nodes carry them through wrapper groups.
+        var flags = Flags()
+
+        init(_ s: [Unicode.Scalar]) { self.s = s }
+
+        func peek(_ k: Int = 0) -> Unicode.Scalar? { i + k < s.count ? s[i + k] : nil }
+
+        mutating func parseAll() throws(SyntaxError) -> Node {
+            let n = try alternation()
+            if i < s.count { throw SyntaxError(message: "missing argument to repetition operator or unexpected ')'") }
+            return n
+        }
+
+        mutating func alternation() throws(SyntaxError) -> Node {
+            var branches = [try concatenation()]
+            while peek() == "|" {
+                i += 1
+                branches.append(try concatenation())
+            }
+            return branches.count == 1 ? branches[0] : .alternate(branches)
+        }
+
+        mutating func concatenation() throws(SyntaxError) -> Node {
+            var items: [Node] = []
+            while let c = peek(), c != "|", c != ")" {
+                var atom = try self.atom()
+                atom = try quantified(atom)
+                items.append(atom)
+            }
+            return items.count == 1 ? items[0] : .concat(items)
+        }
+
+        mutating func quantified(_ atom: Node) throws(SyntaxError) -> Node {
+            var node = atom
+            while let c = peek() {
+                var minimum = 0
+                var maximum: Int?
+                switch c {
+                case "*": i += 1
+                case "+":
+                    i += 1
+                    minimum = 1
+                case "?":
+                    i += 1
+                    maximum = 1
+                case "{":
+                    guard let (lo, hi, length) = braces() else { return node }
+                    i += length
+                    minimum = lo
+                    maximum = hi
+                    if lo > 1000 || (hi ?? 0) > 1000 { throw SyntaxError(message: "invalid repeat count") }
+                    if let hi, hi < lo { throw SyntaxError(message: "invalid repeat count") }
+                default: return node
+                }
+                if case .empty = node { throw SyntaxError(message: "missing argument to repetition operator") }
+                if case .repeatNode = node { throw SyntaxError(message: "bad repetition operator") }
+                var greedy = !flags.ungreedy
+                if peek() == "?" {
+                    i += 1
+                    greedy.toggle()
+                }
+                node = .repeatNode(node, min: minimum, max: maximum, greedy: greedy)
+            }
+            return node
+        }
+
+        /// `{n}`, `{n,}` or `{n,m}` at the cursor; nil when the brace is a literal.
+        func braces() -> (Int, Int?, Int)? {
+            var k = 1
+            var lo = ""
+            while let d = peek(k), d.properties.numericType != nil, d.isASCII {
+                lo.unicodeScalars.append(d)
+                k += 1
+            }
+            guard let low = Int(lo) else { return nil }
+            if peek(k) == "}" { return (low, low, k + 1) }
+            guard peek(k) == "," else { return nil }
+            k += 1
+            var hi = ""
+            while let d = peek(k), d.properties.numericType != nil, d.isASCII {
+                hi.unicodeScalars.append(d)
+                k += 1
+            }
+            guard peek(k) == "}" else { return nil }
+            return (low, hi.isEmpty ? nil : Int(hi), k + 1)
+        }
+
+        mutating func atom() throws(SyntaxError) -> Node {
+            let c = s[i]
+            i += 1
+            switch c {
+            case ".": return flags.dotAll ? .set(CharSet(ranges: [0...0x10FFFF])) : .any
+            case "^": return .anchor(flags.multiLine ? .lineStart : .textStart)
+            case "$": return .anchor(flags.multiLine ? .lineEnd : .textEnd)
+            case "(": return try group()
+            case "[": return .set(try characterClass())
+            case "\\": return try escape(inClass: false).node
+            case "*", "+", "?": throw SyntaxError(message: "missing argument to repetition operator: \(c)")
+            default: return literal(c)
+            }
+        }
+
+        func literal(_ c: Unicode.Scalar) -> Node {
+            flags.caseInsensitive ? .set(CharSet(predicates: [{ RE2.caseVariants(c).contains($0) }])) : .char(c)
+        }
+
+        mutating func group() throws(SyntaxError) -> Node {
+            var capture: Int?
+            if peek() == "?" {
+                i += 1
+                if peek() == "P" || peek() == "<" {
+                    if peek() == "<", peek(1) == "=" || peek(1) == "!" { throw SyntaxError(message: "invalid or unsupported Perl syntax: lookbehind") }
+                    // Named group (?P<name>...) or (?<name>...).
+                    if peek() == "P" { i += 1 }
+                    guard peek() == "<" else { throw SyntaxError(message: "invalid named capture") }
+                    while let d = peek(), d != ">" { i += 1 }
+                    guard peek() == ">" else { throw SyntaxError(message: "invalid named capture") }
+                    i += 1
+                    groups += 1
+                    capture = groups
+                } else if peek() == "=" || peek() == "!" {
+                    throw SyntaxError(message: "invalid or unsupported Perl syntax: lookahead")
+                } else {
+                    // Flags: (?i) (?s) (?m) (?U), possibly negated, then ')' or ':'.
+                    var on = true
+                    var newFlags = flags
+                    while let d = peek(), d != ")", d != ":" {
+                        i += 1
+                        switch d {
+                        case "-": on = false
+                        case "i": newFlags.caseInsensitive = on
+                        case "s": newFlags.dotAll = on
+                        case "m": newFlags.multiLine = on
+                        case "U": newFlags.ungreedy = on
+                        default: throw SyntaxError(message: "invalid or unsupported Perl syntax: (?\(d)")
+                        }
+                    }
+                    guard let end = peek() else { throw SyntaxError(message: "missing closing )") }
+                    i += 1
+                    if end == ")" {
+                        flags = newFlags
+                        return .empty
+                    }
+                    let saved = flags
+                    flags = newFlags
+                    let inner = try alternation()
+                    flags = saved
+                    guard peek() == ")" else { throw SyntaxError(message: "missing closing )") }
+                    i += 1
+                    return .group(inner, capture: nil)
+                }
+            } else {
+                groups += 1
+                capture = groups
+            }
+            let saved = flags
+            let inner = try alternation()
+            flags = saved
+            guard peek() == ")" else { throw SyntaxError(message: "missing closing )") }
+            i += 1
+            return .group(inner, capture: capture)
+        }
+
+        mutating func characterClass() throws(SyntaxError) -> CharSet {
+            var set = CharSet()
+            if peek() == "^" {
+                set.negated = true
+                i += 1
+            }
+            var first = true
+            while true {
+                guard let c = peek() else { throw SyntaxError(message: "missing closing ]") }
+                if c == "]", !first {
+                    i += 1
+                    break
+                }
+                first = false
+                if c == "[", peek(1) == ":" {
+                    set.predicates.append(try posixClass())
+                    continue
+                }
+                var low: Unicode.Scalar
+                i += 1
+                if c == "\\" {
+                    let e = try escape(inClass: true)
+                    guard let scalar = e.scalar else {
+                        if case .set(let inner) = e.node { set.predicates.append { inner.contains($0, caseInsensitive: false) } }
+                        continue
+                    }
+                    low = scalar
+                } else {
+                    low = c
+                }
+                var high = low
+                if peek() == "-", let next = peek(1), next != "]" {
+                    i += 1
+                    let h = s[i]
+                    i += 1
+                    if h == "\\" {
+                        guard let scalar = try escape(inClass: true).scalar else { throw SyntaxError(message: "invalid character class range") }
+                        high = scalar
+                    } else {
+                        high = h
+                    }
+                    guard low.value <= high.value else { throw SyntaxError(message: "invalid character class range") }
+                }
+                set.ranges.append(low.value...high.value)
+            }
+            if flags.caseInsensitive {
+                let base = set
+                var folded = CharSet(negated: base.negated)
+                let plain = CharSet(ranges: base.ranges, predicates: base.predicates, negated: false)
+                folded.predicates = [{ c in RE2.caseVariants(c).contains { plain.contains($0, caseInsensitive: false) } }]
+                return folded
+            }
+            return set
+        }
+
+        mutating func posixClass() throws(SyntaxError) -> @Sendable (Unicode.Scalar) -> Bool {
+            i += 2
+            var negate = false
+            if peek() == "^" {
+                negate = true
+                i += 1
+            }
+            var name = ""
+            while let d = peek(), d != ":" {
+                name.unicodeScalars.append(d)
+                i += 1
+            }
+            guard peek() == ":", peek(1) == "]" else { throw SyntaxError(message: "invalid character class") }
+            i += 2
+            let test: @Sendable (Unicode.Scalar) -> Bool
+            switch name {
+            case "alpha": test = { $0.isASCII && $0.properties.isAlphabetic }
+            case "digit": test = { $0 >= "0" && $0 <= "9" }
+            case "alnum": test = { $0.isASCII && ($0.properties.isAlphabetic || ($0 >= "0" && $0 <= "9")) }
+            case "upper": test = { $0 >= "A" && $0 <= "Z" }
+            case "lower": test = { $0 >= "a" && $0 <= "z" }
+            case "space": test = { [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}"].contains($0) }
+            case "punct": test = { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !$0.properties.isAlphabetic && !($0 >= "0" && $0 <= "9") }
+            case "xdigit": test = { $0.properties.isASCIIHexDigit }
+            case "word": test = { RE2.isWord($0) }
+            case "blank": test = { $0 == " " || $0 == "\t" }
+            case "cntrl": test = { $0.value < 0x20 || $0.value == 0x7F }
+            case "print": test = { $0.value >= 0x20 && $0.value < 0x7F }
+            case "graph": test = { $0.value > 0x20 && $0.value < 0x7F }
+            case "ascii": test = { $0.isASCII }
+            default: throw SyntaxError(message: "invalid character class range: [:\(name):]")
+            }
+            guard negate else { return test }
+            let negated: @Sendable (Unicode.Scalar) -> Bool = { !test($0) }
+            return negated
+        }
+
+        /// An escape after `\`: a single scalar, or a class node.
+        mutating func escape(inClass: Bool) throws(SyntaxError) -> (node: Node, scalar: Unicode.Scalar?) {
+            guard let c = peek() else { throw SyntaxError(message: "trailing \\") }
+            i += 1
+            switch c {
+            case "d": return (.set(CharSet(ranges: [48...57])), nil)
+            case "D": return (.set(CharSet(ranges: [48...57], negated: true)), nil)
+            case "w": return (.set(CharSet(predicates: [{ RE2.isWord($0) }])), nil)
+            case "W": return (.set(CharSet(predicates: [{ RE2.isWord($0) }], negated: true)), nil)
+            case "s": return (.set(CharSet(ranges: [9...10, 12...13, 32...32])), nil)
+            case "S": return (.set(CharSet(ranges: [9...10, 12...13, 32...32], negated: true)), nil)
+            case "b" where !inClass: return (.anchor(.wordBoundary(true)), nil)
+            case "B" where !inClass: return (.anchor(.wordBoundary(false)), nil)
+            case "A" where !inClass: return (.anchor(.textStart), nil)
+            case "z" where !inClass: return (.anchor(.textEnd), nil)
+            case "p", "P":
+                let negate = c == "P"
+                var name = ""
+                if peek() == "{" {
+                    i += 1
+                    while let d = peek(), d != "}" {
+                        name.unicodeScalars.append(d)
+                        i += 1
+                    }
+                    guard peek() == "}" else { throw SyntaxError(message: "invalid character class range") }
+                    i += 1
+                } else if let d = peek() {
+                    name = String(d)
+                    i += 1
+                }
+                guard let test = RE2.unicodeClass(name) else { throw SyntaxError(message: "invalid character class range: \\p{\(name)}") }
+                return (.set(CharSet(predicates: [test], negated: negate)), nil)
+            case "n": return (literal("\n"), "\n")
+            case "t": return (literal("\t"), "\t")
+            case "r": return (literal("\r"), "\r")
+            case "f": return (literal("\u{0C}"), "\u{0C}")
+            case "v": return (literal("\u{0B}"), "\u{0B}")
+            case "a": return (literal("\u{07}"), "\u{07}")
+            case "x":
+                var hex = ""
+                if peek() == "{" {
+                    i += 1
+                    while let d = peek(), d != "}" {
+                        hex.unicodeScalars.append(d)
+                        i += 1
+                    }
+                    i += 1
+                } else {
+                    for _ in 0..<2 {
+                        if let d = peek() {
+                            hex.unicodeScalars.append(d)
+                            i += 1
+                        }
+                    }
+                }
+                guard let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else { throw SyntaxError(message: "invalid escape sequence: \\x\(hex)") }
+                return (literal(scalar), scalar)
+            case "0"..."7":
+                if c != "0" && !inClass { throw SyntaxError(message: "invalid escape sequence: backreferences are not supported (\\\(c))") }
+                var oct = String(c)
+                for _ in 0..<2 {
+                    if let d = peek(), d >= "0", d <= "7" {
+                        oct.unicodeScalars.append(d)
+                        i += 1
+                    }
+                }
+                let scalar = Unicode.Scalar(UInt32(oct, radix: 8) ?? 0) ?? "\0"
+                return (literal(scalar), scalar)
+            case "8", "9": throw SyntaxError(message: "invalid escape sequence: \\\(c)")
+            default:
+                if c.properties.isAlphabetic || c.value > 0x7F { throw SyntaxError(message: "invalid escape sequence: \\\(c)") }
+                return (literal(c), c)
+            }
+        }
+    }
+
+    private struct Compiler {
+        var code: [Instruction] = []
+
+        mutating func emit(_ i: Instruction) { code.append(i) }
+
+        mutating func compile(_ node: Node, flags: Flags) {
+            switch node {
+            case .empty: break
+            case .char(let c): emit(.char(c, caseInsensitive: false))
+            case .any: emit(.any(dotAll: false))
+            case .set(let set): emit(.set(set, caseInsensitive: false))
+            case .anchor(let anchor): emit(.assert(anchor))
+            case .concat(let items): for item in items { compile(item, flags: flags) }
+            case .alternate(let branches):
+                var jumps: [Int] = []
+                for (k, branch) in branches.enumerated() {
+                    if k < branches.count - 1 {
+                        let split = code.count
+                        emit(.split(split + 1, -1))
+                        compile(branch, flags: flags)
+                        jumps.append(code.count)
+                        emit(.jump(-1))
+                        code[split] = .split(split + 1, code.count)
+                    } else {
+                        compile(branch, flags: flags)
+                    }
+                }
+                for j in jumps { code[j] = .jump(code.count) }
+            case .group(let inner, let capture):
+                if let capture { emit(.save(2 * capture)) }
+                compile(inner, flags: flags)
+                if let capture { emit(.save(2 * capture + 1)) }
+            case .repeatNode(let inner, let minimum, let maximum, let greedy):
+                for _ in 0..<minimum { compile(inner, flags: flags) }
+                if let maximum {
+                    // Up to max - min optional copies, each skippable.
+                    var exits: [Int] = []
+                    for _ in minimum..<maximum {
+                        let split = code.count
+                        emit(.split(-1, -1))
+                        exits.append(split)
+                        compile(inner, flags: flags)
+                    }
+                    for split in exits { code[split] = greedy ? .split(split + 1, code.count) : .split(code.count, split + 1) }
+                } else {
+                    let split = code.count
+                    emit(.split(-1, -1))
+                    compile(inner, flags: flags)
+                    emit(.jump(split))
+                    code[split] = greedy ? .split(split + 1, code.count) : .split(code.count, split + 1)
+                }
+            }
+        }
+    }
+
+    // MARK: - Matching
+
+    /// The leftmost match starting at or after `from`, as capture ranges (scalar offsets; nil
+    /// for groups that did not take part); with `anchored`, only a match starting at `from`.
+    public func firstMatch(in text: [Unicode.Scalar], from: Int = 0, anchored: Bool = false, mustEnd: Bool = false) -> [Range<Int>?]? {
+        let slots = 2 * (groupCount + 1)
+        typealias Thread = (pc: Int, caps: [Int])
+        var current: [Thread] = []
+        var matched: [Int]?
+        var onList = [Int](repeating: -1, count: program.count)
+        var generation = 0
+
+        func add(_ list: inout [Thread], _ pc: Int, _ caps: [Int], _ at: Int) {
+            guard onList[pc] != generation else { return }
+            onList[pc] = generation
+            switch program[pc] {
+            case .jump(let target): add(&list, target, caps, at)
+            case .split(let a, let b):
+                add(&list, a, caps, at)
+                add(&list, b, caps, at)
+            case .save(let slot):
+                var copy = caps
+                copy[slot] = at
+                add(&list, pc + 1, copy, at)
+            case .assert(let anchor):
+                if Self.holds(anchor, text, at) { add(&list, pc + 1, caps, at) }
+            default: list.append((pc, caps))
+            }
+        }
+
+        var position = from
+        generation += 1
+        add(&current, 0, [Int](repeating: -1, count: slots), position)
+        while true {
+            var next: [Thread] = []
+            generation += 1
+            for (pc, caps) in current {
+                var cut = false
+                switch program[pc] {
+                case .match:
+                    // Threads after this one have lower priority and are dropped.
+                    if !mustEnd || position == text.count {
+                        matched = caps
+                        cut = true
+                    }
+                case .char(let c, _):
+                    if position < text.count, text[position] == c { add(&next, pc + 1, caps, position + 1) }
+                case .any(let dotAll):
+                    if position < text.count, dotAll || text[position] != "\n" { add(&next, pc + 1, caps, position + 1) }
+                case .set(let set, let ci):
+                    if position < text.count, set.contains(text[position], caseInsensitive: ci) { add(&next, pc + 1, caps, position + 1) }
+                case .assert, .split, .jump, .save:
+                    break
+                }
+                if cut { break }
+            }
+            if position >= text.count { break }
+            position += 1
+            // Unanchored and nothing found yet: start a new thread at this position, lowest priority.
+            if matched == nil, !anchored {
+                add(&next, 0, [Int](repeating: -1, count: slots), position)
+            }
+            if next.isEmpty { break }
+            current = next
+        }
+        guard let caps = matched else { return nil }
+        return (0...groupCount).map { g in
+            let a = caps[2 * g]
+            let b = caps[2 * g + 1]
+            return a >= 0 && b >= 0 ? a..<b : nil
+        }
+    }
+
+    /// Whether the whole text matches.
+    public func matchesWhole(_ text: String) -> Bool {
+        firstMatch(in: Array(text.unicodeScalars), anchored: true, mustEnd: true) != nil
+    }
+
+    /// Every non-overlapping match, left to right.
+    public func allMatches(in text: [Unicode.Scalar]) -> [[Range<Int>?]] {
+        var out: [[Range<Int>?]] = []
+        var from = 0
+        while from <= text.count, let m = firstMatch(in: text, from: from), let whole = m[0] {
+            out.append(m)
+            from = whole.isEmpty ? whole.upperBound + 1 : whole.upperBound
+        }
+        return out
+    }
+
+    private static func holds(_ anchor: Anchor, _ text: [Unicode.Scalar], _ at: Int) -> Bool {
+        switch anchor {
+        case .textStart: return at == 0
+        case .textEnd: return at == text.count
+        case .lineStart: return at == 0 || text[at - 1] == "\n"
+        case .lineEnd: return at == text.count || text[at] == "\n"
+        case .wordBoundary(let expected):
+            let before = at > 0 && isWord(text[at - 1])
+            let after = at < text.count && isWord(text[at])
+            return (before != after) == expected
+        }
+    }
+
+    static func isWord(_ c: Unicode.Scalar) -> Bool {
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_"
+    }
+
+    static func caseVariants(_ c: Unicode.Scalar) -> [Unicode.Scalar] {
+        var out: [Unicode.Scalar] = [c]
+        for s in [c.properties.lowercaseMapping, c.properties.uppercaseMapping] {
+            if s.unicodeScalars.count == 1, let v = s.unicodeScalars.first, !out.contains(v) { out.append(v) }
+        }
+        return out
+    }
+
+    static func unicodeClass(_ name: String) -> (@Sendable (Unicode.Scalar) -> Bool)? {
+        switch name {
+        case "L": return { $0.properties.generalCategory.isLetter }
+        case "Lu": return { $0.properties.generalCategory == .uppercaseLetter }
+        case "Ll": return { $0.properties.generalCategory == .lowercaseLetter }
+        case "N": return { $0.properties.numericType != nil }
+        case "Nd": return { $0.properties.generalCategory == .decimalNumber }
+        case "P": return { $0.properties.generalCategory.isPunctuation }
+        case "S": return { $0.properties.generalCategory.isSymbol }
+        case "Z", "Zs": return { $0.properties.generalCategory == .spaceSeparator || (name == "Z" && $0.properties.generalCategory.isSeparator) }
+        case "Greek": return { (0x370...0x3FF).contains($0.value) || (0x1F00...0x1FFF).contains($0.value) }
+        case "Han": return { $0.properties.isIdeographic }
+        case "Latin": return { $0.properties.isAlphabetic && ($0.value < 0x250 || (0x1E00...0x1EFF).contains($0.value)) }
+        default: return nil
+        }
+    }
+}
+
+extension Unicode.GeneralCategory {
+    var isLetter: Bool {
+        switch self {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: true
+        default: false
+        }
+    }
+
+    var isPunctuation: Bool {
+        switch self {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation: true
+        default: false
+        }
+    }
+
+    var isSymbol: Bool {
+        switch self {
+        case .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol: true
+        default: false
+        }
+    }
+
+    var isSeparator: Bool {
+        switch self {
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+}

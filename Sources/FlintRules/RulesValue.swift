@@ -1,0 +1,130 @@
+import FlintModel
+
+/// A value during rules evaluation. Errors are values too: they flow through evaluation and
+/// `&&`, `||` and `?:` may absorb them, as the rules language defines.
+public indirect enum RulesValue: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Double)
+    case string(String)
+    case bytes([UInt8])
+    case list([RulesValue])
+    /// Keys are strings; `keys()` answers them sorted.
+    case map([String: RulesValue])
+    /// Unique elements in first-seen order.
+    case set([RulesValue])
+    case mapDiff(MapDiff)
+    case path(RulesPath)
+    case timestamp(RulesTimestamp)
+    case duration(RulesDuration)
+    case latlng(Double, Double)
+    /// What a list query's filter says about a field it does not pin to one value.
+    case constraint(FieldConstraint)
+    case error(String)
+
+    public var isError: Bool { if case .error = self { true } else { false } }
+
+    /// The type's name in messages (`Received: int + string`).
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "bool"
+        case .int: "int"
+        case .float: "float"
+        case .string: "string"
+        case .bytes: "bytes"
+        case .list: "list"
+        case .map: "map"
+        case .set: "set"
+        case .mapDiff: "map_diff"
+        case .path: "path"
+        case .timestamp: "timestamp"
+        case .duration: "duration"
+        case .latlng: "latlng"
+        case .constraint: "constraint"
+        case .error: "error"
+        }
+    }
+}
+
+public struct MapDiff: Sendable {
+    public var new: [String: RulesValue]
+    public var old: [String: RulesValue]
+}
+
+/// A path: segments, some of which may be `{name}` placeholders for `bind`.
+public struct RulesPath: Sendable, Equatable {
+    public var segments: [String]
+
+    public init(_ segments: [String]) { self.segments = segments }
+
+    /// `'/a/b'` or `'a/b'`.
+    public init(parsing text: String) {
+        segments = text.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    public var text: String { "/" + segments.joined(separator: "/") }
+}
+
+/// UTC instant with nanosecond precision.
+public struct RulesTimestamp: Sendable, Equatable, Comparable {
+    public var seconds: Int64
+    public var nanos: Int32
+
+    public init(seconds: Int64, nanos: Int32) {
+        self.seconds = seconds
+        self.nanos = nanos
+    }
+
+    public init(_ t: Timestamp) {
+        seconds = t.seconds
+        nanos = t.nanos
+    }
+
+    public static func < (a: RulesTimestamp, b: RulesTimestamp) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
+
+    /// Adds a duration; nil outside Firestore's years 1 to 9999.
+    func adding(_ d: RulesDuration) -> RulesTimestamp? {
+        let (total, overflow) = (Int64(nanos)).addingReportingOverflow(d.nanos % 1_000_000_000)
+        guard !overflow else { return nil }
+        var secs = seconds + d.nanos / 1_000_000_000
+        var n = total
+        if n < 0 {
+            n += 1_000_000_000
+            secs -= 1
+        } else if n >= 1_000_000_000 {
+            n -= 1_000_000_000
+            secs += 1
+        }
+        guard secs >= Timestamp.minSeconds, secs <= Timestamp.maxSeconds else { return nil }
+        return RulesTimestamp(seconds: secs, nanos: Int32(n))
+    }
+}
+
+/// A signed span of time in nanoseconds.
+public struct RulesDuration: Sendable, Equatable, Comparable {
+    public var nanos: Int64
+
+    public init(nanos: Int64) { self.nanos = nanos }
+
+    public static func < (a: RulesDuration, b: RulesDuration) -> Bool { a.nanos < b.nanos }
+}
+
+/// What a list query's filter allows a field to be, for fields it does not pin to one value:
+/// bounds that every returned document satisfies. A comparison against it holds only when the
+/// bounds imply it.
+public struct FieldConstraint: Sendable {
+    public enum Op: String, Sendable {
+        case lessThan = "<", lessThanOrEqual = "<=", greaterThan = ">", greaterThanOrEqual = ">=", notEqual = "!="
+    }
+
+    public struct Bound: Sendable {
+        public var op: Op
+        public var value: RulesValue
+    }
+
+    public var bounds: [Bound]
+    /// No value satisfies it (comparisons with null or NaN): nothing can be proven of it.
+    public var unsatisfiable = false
+}

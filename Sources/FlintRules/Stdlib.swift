@@ -1,0 +1,556 @@
+import Foundation
+
+/// The rules standard library: member access, indexing, the methods of each type and the
+/// global and namespaced functions, with the reference emulator's results and error texts.
+enum Stdlib {
+    static func notFound(_ name: String) -> RulesValue { .error("Function not found error: Name: [\(name)].") }
+
+    static func arity(_ name: String, _ args: [RulesValue], _ n: Int) -> RulesValue? {
+        args.count == n ? nil : .error("Function \(name) expects \(n) argument\(n == 1 ? "" : "s"), got \(args.count).")
+    }
+
+    // MARK: - Access
+
+    static func member(_ base: RulesValue, _ name: String) -> RulesValue {
+        switch base {
+        case .error: return base
+        case .null: return .error("Null value error.")
+        case .map(let m): return m[name] ?? .error("Property \(name) is undefined on object.")
+        case .constraint: return .error("Property \(name) is undefined on object.")
+        default: return .error("Property \(name) is undefined on object.")
+        }
+    }
+
+    static func index(_ base: RulesValue, _ i: RulesValue) -> RulesValue {
+        switch (base, i) {
+        case (.null, _): return .error("Null value error.")
+        case (.map(let m), .string(let key)): return m[key] ?? .error("Property \(key) is undefined on object.")
+        case (.list(let items), .int(let n)):
+            guard n >= 0, n < items.count else { return outOfBounds(n, items.count) }
+            return items[Int(n)]
+        case (.string(let s), .int(let n)):
+            let units = Array(s.utf16)
+            guard n >= 0, n < units.count else { return outOfBounds(n, units.count) }
+            return .string(String(decoding: [units[Int(n)]], as: UTF16.self))
+        case (.path(let p), .int(let n)):
+            guard n >= 0, n < p.segments.count else { return outOfBounds(n, p.segments.count) }
+            return .string(p.segments[Int(n)])
+        default:
+            return Operators.unsupported("\(base.typeName)[\(i.typeName)]", "list[int], string[int], map[string], path[int]")
+        }
+    }
+
+    static func outOfBounds(_ i: Int64, _ size: Int) -> RulesValue {
+        .error("Index out of bound error. Index: [\(i)] , size: [\(size)].")
+    }
+
+    /// `x[i:j]`: `0 <= i <= j <= size`, `i < size`, `j >= 1`, as the emulator checks.
+    static func slice(_ base: RulesValue, _ from: RulesValue, _ to: RulesValue) -> RulesValue {
+        guard case .int(let i) = from, case .int(let j) = to else {
+            return Operators.unsupported("\(base.typeName)[\(from.typeName):\(to.typeName)]", "list[int:int], string[int:int]")
+        }
+        func valid(_ size: Int) -> Bool { i >= 0 && i <= j && j <= size && i < size && j >= 1 }
+        switch base {
+        case .list(let items):
+            guard valid(items.count) else { return outOfBounds(i < 0 || i >= items.count ? i : j, items.count) }
+            return .list(Array(items[Int(i)..<Int(j)]))
+        case .string(let s):
+            let units = Array(s.utf16)
+            guard valid(units.count) else { return outOfBounds(i < 0 || i >= units.count ? i : j, units.count) }
+            return .string(String(decoding: units[Int(i)..<Int(j)], as: UTF16.self))
+        case .null: return .error("Null value error.")
+        default: return Operators.unsupported("\(base.typeName)[int:int]", "list[int:int], string[int:int]")
+        }
+    }
+
+    static func isType(_ v: RulesValue, _ name: String) -> Bool {
+        switch (v, name) {
+        case (.bool, "bool"), (.int, "int"), (.float, "float"), (.int, "number"), (.float, "number"), (.string, "string"),
+            (.list, "list"), (.map, "map"), (.timestamp, "timestamp"), (.duration, "duration"), (.path, "path"),
+            (.latlng, "latlng"), (.bytes, "bytes"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    // `set` is accepted and, like every name, false for sets (as the emulator answers).
+    static let typeNames: Set<String> = ["set", "bool", "int", "float", "number", "string", "list", "map", "timestamp", "duration", "path", "latlng", "bytes"]
+
+    // MARK: - Strings
+
+    /// `string(x)` and path interpolation.
+    static func stringify(_ v: RulesValue) -> String? {
+        switch v {
+        case .string(let s): return s
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .float(let f): return formatFloat(f)
+        case .null: return "null"
+        case .path(let p): return p.text
+        default: return nil
+        }
+    }
+
+    static func formatFloat(_ f: Double) -> String {
+        if f.isNaN { return "NaN" }
+        if f.isInfinite { return f > 0 ? "Infinity" : "-Infinity" }
+        if f == f.rounded(), abs(f) < 1e15 { return String(format: "%.1f", f) }
+        return "\(f)"
+    }
+
+    static func debugDescription(_ v: RulesValue) -> String {
+        switch v {
+        case .string(let s): return "string_value: \"\(s)\""
+        case .int(let i): return "int_value: \(i)"
+        case .float(let f): return "float_value: \(formatFloat(f))"
+        case .bool(let b): return "bool_value: \(b)"
+        case .null: return "null_value: NULL_VALUE"
+        case .list(let items): return "list_value { " + items.map(debugDescription).joined(separator: " ") + " }"
+        case .map(let m): return "map_value { " + m.keys.sorted().map { "\($0): \(debugDescription(m[$0]!))" }.joined(separator: " ") + " }"
+        case .path(let p): return "path_value: \"\(p.text)\""
+        case .error(let e): return "error: \(e)"
+        default: return "\(v.typeName)_value"
+        }
+    }
+
+    private static func regex(_ pattern: String) -> Result<RE2, RE2.SyntaxError> {
+        do throws(RE2.SyntaxError) {
+            return .success(try RE2(pattern))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func stringMethod(_ s: String, _ name: String, _ args: [RulesValue]) -> RulesValue {
+        switch name {
+        case "size":
+            return arity(name, args, 0) ?? .int(Int64(s.utf16.count))
+        case "lower", "upper":
+            if let e = arity(name, args, 0) { return e }
+            var out = String.UnicodeScalarView()
+            for c in s.unicodeScalars {
+                if name == "lower", c >= "A", c <= "Z" { out.append(Unicode.Scalar(c.value + 32)!) }
+                else if name == "upper", c >= "a", c <= "z" { out.append(Unicode.Scalar(c.value - 32)!) }
+                else { out.append(c) }
+            }
+            return .string(String(out))
+        case "trim":
+            if let e = arity(name, args, 0) { return e }
+            var scalars = Substring(s).unicodeScalars[...]
+            while let f = scalars.first, f == " " || f == "\t" || f == "\n" || f == "\r" { scalars = scalars.dropFirst() }
+            while let l = scalars.last, l == " " || l == "\t" || l == "\n" || l == "\r" { scalars = scalars.dropLast() }
+            return .string(String(String.UnicodeScalarView(scalars)))
+        case "toUtf8":
+            return arity(name, args, 0) ?? .bytes(Array(s.utf8))
+        case "matches":
+            guard args.count == 1, case .string(let pattern) = args[0] else { return Operators.unsupported("string.matches(\(args.map(\.typeName).joined(separator: ", ")))", "string.matches(string)") }
+            switch regex(pattern) {
+            case .success(let re): return .bool(re.matchesWhole(s))
+            case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
+            }
+        case "replace":
+            guard args.count == 2, case .string(let pattern) = args[0], case .string(let replacement) = args[1] else {
+                return Operators.unsupported("string.replace(\(args.map(\.typeName).joined(separator: ", ")))", "string.replace(string, string)")
+            }
+            switch regex(pattern) {
+            case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
+            case .success(let re):
+                let text = Array(s.unicodeScalars)
+                var out = String.UnicodeScalarView()
+                var last = 0
+                for m in re.allMatches(in: text) {
+                    guard let whole = m[0] else { continue }
+                    out.append(contentsOf: text[last..<whole.lowerBound])
+                    out.append(contentsOf: expand(replacement, m, text).unicodeScalars)
+                    last = whole.upperBound
+                }
+                out.append(contentsOf: text[last...])
+                return .string(String(out))
+            }
+        case "split":
+            guard args.count == 1, case .string(let pattern) = args[0] else { return Operators.unsupported("string.split(\(args.map(\.typeName).joined(separator: ", ")))", "string.split(string)") }
+            switch regex(pattern) {
+            case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
+            case .success(let re):
+                let text = Array(s.unicodeScalars)
+                var parts: [RulesValue] = []
+                var last = 0
+                for m in re.allMatches(in: text) {
+                    guard let whole = m[0], !(whole.isEmpty && (whole.lowerBound == 0 || whole.lowerBound == text.count)) else { continue }
+                    parts.append(.string(String(String.UnicodeScalarView(text[last..<whole.lowerBound]))))
+                    last = whole.upperBound
+                }
+                parts.append(.string(String(String.UnicodeScalarView(text[last...]))))
+                return .list(parts)
+            }
+        default:
+            return notFound(name)
+        }
+    }
+
+    /// `$0`…`$9` in a replacement, Java style.
+    private static func expand(_ replacement: String, _ groups: [Range<Int>?], _ text: [Unicode.Scalar]) -> String {
+        var out = ""
+        var scalars = Array(replacement.unicodeScalars)[...]
+        while let c = scalars.first {
+            scalars = scalars.dropFirst()
+            if c == "$", let d = scalars.first, let n = Int(String(d)), n < groups.count {
+                scalars = scalars.dropFirst()
+                if let r = groups[n] { out.unicodeScalars.append(contentsOf: text[r]) }
+            } else if c == "\\", let d = scalars.first {
+                scalars = scalars.dropFirst()
+                out.unicodeScalars.append(d)
+            } else {
+                out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    // MARK: - Methods
+
+    static func method(_ target: RulesValue, _ name: String, _ args: [RulesValue]) -> RulesValue {
+        switch target {
+        case .null: return .error("Null value error.")
+        case .string(let s): return stringMethod(s, name, args)
+        case .bytes(let b):
+            switch name {
+            case "size": return arity(name, args, 0) ?? .int(Int64(b.count))
+            case "toBase64":
+                if let e = arity(name, args, 0) { return e }
+                return .string(Data(b).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+            case "toHexString":
+                return arity(name, args, 0) ?? .string(b.map { String(format: "%02X", $0) }.joined())
+            default: return notFound(name)
+            }
+        case .list(let items): return listMethod(items, name, args, isSet: false)
+        case .set(let items): return listMethod(items, name, args, isSet: true)
+        case .map(let m): return mapMethod(m, name, args)
+        case .mapDiff(let d):
+            if let e = arity(name, args, 0) { return e }
+            let added = d.new.keys.filter { d.old[$0] == nil }
+            let removed = d.old.keys.filter { d.new[$0] == nil }
+            let changed = d.new.keys.filter { k in d.old[k].map { !Operators.equal(d.new[k]!, $0, topLevel: false) } ?? false }
+            let unchanged = d.new.keys.filter { k in d.old[k].map { Operators.equal(d.new[k]!, $0, topLevel: false) } ?? false }
+            let keys: [String]
+            switch name {
+            case "addedKeys": keys = added
+            case "removedKeys": keys = removed
+            case "changedKeys": keys = changed
+            case "unchangedKeys": keys = unchanged
+            case "affectedKeys": keys = added + removed + changed
+            default: return notFound(name)
+            }
+            return .set(keys.sorted().map { .string($0) })
+        case .path(let p):
+            guard name == "bind" else { return notFound(name) }
+            guard args.count == 1, case .map(let bindings) = args[0] else { return Operators.unsupported("path.bind(\(args.map(\.typeName).joined(separator: ", ")))", "path.bind(map)") }
+            var segments = p.segments
+            for (key, value) in bindings {
+                guard let i = segments.firstIndex(of: "{\(key)}") else { return .error("Path \(p.text) has no variable \(key) to bind.") }
+                guard let text = stringify(value) else { return Operators.unsupported("bind of \(value.typeName)", "string") }
+                segments[i] = text
+            }
+            return .path(RulesPath(segments))
+        case .timestamp(let t): return timestampMethod(t, name, args)
+        case .duration(let d):
+            switch name {
+            case "seconds": return arity(name, args, 0) ?? .int(d.nanos / 1_000_000_000)
+            case "nanos": return arity(name, args, 0) ?? .int(d.nanos % 1_000_000_000)
+            default: return notFound(name)
+            }
+        case .latlng(let lat, let lng):
+            switch name {
+            case "latitude": return arity(name, args, 0) ?? .float(lat)
+            case "longitude": return arity(name, args, 0) ?? .float(lng)
+            case "distance":
+                guard args.count == 1, case .latlng(let lat2, let lng2) = args[0] else { return Operators.unsupported("latlng.distance(\(args.map(\.typeName).joined(separator: ", ")))", "latlng.distance(latlng)") }
+                return .float(haversine(lat, lng, lat2, lng2))
+            default: return notFound(name)
+            }
+        default:
+            return notFound(name)
+        }
+    }
+
+    static func listMethod(_ items: [RulesValue], _ name: String, _ args: [RulesValue], isSet: Bool) -> RulesValue {
+        func elements(_ v: RulesValue) -> [RulesValue]? {
+            switch v {
+            case .list(let x): x
+            case .set(let x): x
+            default: nil
+            }
+        }
+        func contains(_ list: [RulesValue], _ v: RulesValue) -> Bool { list.contains { Operators.equal($0, v) } }
+        func unique(_ list: [RulesValue]) -> [RulesValue] {
+            var out: [RulesValue] = []
+            for v in list where !contains(out, v) { out.append(v) }
+            return out
+        }
+        let kind = isSet ? "set" : "list"
+        switch name {
+        case "size": return arity(name, args, 0) ?? .int(Int64(items.count))
+        case "hasAll", "hasAny", "hasOnly":
+            guard args.count == 1, let other = elements(args[0]) else { return Operators.unsupported("\(kind).\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(kind).\(name)(list)") }
+            switch name {
+            case "hasAll": return .bool(other.allSatisfy { contains(items, $0) })
+            case "hasAny": return .bool(other.contains { contains(items, $0) })
+            default: return .bool(items.allSatisfy { contains(other, $0) })
+            }
+        case "union", "intersection", "difference":
+            guard isSet else { return notFound(name) }
+            guard args.count == 1, case .set(let other) = args[0] else {
+                return Operators.unsupported("set.\(name)(\(args.first?.typeName ?? ""))", "set.\(name)(set)")
+            }
+            switch name {
+            case "union": return .set(unique(items + other))
+            case "intersection": return .set(items.filter { contains(other, $0) })
+            default: return .set(items.filter { !contains(other, $0) })
+            }
+        case "concat" where !isSet:
+            guard args.count == 1, case .list(let other) = args[0] else { return Operators.unsupported("list.concat(\(args.map(\.typeName).joined(separator: ", ")))", "list.concat(list)") }
+            return .list(items + other)
+        case "join" where !isSet:
+            guard args.count == 1, case .string(let separator) = args[0] else { return Operators.unsupported("list.join(\(args.map(\.typeName).joined(separator: ", ")))", "list.join(string)") }
+            var parts: [String] = []
+            for item in items {
+                guard let text = stringify(item) else { return Operators.unsupported("list.join of \(item.typeName)", "string, int, float, bool") }
+                parts.append(text)
+            }
+            return .string(parts.joined(separator: separator))
+        case "removeAll" where !isSet:
+            guard args.count == 1, let other = elements(args[0]) else { return Operators.unsupported("list.removeAll(\(args.map(\.typeName).joined(separator: ", ")))", "list.removeAll(list)") }
+            return .list(items.filter { !contains(other, $0) })
+        case "toSet" where !isSet:
+            return arity(name, args, 0) ?? .set(unique(items))
+        default:
+            return notFound(name)
+        }
+    }
+
+    static func mapMethod(_ m: [String: RulesValue], _ name: String, _ args: [RulesValue]) -> RulesValue {
+        switch name {
+        case "size": return arity(name, args, 0) ?? .int(Int64(m.count))
+        case "keys": return arity(name, args, 0) ?? .list(m.keys.sorted { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }.map { .string($0) })
+        case "values":
+            if let e = arity(name, args, 0) { return e }
+            return .list(m.keys.sorted { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }.map { m[$0]! })
+        case "get":
+            guard args.count == 2 else { return arity(name, args, 2)! }
+            var path: [String]
+            switch args[0] {
+            case .string(let key): path = [key]
+            case .list(let keys):
+                path = []
+                for k in keys {
+                    guard case .string(let s) = k else { return Operators.unsupported("map.get(list of \(k.typeName))", "map.get(string | list<string>, default)") }
+                    path.append(s)
+                }
+            default: return Operators.unsupported("map.get(\(args[0].typeName), _)", "map.get(string | list<string>, default)")
+            }
+            var current: RulesValue = .map(m)
+            for key in path {
+                guard case .map(let inner) = current, let next = inner[key] else { return args[1] }
+                current = next
+            }
+            return current
+        case "diff":
+            guard args.count == 1, case .map(let old) = args[0] else { return Operators.unsupported("map.diff(\(args.map(\.typeName).joined(separator: ", ")))", "map.diff(map)") }
+            return .mapDiff(MapDiff(new: m, old: old))
+        default:
+            return notFound(name)
+        }
+    }
+
+    static func timestampMethod(_ t: RulesTimestamp, _ name: String, _ args: [RulesValue]) -> RulesValue {
+        if let e = arity(name, args, 0) { return e }
+        let days = floorDiv(t.seconds, 86_400)
+        let secondOfDay = t.seconds - days * 86_400
+        let (y, m, d) = civil(days)
+        switch name {
+        case "year": return .int(Int64(y))
+        case "month": return .int(Int64(m))
+        case "day": return .int(Int64(d))
+        case "hours": return .int(secondOfDay / 3600)
+        case "minutes": return .int(secondOfDay % 3600 / 60)
+        case "seconds": return .int(secondOfDay % 60)
+        case "nanos": return .int(Int64(t.nanos))
+        case "dayOfWeek": return .int((days % 7 + 7 + 3) % 7 + 1)  // 1970-01-01 was a Thursday (4)
+        case "dayOfYear": return .int(days - daysFromCivil(y, 1, 1) + 1)
+        case "date": return .timestamp(RulesTimestamp(seconds: days * 86_400, nanos: 0))
+        case "time": return .duration(RulesDuration(nanos: secondOfDay * 1_000_000_000 + Int64(t.nanos)))
+        case "toMillis": return .int(t.seconds * 1000 + Int64(t.nanos / 1_000_000))
+        default: return notFound(name)
+        }
+    }
+
+    // MARK: - Functions
+
+    static func function(_ name: String, _ args: [RulesValue]) -> RulesValue {
+        switch name {
+        case "int":
+            if let e = arity(name, args, 1) { return e }
+            switch args[0] {
+            case .int: return args[0]
+            case .float(let f):
+                guard f.isFinite, let i = Int64(exactly: f.rounded(.towardZero)) else { return .error("Integer overflow error.") }
+                return .int(i)
+            case .string(let s):
+                guard let i = Int64(s), s.first != "+" else { return .error("Unable to parse integer from string \"\(s)\".") }
+                return .int(i)
+            default: return Operators.unsupported("int(\(args[0].typeName))", "int(int), int(float), int(string)")
+            }
+        case "float":
+            if let e = arity(name, args, 1) { return e }
+            switch args[0] {
+            case .float: return args[0]
+            case .int(let i): return .float(Double(i))
+            case .string(let s):
+                guard let f = Double(s) else { return .error("Unable to parse float from string \"\(s)\".") }
+                return .float(f)
+            default: return Operators.unsupported("float(\(args[0].typeName))", "float(int), float(float), float(string)")
+            }
+        case "string":
+            if let e = arity(name, args, 1) { return e }
+            guard let text = stringify(args[0]) else { return Operators.unsupported("string(\(args[0].typeName))", "string(bool | int | float | null | path | string)") }
+            return .string(text)
+        case "path":
+            if let e = arity(name, args, 1) { return e }
+            guard case .string(let text) = args[0] else { return Operators.unsupported("path(\(args[0].typeName))", "path(string)") }
+            return .path(RulesPath(parsing: text))
+        case "math.abs":
+            if let e = arity(name, args, 1) { return e }
+            switch args[0] {
+            case .int(let i): return i == Int64.min ? .error("Integer overflow error.") : .int(abs(i))
+            case .float(let f): return .float(abs(f))
+            default: return Operators.unsupported("math.abs(\(args[0].typeName))", "math.abs(number)")
+            }
+        case "math.ceil", "math.floor", "math.round", "math.sqrt", "math.isNaN":
+            if let e = arity(name, args, 1) { return e }
+            guard let x = Operators.number(args[0]) else { return Operators.unsupported("\(name)(\(args[0].typeName))", "\(name)(number)") }
+            switch name {
+            case "math.ceil": return .float(x.rounded(.up))
+            case "math.floor": return .float(x.rounded(.down))
+            case "math.round":
+                let r = (x + 0.5).rounded(.down)
+                guard r.isFinite, let i = Int64(exactly: r) else { return .error("Integer overflow error.") }
+                return .int(i)
+            case "math.sqrt": return .float(x.squareRoot())
+            default: return .bool(x.isNaN)
+            }
+        case "math.pow":
+            if let e = arity(name, args, 2) { return e }
+            guard let b = Operators.number(args[0]), let x = Operators.number(args[1]) else { return Operators.unsupported("math.pow(\(args[0].typeName), \(args[1].typeName))", "math.pow(number, number)") }
+            return .float(Foundation.pow(b, x))
+        case "hashing.md5", "hashing.sha256", "hashing.crc32", "hashing.crc32c":
+            if let e = arity(name, args, 1) { return e }
+            let bytes: [UInt8]
+            switch args[0] {
+            case .string(let s): bytes = Array(s.utf8)
+            case .bytes(let b): bytes = b
+            default: return Operators.unsupported("\(name)(\(args[0].typeName))", "\(name)(string | bytes)")
+            }
+            switch name {
+            case "hashing.md5": return .bytes(MD5.digest(bytes))
+            case "hashing.sha256": return .bytes(SHA256.digest(bytes))
+            case "hashing.crc32": return .bytes(CRC32.littleEndian(CRC32.checksum(bytes, polynomial: CRC32.ieee)))
+            default: return .bytes(CRC32.littleEndian(CRC32.checksum(bytes, polynomial: CRC32.castagnoli)))
+            }
+        case "timestamp.date":
+            guard args.count == 3, case .int(let y) = args[0], case .int(let m) = args[1], case .int(let d) = args[2] else {
+                return Operators.unsupported("timestamp.date(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.date(int, int, int)")
+            }
+            guard (1...9999).contains(y), (1...12).contains(m), d >= 1, d <= daysIn(Int(m), Int(y)) else {
+                return .error("Invalid date \(y)-\(m)-\(d).")
+            }
+            return .timestamp(RulesTimestamp(seconds: daysFromCivil(Int(y), Int(m), Int(d)) * 86_400, nanos: 0))
+        case "timestamp.value":
+            guard args.count == 1, case .int(let millis) = args[0] else { return Operators.unsupported("timestamp.value(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.value(int)") }
+            let seconds = floorDiv(millis, 1000)
+            return .timestamp(RulesTimestamp(seconds: seconds, nanos: Int32((millis - seconds * 1000) * 1_000_000)))
+        case "duration.value":
+            guard args.count == 2, case .int(let n) = args[0], case .string(let unit) = args[1] else {
+                return Operators.unsupported("duration.value(\(args.map(\.typeName).joined(separator: ", ")))", "duration.value(int, string)")
+            }
+            let scale: Int64
+            switch unit {
+            case "w": scale = 604_800_000_000_000
+            case "d": scale = 86_400_000_000_000
+            case "h": scale = 3_600_000_000_000
+            case "m": scale = 60_000_000_000
+            case "s": scale = 1_000_000_000
+            case "ms": scale = 1_000_000
+            case "ns": scale = 1
+            default: return .error("Invalid duration unit \"\(unit)\"; expected w, d, h, m, s, ms or ns.")
+            }
+            let (v, overflow) = n.multipliedReportingOverflow(by: scale)
+            return overflow ? .error("Duration out of range.") : .duration(RulesDuration(nanos: v))
+        case "duration.time":
+            guard args.count == 4 else { return arity(name, args, 4)! }
+            var parts: [Int64] = []
+            for a in args {
+                guard case .int(let i) = a else { return Operators.unsupported("duration.time(\(args.map(\.typeName).joined(separator: ", ")))", "duration.time(int, int, int, int)") }
+                parts.append(i)
+            }
+            return .duration(RulesDuration(nanos: ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1_000_000_000 + parts[3]))
+        case "duration.abs":
+            guard args.count == 1, case .duration(let d) = args[0] else { return Operators.unsupported("duration.abs(\(args.map(\.typeName).joined(separator: ", ")))", "duration.abs(duration)") }
+            return .duration(RulesDuration(nanos: abs(d.nanos)))
+        case "latlng.value":
+            guard args.count == 2, let lat = Operators.number(args[0]), let lng = Operators.number(args[1]) else {
+                return Operators.unsupported("latlng.value(\(args.map(\.typeName).joined(separator: ", ")))", "latlng.value(number, number)")
+            }
+            guard (-90...90).contains(lat), (-180...180).contains(lng) else {
+                return .error("Latitude should be in [-90,90] range and longitude should be in [-180,180] range. latitude: \(formatFloat(lat)), longitude: \(formatFloat(lng)).")
+            }
+            return .latlng(lat, lng)
+        default:
+            return notFound(name)
+        }
+    }
+
+    // MARK: - Calendar and geometry
+
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int64 {
+        let y = Int64(m <= 2 ? y0 - 1 : y0)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = Int64((m + 9) % 12)
+        let doy = (153 * mp + 2) / 5 + Int64(d) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(_ z0: Int64) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
+    }
+
+    static func haversine(_ lat1: Double, _ lng1: Double, _ lat2: Double, _ lng2: Double) -> Double {
+        let r = 6_371_008.8
+        let (p1, p2) = (lat1 * .pi / 180, lat2 * .pi / 180)
+        let dp = p2 - p1
+        let dl = (lng2 - lng1) * .pi / 180
+        let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
+        return 2 * r * asin(min(1, a.squareRoot()))
+    }
+}

@@ -1,0 +1,168 @@
+@testable import FlintRules
+import Testing
+
+/// Evaluates one expression with `request` and `resource` bound, as an allow condition would.
+func evaluate(_ source: String, request: RulesValue = .map(["auth": .null]), reader: any DocumentReader = NoDocuments()) -> RulesValue {
+    var parser = Parser(source)
+    guard let expr = try? parser.expression(), !parser.diagnostics.hasErrors else {
+        return .error("parse error: \(parser.diagnostics.sorted.map(\.description))")
+    }
+    let ruleset = Ruleset(version: 2, functions: [], service: nil, ranges: parser.ranges, source: source)
+    let evaluator = Evaluator(ruleset: ruleset, reader: reader, maxReads: 10)
+    return evaluator.evaluate(expr, Scope(parent: nil, variables: ["request": request, "resource": .null]))
+}
+
+struct NoDocuments: DocumentReader {
+    func document(at path: RulesPath, afterWrites: Bool) -> RulesValue? { nil }
+}
+
+/// `true` for expressions the reference emulator evaluates to true.
+private let truths: [String] = [
+    "-9223372036854775807 - 1 == -9223372036854775808",
+    "'\\u00e9'.size() == 1",
+    "1 == 1.0", "!({'a': 1} == {'a': 1.0})", "!([1, 2].toSet() == [1, 2])", "!(1 == '1')", "!(true == 1)",
+    "'A' < 'a'", "'' < 'a'", "null == null", "null != 1",
+    "-5 / 2 == -2", "-7 / 2 == -3", "-5 % 3 == -2", "5 % -3 == 2", "10 / 4.0 == 2.5", "!(1.0 / 0.0 == 1.0)",
+    "(1 / 0 == 1) || true", "true || (1 / 0 == 1)", "!((1 / 0 == 1) && false)", "!(false && (1 / 0 == 1))",
+    "true ? true : (1 / 0 == 1)", "!true == false", "'a' in {'a': null}", "!('toString' in {'a': 1})",
+    "2 in [1, 2]", "(2 in [1, 2]) == true", "!(1 is float)", "!(1.0 is int)", "1 is number", "1.5 is number",
+    "!([1].toSet() is set)", "!([1].toSet() is list)", "'a' is string", "{} is map", "[] is list",
+    "{'a': null}.a == null", "[1, 2, 3][1:3] == [2, 3]", "[1, 2, 3][1:1] == []", "'abc'[2:3] == 'c'", "'abc'[1] == 'b'",
+    "int('12') == 12", "int('-3') == -3", "int(1.9) == 1", "int(-1.9) == -1", "float('1.5') == 1.5", "float(1) == 1.0",
+    "'  a  '.trim() == 'a'", "'AbC'.lower() == 'abc'", "'é'.upper() == 'é'",
+    "!('hello world'.matches('world'))", "'hello world'.matches('.*world')", "'ABC'.matches('(?i)abc')",
+    "!('a\\nb'.matches('a.b'))", "'a\\nb'.matches('(?s)a.b')", "'user@acme.com'.matches('.*@acme\\\\.com')",
+    "'héllo'.matches('\\\\p{L}+')", "'ab1'.matches('[[:alpha:]]+[0-9]')", "'aaa'.matches('a{2,3}')", "!('aaaa'.matches('a{2,3}'))",
+    "'abc'.replace('(a)(b)', '$2$1') == 'bac'", "'a'.replace('a', '$0$0') == 'aa'", "'foo@test.com'.replace('.', '-') == '------------'",
+    "'a/b/c'.split('/') == ['a', 'b', 'c']", "'a'.split(',') == ['a']",
+    "string(2.0) == '2.0'", "string(null) == 'null'", "string(path('/a/b')) == '/a/b'", "string(true) == 'true'", "string(7) == '7'",
+    "b'\\xFB\\xEF\\xBE'.toBase64() == '----'", "'ab'.toUtf8().toBase64() == 'YWI='", "b'\\x2A'.toHexString() == '2A'",
+    "b'*' == b'\\x2A'", "b'\\052' == b'*'", "b'a' < b'b'",
+    "[1, 2].hasAll([])", "!([].hasAny([1]))", "['a', 'b'].hasOnly(['b', 'a'])", "['a', 'a', 'b'].hasOnly(['a', 'b', 'b', 'c'])",
+    "[1, 2].join(',') == '1,2'", "[1, 2, 2].removeAll([2]) == [1]", "[1].concat([1]) == [1, 1]", "[1, 1, 2].toSet().size() == 2",
+    "{'b': 2, 'a': 1}.keys() == ['a', 'b']", "{'b': 2, 'a': 1}.values() == [1, 2]", "{'a': {'b': 1}}.get(['a', 'b'], 7) == 1",
+    "{'a': 1}.get('x', 7) == 7", "{'a': 1}.get(['a', 'b'], 7) == 7", "{'a': null}.get('a', 7) == null",
+    "{'a': 1, 'b': 2}.diff({'a': 1, 'c': 3}).addedKeys() == ['b'].toSet()",
+    "{'a': 1, 'b': 2}.diff({'a': 1, 'c': 3}).removedKeys() == ['c'].toSet()",
+    "{'a': 1, 'b': 2}.diff({'a': 9, 'b': 2}).changedKeys() == ['a'].toSet()",
+    "{'a': 1, 'b': 2}.diff({'a': 9, 'b': 2}).unchangedKeys() == ['b'].toSet()",
+    "{'a': 1, 'b': 2}.diff({'a': 9, 'c': 2}).affectedKeys().hasOnly(['a', 'b', 'c'])",
+    "['a', 'b'].toSet().difference(['a', 'c'].toSet()) == ['b'].toSet()",
+    "['a'].toSet().union(['b'].toSet()) == ['b', 'a'].toSet()", "['a', 'b'].toSet().intersection(['b'].toSet()) == ['b'].toSet()",
+    "['a', 'b'].toSet().hasAll(['a'])", "'a' in ['a'].toSet()",
+    "path('/a/{x}').bind({'x': 'b'}) == path('/a/b')", "path('/a/b')[0] == 'a'", "path('users/alice') == path('/users/alice')",
+    "/databases/$('(default)')/documents/users/$(1) == path('/databases/(default)/documents/users/1')",
+    "timestamp.date(2020, 1, 2).dayOfWeek() == 4", "timestamp.date(2020, 3, 1).dayOfYear() == 61",
+    "timestamp.value(1500).toMillis() == 1500", "timestamp.date(2020, 1, 2).year() == 2020",
+    "timestamp.value(90061000).hours() == 1", "timestamp.value(90061000).minutes() == 1", "timestamp.value(90061000).seconds() == 1",
+    "timestamp.value(90061000).date() == timestamp.date(1970, 1, 2)", "timestamp.value(90061000).time() == duration.value(3661, 's')",
+    "timestamp.date(2020, 1, 2) + duration.value(1, 'd') == timestamp.date(2020, 1, 3)",
+    "timestamp.date(2020, 1, 3) - timestamp.date(2020, 1, 2) == duration.value(24, 'h')",
+    "timestamp.date(2020, 1, 3) > timestamp.date(2020, 1, 2)",
+    "duration.time(1, 2, 3, 4).seconds() == 3723", "duration.time(1, 2, 3, 4).nanos() == 4",
+    "duration.abs(duration.value(-5, 's')) == duration.value(5, 's')", "duration.value(1, 'm') < duration.value(61, 's')",
+    "latlng.value(1, 2).latitude() == 1.0", "latlng.value(0, 0).distance(latlng.value(1, 0)) > 111000",
+    "latlng.value(0, 0).distance(latlng.value(1, 0)) < 112000",
+    "math.abs(-1) == 1", "math.abs(-1) is int", "math.ceil(1.2) == 2", "math.ceil(1.2) is float", "math.floor(1.8) is float",
+    "math.round(2.5) == 3", "math.round(-1.5) == -1", "math.round(-1.6) == -2", "math.isNaN(math.sqrt(-1.0))", "math.pow(2, 10) == 1024",
+    "hashing.crc32('abc').toHexString() == 'C2412435'", "hashing.crc32c('abc').toHexString() == 'B73F4B36'",
+    "hashing.md5('abc').toHexString() == '900150983CD24FB0D6963F7D28E17F72'",
+    "hashing.sha256('abc').toHexString() == 'BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD'",
+    "debug(1) == 1", "'auth' in request", "!('resource' in request)", "request.auth == null",
+]
+
+/// Expressions that are errors on the reference emulator, with the error text where known.
+private let errors: [(String, String?)] = [
+    ("1 / 0", "Divide by zero error."), ("1 % 0", "Divide by zero error."), ("9223372036854775807 + 1", nil),
+    ("'a' + 1", nil), ("[1] + [2]", nil), ("-'a'", nil), ("null + 1", nil), ("true < false", nil), ("null < 1", nil),
+    ("[1] < [2]", nil), ("1 < 'a'", nil), ("1 && true", nil), ("!1", nil), ("1 ? true : false", nil), ("!null", nil),
+    ("(1 / 0 == 1) || false", "Divide by zero error."), ("(1 / 0 == 1) && true", "Divide by zero error."),
+    ("'x' in path('/a')", nil), ("{}.a", "Property a is undefined on object."), ("null.a", "Null value error."),
+    ("request.auth.uid", "Null value error."), ("[1, 2, 3, 4][98]", "Index out of bound error. Index: [98] , size: [4]."),
+    ("[1, 2, 3][0:0]", nil), ("[1, 2, 3][3:3]", nil), ("[1, 2, 3][2:1]", nil), ("[1, 2, 3][0:4]", nil), ("[1, 2, 3][-1:1]", nil),
+    ("''[0:0]", nil), ("int('12abc')", nil), ("int(' 12 ')", nil), ("int('')", nil), ("int('0x10')", nil), ("int(true)", nil),
+    ("float('abc')", nil), ("string([1])", nil), ("string({})", nil), ("string(timestamp.value(0))", nil),
+    ("bool('true')", "Function not found error: Name: [bool]."), ("bytes('a')", nil),
+    ("math.isInfinite(1.0)", "Function not found error: Name: [math.isInfinite]."),
+    ("{'a': 1}.keys().difference(['a'])", "Function not found error: Name: [difference]."),
+    ("['a'].toSet().difference(['a'])", "Unsupported operation error. Received: set.difference(list). Expected: set.difference(set)."),
+    ("['a'].toSet().toSet()", nil), ("{'a': 1}.hasAll(['a'])", nil), ("path(path('/a'))", nil), ("path('/a') < path('/b')", nil),
+    ("path('/a/b').bind({'x': 'b'})", nil), ("timestamp.date(2020, 13, 1)", nil), ("timestamp.date(2019, 2, 29)", nil),
+    ("duration.value(1, 'x')", nil),
+    ("latlng.value(-100, -122.08)", "Latitude should be in [-90,90] range and longitude should be in [-180,180] range. latitude: -100.0, longitude: -122.08."),
+    ("'a'.matches('(')", nil), ("get(/databases/x)", nil),
+]
+
+/// Plain falsehoods, so a broken evaluator cannot pass by answering true.
+private let falsehoods: [String] = [
+    "1 == 2", "'a'.matches('b')", "[1, 2].hasAll([3])", "1 > 2", "'b' < 'a'", "null == 0", "1 is string", "'ab'.matches('a')",
+    "timestamp.date(2020, 1, 1) > timestamp.date(2021, 1, 1)", "{'a': 1} == {'a': 2}", "[1, 2] == [2, 1]",
+]
+
+struct ExpressionTests {
+    @Test(arguments: falsehoods) func evaluatesToFalse(_ source: String) {
+        let v = evaluate(source)
+        guard case .bool(false) = v else {
+            Issue.record("\(source) gave \(v)")
+            return
+        }
+    }
+
+    @Test(arguments: truths) func evaluatesToTrue(_ source: String) {
+        let v = evaluate(source)
+        guard case .bool(true) = v else {
+            Issue.record("\(source) gave \(v)")
+            return
+        }
+    }
+
+    @Test(arguments: errors.map(\.0)) func evaluatesToAnError(_ source: String) {
+        let v = evaluate(source)
+        guard case .error(let message) = v else {
+            Issue.record("\(source) gave \(v), not an error")
+            return
+        }
+        if let expected = errors.first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+    }
+
+    @Test func getAndExistsReadThroughTheReaderAndAreCached() {
+        final class Counting: DocumentReader, @unchecked Sendable {
+            var calls: [String] = []
+            func document(at path: RulesPath, afterWrites: Bool) -> RulesValue? {
+                calls.append((afterWrites ? "after " : "") + path.text)
+                return path.segments.last == "alice" ? .resource(database: "(default)", path: ["users", "alice"], fields: ["admin": true]) : nil
+            }
+        }
+        let reader = Counting()
+        let v = evaluate(
+            "get(/databases/(default)/documents/users/alice).data.admin && exists(/databases/(default)/documents/users/alice)"
+                + " && !exists(/databases/(default)/documents/users/bob) && getAfter(/databases/(default)/documents/users/bob) == null"
+                + " && get(/databases/(default)/documents/users/alice).id == 'alice'",
+            reader: reader)
+        #expect(v.isTrue)
+        #expect(reader.calls == ["/databases/(default)/documents/users/alice", "/databases/(default)/documents/users/bob", "after /databases/(default)/documents/users/bob"])
+        #expect(evaluate("get(/databases/(default)/documents/users/bob).data", reader: reader).errorText == "Null value error.")
+    }
+
+    @Test func readsBeyondTheLimitAreErrors() {
+        let source = (0..<11).map { "exists(/databases/(default)/documents/c/d\($0))" }.joined(separator: " || ")
+        #expect(evaluate(source).errorText == "Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per request.")
+    }
+}
+
+extension RulesValue {
+    var isTrue: Bool { if case .bool(true) = self { true } else { false } }
+    var errorText: String? { if case .error(let m) = self { m } else { nil } }
+}
+
+struct HashTests {
+    private func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+
+    @Test func md5AndSHA256MatchTheirTestVectors() {
+        #expect(hex(MD5.digest([])) == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(hex(MD5.digest(Array("The quick brown fox jumps over the lazy dog".utf8))) == "9e107d9d372bb6826bd81d3542a419d6")
+        #expect(hex(MD5.digest(Array(String(repeating: "a", count: 1000).utf8))) == "cabe45dcc9ae5b66ba86600cca6b8ba8")
+        #expect(hex(SHA256.digest([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex(SHA256.digest(Array(String(repeating: "a", count: 1000).utf8))) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+}
