@@ -6,11 +6,10 @@ extension Ruleset {
         var parser = Parser(source)
         let ruleset = parser.parseRuleset(source: source)
         var diagnostics = parser.diagnostics
-        if !diagnostics.hasErrors {
-            var checker = Checker(ruleset)
-            checker.check(ruleset)
-            for d in checker.diagnostics.all { diagnostics.error(d.message, at: d.position) }
-        }
+        // The checker also runs on what parsed, so one pass reports every problem.
+        var checker = Checker(ruleset)
+        checker.check(ruleset)
+        for d in checker.diagnostics.all { diagnostics.error(d.message, at: d.position) }
         return (diagnostics.hasErrors ? nil : ruleset, diagnostics.sorted)
     }
 }

@@ -115,7 +115,7 @@ struct Lexer {
             return .identifier(name)
         }
         if Self.isDigit(c) { return number(start) }
-        if c == "'" || c == "\"" { return stringLiteral(start).map { .string($0) } }
+        if c == "'" || c == "\"" { return .string(stringLiteral(start)) }
         for symbol in Self.symbols where matches(symbol) {
             for _ in symbol.unicodeScalars { _ = advance() }
             return .symbol(symbol)
@@ -156,15 +156,15 @@ struct Lexer {
         return .int(value)
     }
 
-    /// The text of a quoted literal with its escapes; nil (and a diagnostic) when malformed.
-    private mutating func stringLiteral(_ start: SourcePosition) -> String? {
+    /// The text of a quoted literal with its escapes; a bad escape is reported and skipped, so
+    /// parsing goes on.
+    private mutating func stringLiteral(_ start: SourcePosition) -> String {
         let quote = advance()
         var out = ""
-        var ok = true
         while true {
             guard let c = peek(), c != "\n" else {
                 diagnostics.error("Unterminated string literal.", at: start)
-                return nil
+                return out
             }
             _ = advance()
             if c == quote { break }
@@ -189,14 +189,12 @@ struct Lexer {
                     out.unicodeScalars.append(scalar)
                 } else {
                     diagnostics.error("Invalid \\u escape: four hex digits expected.", at: escapeAt)
-                    ok = false
                 }
             default:
                 diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)
-                ok = false
             }
         }
-        return ok ? out : nil
+        return out
     }
 
     private mutating func bytesLiteral(_ start: SourcePosition) -> Token.Kind {

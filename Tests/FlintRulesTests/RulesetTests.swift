@@ -1,0 +1,195 @@
+@testable import FlintRules
+import FlintModel
+import Testing
+
+private func compile(_ source: String) throws -> Ruleset {
+    let (ruleset, diagnostics) = Ruleset.compile(source)
+    #expect(diagnostics.isEmpty, "\(diagnostics)")
+    return try #require(ruleset)
+}
+
+private func errors(_ source: String) -> [String] {
+    Ruleset.compile(source).diagnostics.map(\.description)
+}
+
+private let time = RulesTimestamp(seconds: 1_700_000_000, nanos: 0)
+
+private func user(_ uid: String, _ claims: [String: RulesValue] = [:]) -> RulesValue {
+    .map(["uid": .string(uid), "token": .map(claims.merging(["sub": .string(uid)]) { a, _ in a })])
+}
+
+private func get(_ path: String, auth: RulesValue = .null, resource: RulesValue = .null) -> RulesRequest {
+    RulesRequest(method: .get, database: "(default)", target: .document(path.split(separator: "/").map(String.init)), auth: auth, time: time, resource: resource)
+}
+
+private struct Documents: DocumentReader {
+    var documents: [String: MapValue] = [:]
+    func document(at path: RulesPath, afterWrites: Bool) -> RulesValue? {
+        let relative = Array(path.segments.dropFirst(3))
+        return documents[relative.joined(separator: "/")].map { .resource(database: "(default)", path: relative, fields: $0) }
+    }
+}
+
+struct RulesetTests {
+    @Test func nestedMatchesWildcardsAndTheDenialMessage() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                function signedIn() { return request.auth != null }
+                match /users/{uid} {
+                  allow get: if signedIn() && request.auth.uid == uid
+                  allow read: if
+                    resource.data.public == true;
+                  match /posts/{post} {
+                    allow get: if post == 'p1' && database == '(default)';
+                  }
+                }
+              }
+            }
+            """)
+        let reader = Documents()
+        #expect(rules.decide(get("users/alice", auth: user("alice")), reader: reader).allowed)
+        let denied = rules.decide(get("users/alice", auth: user("bob")), reader: reader)
+        #expect(!denied.allowed)
+        #expect(denied.message == "\nfalse for 'get' @ L6, Null value error. for 'get' @ L8")
+        let stranger = rules.decide(get("users/alice"), reader: reader)
+        #expect(stranger.message == "\nfalse for 'get' @ L6, Null value error. for 'get' @ L8")
+        let open = rules.decide(get("users/alice", resource: .resource(database: "(default)", path: ["users", "alice"], fields: ["public": true])), reader: reader)
+        #expect(open.allowed)
+        #expect(rules.decide(get("users/alice/posts/p1"), reader: reader).allowed)
+        #expect(!rules.decide(get("users/alice/posts/p2"), reader: reader).allowed)
+        // Rules on a parent never cascade to its subcollections.
+        #expect(rules.decide(get("users/alice/other/x", auth: user("alice")), reader: reader).message == "\nNo matching allow statements")
+    }
+
+    @Test func recursiveWildcardsDifferBetweenVersions() throws {
+        let body = """
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /cities/{rest=**} {
+                  allow get: if rest[0] == 'SF' || rest == path('/x');
+                }
+                match /{any=**}/posts/{post} {
+                  allow get: if true;
+                }
+              }
+            }
+            """
+        let v1 = try compile(body.replacingOccurrences(of: "match /{any=**}/posts/{post} {\n      allow get: if true;\n    }", with: ""))
+        let v2 = try compile("rules_version = '2';\n" + body)
+        let reader = Documents()
+        #expect(v1.decide(get("cities/SF"), reader: reader).allowed)
+        #expect(v1.decide(get("cities/SF/landmarks/coit"), reader: reader).allowed)
+        #expect(v2.decide(get("forums/f/posts/p"), reader: reader).allowed)
+        #expect(v2.decide(get("posts/p"), reader: reader).allowed)
+        #expect(!v2.decide(get("forums/f/threads/t"), reader: reader).allowed)
+        #expect(errors(body).contains { $0.contains("must be the last segment") })
+    }
+
+    @Test func getAndExistsDecideWithStoredDocuments() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{db}/documents {
+                function isAdmin() {
+                  let me = /databases/$(db)/documents/admins/$(request.auth.uid);
+                  return exists(me) && get(me).data.level > 2;
+                }
+                match /reports/{id} { allow read: if isAdmin(); }
+              }
+            }
+            """)
+        var reader = Documents()
+        reader.documents["admins/ann"] = ["level": 3]
+        reader.documents["admins/bob"] = ["level": 1]
+        #expect(rules.decide(get("reports/r", auth: user("ann")), reader: reader).allowed)
+        #expect(rules.decide(get("reports/r", auth: user("bob")), reader: reader).message == "\nfalse for 'get' @ L8")
+        #expect(rules.decide(get("reports/r", auth: user("cy")), reader: reader).message == "\nfalse for 'get' @ L8")
+        #expect(rules.decide(get("reports/r"), reader: reader).message == "\nNull value error. for 'get' @ L8")
+    }
+
+    @Test func writesSeeTheRequestResourceAndMethods() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents/posts/{id} {
+                allow create: if request.resource.data.author == request.auth.uid
+                  && request.resource.data.createdAt == request.time;
+                allow update: if request.resource.data.diff(resource.data).affectedKeys().hasOnly(['title']);
+                allow delete;
+              }
+            }
+            """)
+        let reader = Documents()
+        let doc = { (fields: [String: RulesValue]) in RulesValue.map(["data": .map(fields), "id": .string("p")]) }
+        var create = RulesRequest(method: .create, database: "(default)", target: .document(["posts", "p"]), auth: user("ann"), time: time,
+            requestResource: doc(["author": .string("ann"), "createdAt": .timestamp(time)]))
+        #expect(rules.decide(create, reader: reader).allowed)
+        create.requestResource = doc(["author": .string("bob"), "createdAt": .timestamp(time)])
+        #expect(rules.decide(create, reader: reader).message == "\nfalse for 'create' @ L4")
+        var update = RulesRequest(method: .update, database: "(default)", target: .document(["posts", "p"]), auth: user("ann"), time: time,
+            resource: doc(["title": .string("a"), "body": .string("x")]), requestResource: doc(["title": .string("b"), "body": .string("x")]))
+        #expect(rules.decide(update, reader: reader).allowed)
+        update.requestResource = doc(["title": .string("b"), "body": .string("y")])
+        #expect(!rules.decide(update, reader: reader).allowed)
+        #expect(rules.decide(RulesRequest(method: .delete, database: "(default)", target: .document(["posts", "p"]), auth: .null, time: time), reader: reader).allowed)
+    }
+
+    @Test func compileErrorsAreAllReportedWithPositions() {
+        let found = errors("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                function f(a, b, c, d, e, f, g, h) { return true; }
+                function loop(x) { return other(x); }
+                function other(x) { return loop(x); }
+                match /a/{b} {
+                  allow read: request.auth != null;
+                  allow write: if 1 is bogus;
+                  allow get: if null is null;
+                  allow list: if 'a'.matches('(?=a)');
+                  allow create: if 'x\\d' == 'x';
+                }
+              }
+            }
+            """)
+        #expect(found.contains("4:5: error: Function f has 8 parameters; at most 7 are allowed."))
+        #expect(found.contains { $0.hasPrefix("5:5: error: Function loop calls itself") })
+        #expect(found.contains("8:19: error: Missing 'if' before conditional expression."))
+        #expect(found.contains { $0.hasPrefix("12:") && $0.contains("Invalid escape sequence") })
+        let lexical = errors("""
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /a/{b} {
+                  allow write: if 1 is bogus;
+                  allow get: if null is null;
+                  allow list: if 'a'.matches('(?=a)');
+                }
+              }
+            }
+            """)
+        #expect(lexical.contains("4:23: error: Unknown type 'bogus' in an 'is' check."))
+        #expect(lexical.contains("5:21: error: 'null is null' is not allowed; compare with == null."))
+        #expect(lexical.contains { $0.hasPrefix("6:34: error: Invalid regular expression '(?=a)'") })
+        #expect(errors("service cloud.firestore { match /a { allow read: if true } } service cloud.firestore {}").contains { $0.contains("Only one service") })
+        #expect(errors("service cloud.firestore {}\nrules_version = '2';").contains { $0.contains("Unexpected 'rules_version'") })
+    }
+
+    @Test func semicolonsAreOptionalAndCommentsIgnored() throws {
+        let rules = try compile("""
+            rules_version = '2'
+            // a comment
+            service cloud.firestore { /* inline */
+              match /databases/{database}/documents {
+                match /a/{b} {
+                  allow read: if true
+                  allow write: if false
+                }
+                function later() { return true }
+              }
+            }
+            """)
+        #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
+    }
+}
