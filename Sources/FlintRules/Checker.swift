@@ -110,7 +110,13 @@ struct Checker {
             let at = ranges[node.id].start
             switch node.kind {
             case .isType(let operand, let name):
-                if !Stdlib.typeNames.contains(name) { found.append((at, "Unknown type '\(name)' in an 'is' check.")) }
+                if !Stdlib.typeNames.contains(name) {
+                    // The emulator points just past the type name.
+                    let end = ranges[node.id].end
+                    let after = SourcePosition(line: end.line, column: end.column + 1, offset: end.offset + 1)
+                    found.append((after, "An unsupported type identifier was used with the 'is' operator. Received \(name). Expected one of "
+                        + Stdlib.typeNameList.joined(separator: ",")))
+                }
                 if case .null = operand.kind { found.append((at, "'null is \(name)' is not allowed; compare with == null.")) }
             case .call(let name, .some, let arguments) where ["matches", "replace", "split"].contains(name):
                 if case .string(let pattern)? = arguments.first?.kind {

@@ -75,7 +75,8 @@ public struct RulesRequest: Sendable {
 /// The outcome of a request against a ruleset.
 public struct RulesDecision: Sendable {
     public var allowed: Bool
-    /// The emulator's denial text: `\nfalse for 'get' @ L5, Null value error. for 'get' @ L9`.
+    /// The emulator's denial text: `\nfalse for 'get' @ L5, Null value error. for 'get' @ L9`, or
+    /// `No matching allow statements`.
     public var message: String
     public var debugLog: [String]
 }
@@ -124,7 +125,7 @@ extension Ruleset {
             default: outcomes.append("false for '\(request.method.rawValue)' @ L\(line)")
             }
         }
-        let message = outcomes.isEmpty ? "\nNo matching allow statements" : "\n" + outcomes.joined(separator: ", ")
+        let message = outcomes.isEmpty ? "No matching allow statements" : "\n" + outcomes.joined(separator: ", ")
         return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog)
     }
 

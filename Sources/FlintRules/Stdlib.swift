@@ -74,8 +74,10 @@ enum Stdlib {
         }
     }
 
-    // `set` is accepted and, like every name, false for sets (as the emulator answers).
-    static let typeNames: Set<String> = ["set", "bool", "int", "float", "number", "string", "list", "map", "timestamp", "duration", "path", "latlng", "bytes"]
+    /// The names `is` accepts, in the emulator's order for its message. `set`, `map_diff`,
+    /// `constraint` and `vector` compile but, as on the emulator, no value answers true to them.
+    static let typeNameList = ["bool", "bytes", "constraint", "duration", "float", "int", "latlng", "list", "vector", "set", "number", "map", "string", "timestamp", "path", "map_diff"]
+    static let typeNames = Set(typeNameList)
 
     // MARK: - Strings
 
