@@ -23,6 +23,9 @@ extension FlintCommand {
         @Flag(help: "Refuse queries that production would refuse for lack of a declared index.")
         var requireIndexes = false
 
+        @Option(help: "A firestore.rules file applied to every project that has not loaded its own.")
+        var rules: String?
+
         @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
         var logLevel = "notice"
 
@@ -48,8 +51,16 @@ extension FlintCommand {
             }
             var logger = Logger(label: "flint")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
+            let engine = Engine(configuration: configuration)
+            if let rules {
+                guard let data = FileManager.default.contents(atPath: rules) else { throw ValidationError("Cannot read \(rules).") }
+                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: nil).filter { $0.severity == .error }
+                guard problems.isEmpty else {
+                    throw ValidationError(problems.map { "\(rules):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
+                }
+            }
             let server = FlintServer(
-                engine: Engine(configuration: configuration), configuration: ServerConfiguration(host: host, port: port), logger: logger)
+                engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
             try await server.run { host, port in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"

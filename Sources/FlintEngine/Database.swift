@@ -7,7 +7,7 @@ import FlintStore
 public actor Database {
     public nonisolated let id: DatabaseID
     let store: any StoreBackend
-    private let clock: any Clock
+    let clock: any Clock
     private let configuration: DatabaseConfiguration
     private var lastCommitTime = Timestamp(microseconds: 0)
     /// The latest read time handed out; later commits must come strictly after it.
@@ -37,11 +37,15 @@ public actor Database {
         let timer: Task<Void, Never>
     }
 
+    /// Security rules, read at each request; nil or empty leaves the database open.
+    let rules: RulesRegistry?
+
     public init(
         id: DatabaseID, configuration: DatabaseConfiguration = DatabaseConfiguration(),
-        clock: any Clock = SystemClock(), store: (any StoreBackend)? = nil
+        clock: any Clock = SystemClock(), store: (any StoreBackend)? = nil, rules: RulesRegistry? = nil
     ) {
         self.id = id
+        self.rules = rules
         self.configuration = configuration
         self.clock = clock
         self.store = store ?? MemoryStore()
@@ -54,10 +58,10 @@ public actor Database {
 
     /// Applies all writes atomically, in order, at one new commit time, or none of them. With a
     /// transaction, its reads are checked first (see `ConcurrencyMode`) and it ends here.
-    public func commit(_ writes: [Write], transaction: TransactionID? = nil) throws(FlintError) -> CommitResult {
+    public func commit(_ writes: [Write], transaction: TransactionID? = nil, auth: AuthContext = .owner) throws(FlintError) -> CommitResult {
         expireTransactions()
         guard let transaction else {
-            let result = try applyCommit(writes)
+            let result = try applyCommit(writes, auth: auth, inTransaction: false)
             if configuration.concurrency == .pessimistic {
                 // Writes outside transactions never wait: transactions that read these documents lose.
                 for w in writes { for holder in locks[w.key] ?? [] { wound(holder) } }
@@ -80,12 +84,12 @@ public actor Database {
         case .optimistic:
             for (key, seen) in tx.reads where store.document(key, at: nil)?.updateTime != seen { throw .contention }
         }
-        let result = try applyCommit(writes)
+        let result = try applyCommit(writes, auth: auth, inTransaction: true)
         for w in writes { for holder in locks[w.key] ?? [] where holder != transaction { wound(holder) } }
         return result
     }
 
-    private func applyCommit(_ writes: [Write]) throws(FlintError) -> CommitResult {
+    private func applyCommit(_ writes: [Write], auth: AuthContext, inTransaction: Bool) throws(FlintError) -> CommitResult {
         for w in writes { try WriteApplier.validate(w) }
         try checkRequestSize(writes)
         let commitTime = nextCommitTime()
@@ -95,6 +99,7 @@ public actor Database {
         var order: [DocumentKey] = []
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
+        var staged: [StagedWrite] = []
         for write in writes {
             let key = write.key
             let current: DocumentState?
@@ -108,7 +113,9 @@ public actor Database {
             let (next, result) = try stage(write, on: current, at: commitTime)
             pending[key] = .some(next)
             results.append(result)
+            staged.append(StagedWrite(write: write, before: current, after: next))
         }
+        try authorizeWrites(staged, final: pending, auth: auth, time: commitTime, inTransaction: inTransaction)
         // Documents whose final state equals the stored one are not rewritten, so they keep
         // their update time.
         let changed = order.compactMap { key -> DocumentWrite? in
@@ -123,7 +130,7 @@ public actor Database {
 
     /// Applies each write on its own; one failing does not stop the others. The successful
     /// writes share one commit time. Writing one document twice is rejected as a whole.
-    public func batchWrite(_ writes: [Write]) throws(FlintError) -> [Result<WriteResult, FlintError>] {
+    public func batchWrite(_ writes: [Write], auth: AuthContext = .owner) throws(FlintError) -> [Result<WriteResult, FlintError>] {
         var seen = Set<DocumentKey>()
         for w in writes where !seen.insert(w.key).inserted {
             throw .invalidArgument("the same document cannot be written more than once in a single request")
@@ -137,6 +144,9 @@ public actor Database {
                 try WriteApplier.validate(write)
                 let current = store.document(write.key, at: nil)
                 let (next, result) = try stage(write, on: current, at: commitTime)
+                try authorizeWrites(
+                    [StagedWrite(write: write, before: current, after: next)], final: [write.key: next], auth: auth, time: commitTime,
+                    inTransaction: false)
                 if next != current { changed.append(DocumentWrite(key: write.key, state: next)) }
                 results.append(.success(result))
             } catch {
@@ -398,11 +408,12 @@ public actor Database {
     }
 
     /// The document, or nil when it does not exist (at `readTime`, when given).
-    public func get(_ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil)
-        async throws(FlintError) -> Document?
-    {
+    public func get(
+        _ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil, auth: AuthContext = .owner
+    ) async throws(FlintError) -> Document? {
         if let transaction { await waitForOlderHolders(of: [key], transaction) }
         let t = try self.readTime(readTime, transaction)
+        try authorizeReads([key], auth: auth, at: t, inTransaction: transaction != nil)
         let state = store.document(key, at: t)
         if let transaction { recordRead(transaction, key, state) }
         return state.map { document(key, $0).masked(mask) }
@@ -410,10 +421,12 @@ public actor Database {
 
     /// Several documents read at one consistent time, in the order asked.
     public func batchGet(
-        _ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil
+        _ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil,
+        auth: AuthContext = .owner
     ) async throws(FlintError) -> BatchGetResult {
         if let transaction { await waitForOlderHolders(of: keys, transaction) }
         let t = try self.readTime(readTime, transaction)
+        try authorizeReads(keys, auth: auth, at: t, inTransaction: transaction != nil)
         let results = keys.map { key in
             let state = store.document(key, at: t)
             if let transaction { recordRead(transaction, key, state) }
@@ -430,6 +443,7 @@ public actor Database {
         }
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
+        try authorizeQuery(Query(parent: request.parent, collectionID: request.collectionID), auth: request.auth, at: readTime)
         let collection = request.parent.appending(request.collectionID)
         let limit = request.pageSize == 0 ? Int.max : request.pageSize
 
@@ -528,11 +542,13 @@ public actor Database {
     /// Runs a structured query at one consistent time.
     /// With `explain`, the plan comes back too; without `analyze` no documents are read.
     public func runQuery(
-        _ query: Query, readTime: Timestamp? = nil, transaction: TransactionID? = nil, explain: ExplainOptions? = nil
+        _ query: Query, readTime: Timestamp? = nil, transaction: TransactionID? = nil, explain: ExplainOptions? = nil,
+        auth: AuthContext = .owner
     ) throws(FlintError) -> QueryResult {
         let normalized = try NormalizedQuery(query, database: id)
         try checkIndexes(normalized)
         let requested = try self.readTime(readTime, transaction)
+        try authorizeQuery(query, auth: auth, at: requested)
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()
         var stats = QueryStats()
@@ -611,12 +627,13 @@ public actor Database {
 
     /// Aggregates a query's documents (after its offset and limit); results keyed by alias.
     public func runAggregation(
-        _ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil, transaction: TransactionID? = nil
+        _ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil, transaction: TransactionID? = nil,
+        auth: AuthContext = .owner
     ) throws(FlintError) -> AggregationResult {
         let aliases = try Aggregator.aliases(aggregations)
         var documentsQuery = query
         documentsQuery.projection = nil
-        let result = try runQuery(documentsQuery, readTime: readTime, transaction: transaction)
+        let result = try runQuery(documentsQuery, readTime: readTime, transaction: transaction, auth: auth)
         let values = Aggregator.aggregate(aggregations, over: result.documents.map(\.fields))
         return AggregationResult(values: Array(zip(aliases, values)), readTime: result.readTime)
     }

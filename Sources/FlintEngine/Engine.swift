@@ -7,6 +7,8 @@ public final class Engine: Sendable {
     public let configuration: DatabaseConfiguration
     private let clock: any Clock
     private let databases = Mutex<[DatabaseID: Database]>([:])
+    /// Security rules by project; every database reads them at each request.
+    public let rules = RulesRegistry()
 
     public init(configuration: DatabaseConfiguration = DatabaseConfiguration(), clock: any Clock = SystemClock()) {
         self.configuration = configuration
@@ -17,7 +19,7 @@ public final class Engine: Sendable {
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { all in
             if let existing = all[id] { return existing }
-            let db = Database(id: id, configuration: configuration, clock: clock)
+            let db = Database(id: id, configuration: configuration, clock: clock, rules: rules)
             all[id] = db
             return db
         }

@@ -20,6 +20,8 @@ public struct ListDocumentsRequest: Sendable {
     public var readTime: Timestamp?
     /// Lists inside this transaction: at its snapshot, and the listed documents count as its reads.
     public var transaction: TransactionID?
+    /// Who asks; the rules decide whether they may list.
+    public var auth: AuthContext = .owner
 
     public init(
         parent: ResourcePath = .root, collectionID: String, pageSize: Int = 0, pageToken: String? = nil,

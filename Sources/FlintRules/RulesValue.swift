@@ -122,9 +122,19 @@ public struct FieldConstraint: Sendable {
     public struct Bound: Sendable {
         public var op: Op
         public var value: RulesValue
+
+        public init(op: Op, value: RulesValue) {
+            self.op = op
+            self.value = value
+        }
     }
 
     public var bounds: [Bound]
     /// No value satisfies it (comparisons with null or NaN): nothing can be proven of it.
     public var unsatisfiable = false
+
+    public init(bounds: [Bound], unsatisfiable: Bool = false) {
+        self.bounds = bounds
+        self.unsatisfiable = unsatisfiable
+    }
 }

@@ -59,6 +59,58 @@ struct AdminAPI: Sendable {
         }
     }
 
+    /// `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules":{"files":[{"content":"…"}]}}`
+    /// loads a project's rules (only the first file counts, as on the reference). Invalid rules
+    /// change nothing and answer 400 with every problem, `L<line>:<column> <message>` per line.
+    func putSecurityRules(_ request: Request) async -> Response {
+        do throws(FlintError) {
+            let project = try Self.rulesProject(request.uri.path)
+            let body: Data
+            do {
+                body = Data(buffer: try await request.body.collect(upTo: Limits.maxRequestBytes))
+            } catch {
+                throw .invalidArgument("The rules body could not be read: it must be JSON under 10 MiB.")
+            }
+            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                let rules = object["rules"] as? [String: Any], let files = rules["files"] as? [[String: Any]],
+                let content = files.first?["content"] as? String
+            else {
+                throw .invalidArgument("Expected {\"rules\": {\"files\": [{\"content\": \"…\"}]}}.")
+            }
+            let diagnostics = engine.rules.load(content, project: project)
+            let errors = diagnostics.filter { $0.severity == .error }
+            guard errors.isEmpty else {
+                throw .invalidArgument(
+                    "Error compiling rules:\n" + errors.map { "L\($0.position.line):\($0.position.column) \($0.message)" }.joined(separator: "\n"))
+            }
+            return RESTAPI.respond(Data("{\n}\n".utf8))
+        } catch {
+            return error.restResponse()
+        }
+    }
+
+    /// `GET /emulator/v1/projects/{p}:securityRules`: the rules in force for the project.
+    func getSecurityRules(_ request: Request) async -> Response {
+        do throws(FlintError) {
+            let project = try Self.rulesProject(request.uri.path)
+            let source = engine.rules.rules(for: project)?.source ?? ""
+            let data = try? JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]], options: [.sortedKeys])
+            return RESTAPI.respond(data ?? Data("{}".utf8))
+        } catch {
+            return error.restResponse()
+        }
+    }
+
+    static func rulesProject(_ path: String) throws(FlintError) -> String {
+        let rest = path.dropFirst("/emulator/v1/projects/".count)
+        guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(":securityRules") else {
+            throw FlintError(.notFound, "No admin resource at \(path).")
+        }
+        let project = String(rest.dropLast(":securityRules".count)).removingPercentEncoding ?? ""
+        guard !project.isEmpty, !project.contains("/") else { throw .invalidArgument("Invalid project id in \(path).") }
+        return project
+    }
+
     /// `POST /shutdown`: answers, then stops the server as SIGTERM would.
     func shutdownNow() -> Response {
         shutdown.fire()

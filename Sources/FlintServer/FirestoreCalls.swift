@@ -11,6 +11,15 @@ import SwiftProtobuf
 /// the same messages, so both dialects share one set of semantics, codes and messages.
 struct FirestoreCalls: Sendable {
     let engine: Engine
+    /// Who is calling; the engine's rules decide with it.
+    var auth: AuthContext = .owner
+
+    /// The same calls made on behalf of `auth`.
+    func acting(as auth: AuthContext) -> FirestoreCalls {
+        var copy = self
+        copy.auth = auth
+        return copy
+    }
 
     // MARK: - Documents
 
@@ -24,7 +33,7 @@ struct FirestoreCalls: Sendable {
         case nil: break
         }
         let mask = r.hasMask ? try Wire.mask(r.mask) : nil
-        guard let doc = try await engine.database(id).get(key, mask: mask, readTime: readTime, transaction: transaction) else {
+        guard let doc = try await engine.database(id).get(key, mask: mask, readTime: readTime, transaction: transaction, auth: auth) else {
             throw FlintError(.notFound, "Document (\(r.name)) not found.")
         }
         return Wire.proto(doc, id)
@@ -35,6 +44,7 @@ struct FirestoreCalls: Sendable {
         guard !r.collectionID.isEmpty else { throw .invalidArgument("A listing names the collection to list.") }
         try Validation.validateID(r.collectionID)
         var list = ListDocumentsRequest(parent: parent, collectionID: r.collectionID)
+        list.auth = auth
         list.pageSize = Int(r.pageSize)
         list.pageToken = r.pageToken.isEmpty ? nil : r.pageToken
         if !r.orderBy.isEmpty { list.orderBy = try Ordering.parseList(r.orderBy) }
@@ -65,7 +75,7 @@ struct FirestoreCalls: Sendable {
         let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
         try Validation.validateDocumentName(id, key)
         let db = engine.database(id)
-        _ = try await db.commit([Write(.update(key, try Wire.fields(r.document.fields, id)), precondition: .exists(false))])
+        _ = try await db.commit([Write(.update(key, try Wire.fields(r.document.fields, id)), precondition: .exists(false))], auth: auth)
         return try await readBack(db, id, key, mask: r.hasMask ? try Wire.mask(r.mask) : nil)
     }
 
@@ -76,14 +86,14 @@ struct FirestoreCalls: Sendable {
             precondition: try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil))
         if r.hasUpdateMask { write.updateMask = try Wire.mask(r.updateMask) }
         let db = engine.database(id)
-        _ = try await db.commit([write])
+        _ = try await db.commit([write], auth: auth)
         return try await readBack(db, id, key, mask: r.hasMask ? try Wire.mask(r.mask) : nil)
     }
 
     func deleteDocument(_ r: Google_Firestore_V1_DeleteDocumentRequest) async throws(FlintError) -> Google_Protobuf_Empty {
         let (id, key) = try ResourceName.parseDocument(r.name)
         let precondition = try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil)
-        _ = try await engine.database(id).commit([Write(.delete(key), precondition: precondition)])
+        _ = try await engine.database(id).commit([Write(.delete(key), precondition: precondition)], auth: auth)
         return Google_Protobuf_Empty()
     }
 
@@ -103,7 +113,7 @@ struct FirestoreCalls: Sendable {
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
         let transaction = r.transaction.isEmpty ? nil : TransactionID(bytes: Array(r.transaction))
-        let result = try await engine.database(id).commit(writes, transaction: transaction)
+        let result = try await engine.database(id).commit(writes, transaction: transaction, auth: auth)
         var response = Google_Firestore_V1_CommitResponse()
         response.writeResults = result.writeResults.map(Wire.proto)
         response.commitTime = Wire.proto(result.commitTime)
@@ -115,7 +125,7 @@ struct FirestoreCalls: Sendable {
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
         var response = Google_Firestore_V1_BatchWriteResponse()
-        for result in try await engine.database(id).batchWrite(writes) {
+        for result in try await engine.database(id).batchWrite(writes, auth: auth) {
             switch result {
             case .success(let w):
                 response.writeResults.append(Wire.proto(w))
@@ -154,7 +164,7 @@ struct FirestoreCalls: Sendable {
         for name in r.documents { keys.append(try Wire.documentKey(name, in: id)) }
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
-        let result = try await db.batchGet(keys, mask: r.hasMask ? try Wire.mask(r.mask) : nil, readTime: readTime, transaction: transaction)
+        let result = try await db.batchGet(keys, mask: r.hasMask ? try Wire.mask(r.mask) : nil, readTime: readTime, transaction: transaction, auth: auth)
         var responses = result.documents.map { key, doc in
             var response = Google_Firestore_V1_BatchGetDocumentsResponse()
             if let doc { response.found = Wire.proto(doc, id) } else { response.missing = Wire.name(key, id) }
@@ -175,7 +185,7 @@ struct FirestoreCalls: Sendable {
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let explain = r.hasExplainOptions ? ExplainOptions(analyze: r.explainOptions.analyze) : nil
-        let result = try await db.runQuery(query, readTime: readTime, transaction: transaction, explain: explain)
+        let result = try await db.runQuery(query, readTime: readTime, transaction: transaction, explain: explain, auth: auth)
         var responses = result.documents.map { doc in
             var response = Google_Firestore_V1_RunQueryResponse()
             response.document = Wire.proto(doc, id)
@@ -202,7 +212,7 @@ struct FirestoreCalls: Sendable {
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let result = try await db.runAggregation(
-            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction)
+            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction, auth: auth)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
         if let begun { response.transaction = Data(begun.bytes) }
         for (alias, value) in result.values { response.result.aggregateFields[alias] = Wire.proto(value) }

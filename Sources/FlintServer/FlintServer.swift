@@ -57,7 +57,10 @@ public struct FlintServer: Sendable {
         let admin = AdminAPI(engine: engine, metrics: metrics, shutdown: shutdown)
         router.delete("/emulator/v1/**") { request, _ in await admin.clear(request) }
         router.get("/emulator/v1/metrics") { _, _ in await admin.metricsReport() }
-        router.get("/emulator/v1/**") { request, _ in await admin.indexUsage(request) }
+        router.get("/emulator/v1/**") { request, _ in
+            request.uri.path.hasSuffix(":securityRules") ? await admin.getSecurityRules(request) : await admin.indexUsage(request)
+        }
+        router.put("/emulator/v1/**") { request, _ in await admin.putSecurityRules(request) }
         router.post("/shutdown") { _, _ in admin.shutdownNow() }
         let rest = RESTAPI(engine: engine)
         for method in [HTTPRequest.Method.get, .post, .patch, .delete] {

@@ -18,14 +18,15 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
         self.metrics = metrics
     }
 
-    /// Checks the caller's `authorization` metadata as REST does, then runs `body`.
+    /// Reads the caller's `authorization` metadata as REST reads the header, then runs the call
+    /// on the caller's behalf.
     private func unary<Request, Response>(
-        _ request: ServerRequest<Request>, _ body: (Request) async throws(FlintError) -> Response
+        _ request: ServerRequest<Request>, _ body: (FirestoreCalls, Request) async throws(FlintError) -> Response
     ) async throws -> ServerResponse<Response> {
         metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
-            _ = try Self.auth(request.metadata)
-            return ServerResponse(message: try await body(request.message))
+            let auth = try Self.auth(request.metadata)
+            return ServerResponse(message: try await body(calls.acting(as: auth), request.message))
         } catch {
             throw error.rpcError
         }
@@ -33,12 +34,12 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
     /// Server streaming: the answer is computed at one read time, then streamed.
     private func streaming<Request, Response>(
-        _ request: ServerRequest<Request>, _ body: (Request) async throws(FlintError) -> [Response]
+        _ request: ServerRequest<Request>, _ body: (FirestoreCalls, Request) async throws(FlintError) -> [Response]
     ) async throws -> StreamingServerResponse<Response> {
         metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
-            _ = try Self.auth(request.metadata)
-            let responses = try await body(request.message)
+            let auth = try Self.auth(request.metadata)
+            let responses = try await body(calls.acting(as: auth), request.message)
             return StreamingServerResponse { writer in
                 try await writer.write(contentsOf: responses)
                 return [:]
@@ -56,59 +57,59 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
     func getDocument(request: ServerRequest<Google_Firestore_V1_GetDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_Document>
-    { try await unary(request, calls.getDocument) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.getDocument(r) } }
 
     func listDocuments(request: ServerRequest<Google_Firestore_V1_ListDocumentsRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_ListDocumentsResponse>
-    { try await unary(request, calls.listDocuments) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.listDocuments(r) } }
 
     func createDocument(request: ServerRequest<Google_Firestore_V1_CreateDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_Document>
-    { try await unary(request, calls.createDocument) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.createDocument(r) } }
 
     func updateDocument(request: ServerRequest<Google_Firestore_V1_UpdateDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_Document>
-    { try await unary(request, calls.updateDocument) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.updateDocument(r) } }
 
     func deleteDocument(request: ServerRequest<Google_Firestore_V1_DeleteDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Protobuf_Empty>
-    { try await unary(request, calls.deleteDocument) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.deleteDocument(r) } }
 
     func batchGetDocuments(request: ServerRequest<Google_Firestore_V1_BatchGetDocumentsRequest>, context: ServerContext)
         async throws -> StreamingServerResponse<Google_Firestore_V1_BatchGetDocumentsResponse>
-    { try await streaming(request, calls.batchGetDocuments) }
+    { try await streaming(request) { calls, r throws(FlintError) in try await calls.batchGetDocuments(r) } }
 
     func beginTransaction(request: ServerRequest<Google_Firestore_V1_BeginTransactionRequest>, context: ServerContext)
         async throws -> ServerResponse<Google_Firestore_V1_BeginTransactionResponse>
-    { try await unary(request, calls.beginTransaction) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.beginTransaction(r) } }
 
     func commit(request: ServerRequest<Google_Firestore_V1_CommitRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_CommitResponse>
-    { try await unary(request, calls.commit) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.commit(r) } }
 
     func rollback(request: ServerRequest<Google_Firestore_V1_RollbackRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Protobuf_Empty>
-    { try await unary(request, calls.rollback) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.rollback(r) } }
 
     func runQuery(request: ServerRequest<Google_Firestore_V1_RunQueryRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_RunQueryResponse>
-    { try await streaming(request, calls.runQuery) }
+    { try await streaming(request) { calls, r throws(FlintError) in try await calls.runQuery(r) } }
 
     func runAggregationQuery(request: ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>, context: ServerContext)
         async throws -> StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse>
-    { try await streaming(request, calls.runAggregationQuery) }
+    { try await streaming(request) { calls, r throws(FlintError) in try await calls.runAggregationQuery(r) } }
 
     func partitionQuery(request: ServerRequest<Google_Firestore_V1_PartitionQueryRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_PartitionQueryResponse>
-    { try await unary(request, calls.partitionQuery) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.partitionQuery(r) } }
 
     func listCollectionIds(request: ServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>, context: ServerContext)
         async throws -> ServerResponse<Google_Firestore_V1_ListCollectionIdsResponse>
-    { try await unary(request, calls.listCollectionIds) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.listCollectionIds(r) } }
 
     func batchWrite(request: ServerRequest<Google_Firestore_V1_BatchWriteRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_BatchWriteResponse>
-    { try await unary(request, calls.batchWrite) }
+    { try await unary(request) { calls, r throws(FlintError) in try await calls.batchWrite(r) } }
 
     /// The mobile SDKs' write stream: the first request names the database and gets a stream id
     /// and token; every later request carries one batch, committed atomically and answered with
@@ -118,13 +119,14 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     {
         metrics.grpcCalls.add(1, ordering: .relaxed)
         let prefix = request.metadata[stringValues: "google-cloud-resource-prefix"].first { _ in true }
+        let auth: AuthContext
         do throws(FlintError) {
-            _ = try Self.auth(request.metadata)
+            auth = try Self.auth(request.metadata)
             if let prefix { _ = try FirestoreCalls.database(prefix) }
         } catch {
             throw error.rpcError
         }
-        let calls = self.calls
+        let calls = self.calls.acting(as: auth)
         return StreamingServerResponse { writer in
             var stream = WriteStream(defaultDatabase: prefix)
             for try await message in request.messages {
@@ -146,13 +148,14 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     {
         metrics.grpcCalls.add(1, ordering: .relaxed)
         let prefix = request.metadata[stringValues: "google-cloud-resource-prefix"].first { _ in true }
+        let auth: AuthContext
         do throws(FlintError) {
-            _ = try Self.auth(request.metadata)
+            auth = try Self.auth(request.metadata)
             if let prefix { _ = try FirestoreCalls.database(prefix) }
         } catch {
             throw error.rpcError
         }
-        let session = ListenSession(engine: calls.engine, defaultDatabase: prefix)
+        let session = ListenSession(engine: calls.engine, defaultDatabase: prefix, auth: { auth })
         return StreamingServerResponse { writer in
             do {
                 try await session.run(request.messages) { try await writer.write($0) }

@@ -11,6 +11,8 @@ struct ListenSession: Sendable {
     let engine: Engine
     /// The database named by `google-cloud-resource-prefix`, used when a request names none.
     let defaultDatabase: String?
+    /// Who listens, as of each new target; targets the rules deny are removed with PERMISSION_DENIED.
+    var auth: @Sendable () -> AuthContext = { .owner }
 
     /// Serves the stream until the client stops sending; throws the error that ends it.
     func run<Requests: AsyncSequence>(
@@ -30,8 +32,8 @@ struct ListenSession: Sendable {
                         for event in await db.takeWatchEvents(stream) { try await send(Self.response(event, id)) }
                     }
                 }
-                try await Self.apply(first, name, db, stream)
-                while let next = try await iterator.next() { try await Self.apply(next, name, db, stream) }
+                try await Self.apply(first, name, db, stream, auth())
+                while let next = try await iterator.next() { try await Self.apply(next, name, db, stream, auth()) }
                 group.cancelAll()
             }
         } catch {
@@ -42,7 +44,7 @@ struct ListenSession: Sendable {
     }
 
     private static func apply(
-        _ r: Google_Firestore_V1_ListenRequest, _ database: String, _ db: Database, _ stream: WatchStreamID
+        _ r: Google_Firestore_V1_ListenRequest, _ database: String, _ db: Database, _ stream: WatchStreamID, _ auth: AuthContext
     ) async throws(FlintError) {
         guard r.database.isEmpty || r.database == database else {
             throw .invalidArgument("A listen stream serves one database, \(database).")
@@ -56,7 +58,7 @@ struct ListenSession: Sendable {
                 try await db.rejectWatchTarget(target.targetID, error, on: stream)
                 return
             }
-            try await db.addWatchTarget(parsed, to: stream)
+            try await db.addWatchTarget(parsed, to: stream, auth: auth)
         case .removeTarget(let targetID)?:
             await db.removeWatchTarget(targetID, from: stream)
         case nil:

@@ -33,10 +33,10 @@ struct RESTAPI: Sendable {
 
     func respond(_ request: Request, context: some RequestContext) async -> Response {
         do throws(FlintError) {
-            // Checked on every request, as the reference does; rules will decide with it.
-            _ = try AuthContext(authorization: request.headers[.authorization])
+            // Read on every request, as the reference does; the rules decide with it.
+            let auth = try AuthContext(authorization: request.headers[.authorization])
             let target = try Self.parse(request.uri.path)
-            return try await dispatch(request, target)
+            return try await dispatch(request, target, calls.acting(as: auth))
         } catch {
             return error.restResponse()
         }
@@ -61,7 +61,7 @@ struct RESTAPI: Sendable {
         return Target(database: parsed.database, path: parsed.path, verb: verb)
     }
 
-    private func dispatch(_ request: Request, _ t: Target) async throws(FlintError) -> Response {
+    private func dispatch(_ request: Request, _ t: Target, _ calls: FirestoreCalls) async throws(FlintError) -> Response {
         let q = request.uri.queryParameters
         let database = t.database.name
         switch (request.method, t.verb) {

@@ -112,21 +112,31 @@ struct WebSocketListen: Sendable {
     // MARK: - Raw mode
 
     private func serveRaw(_ upgrade: Upgrade, _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
+        let auth = AuthBox(upgrade.auth)
         let requests = Self.texts(inbound).compactMap { text throws -> Google_Firestore_V1_ListenRequest? in
-            if try Self.authorization(text) != nil { return nil }
+            if let given = try Self.authorization(text) {
+                auth.current.withLock { $0 = given }
+                return nil
+            }
             do {
                 return try Google_Firestore_V1_ListenRequest(jsonString: text)
             } catch {
                 throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON: \(error)")
             }
         }
-        let session = ListenSession(engine: engine, defaultDatabase: upgrade.database.name)
+        let session = ListenSession(engine: engine, defaultDatabase: upgrade.database.name, auth: { auth.current.withLock { $0 } })
         try await session.run(requests) { response in try await outbound.writeTextMessage(try response.jsonString()) }
     }
 
     // MARK: - Snapshot mode
 
     /// A snapshot-mode socket's subscriptions: client ids against watch target ids, and the views.
+    /// The socket's caller, replaced by an `authorization` message.
+    private final class AuthBox: Sendable {
+        let current: Mutex<AuthContext>
+        init(_ auth: AuthContext) { current = Mutex(auth) }
+    }
+
     /// Shared by the socket's reader and sender.
     private final class SubscriptionBook: Sendable {
         let state = Mutex(Subscriptions())
@@ -151,6 +161,7 @@ struct WebSocketListen: Sendable {
         let (stream, signal) = await db.openWatch()
         let subscriptions = SubscriptionBook()
         let id = upgrade.database
+        var auth = upgrade.auth
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -184,7 +195,10 @@ struct WebSocketListen: Sendable {
                     }
                 }
                 for try await text in Self.texts(inbound) {
-                    if try Self.authorization(text) != nil { continue }
+                    if let given = try Self.authorization(text) {
+                        auth = given
+                        continue
+                    }
                     let request = try SnapshotRequest.parse(text, id)
                     switch request {
                     case .subscribe(let name, let scope):
@@ -211,7 +225,7 @@ struct WebSocketListen: Sendable {
                         }
                         switch outcome {
                         case .success(let target):
-                            try await db.addWatchTarget(WatchTarget(id: target, scope: scope), to: stream)
+                            try await db.addWatchTarget(WatchTarget(id: target, scope: scope), to: stream, auth: auth)
                         case .failure(let error):
                             try await outbound.writeTextMessage(Self.errorJSON(name, error))
                         }

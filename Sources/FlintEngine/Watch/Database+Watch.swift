@@ -23,20 +23,22 @@ extension Database {
     }
 
     /// Adds a target; its initial results follow with the next delivery. An id in use ends the
-    /// stream (the error is thrown); an invalid query is the target's failure and is reported
-    /// on the stream as the target's removal with the error as cause.
+    /// stream (the error is thrown); an invalid query, or one the rules deny to `auth`, is the
+    /// target's failure and is reported on the stream as its removal with the error as cause.
     @discardableResult
-    public func addWatchTarget(_ target: WatchTarget, to id: WatchStreamID) throws(FlintError) -> Int32 {
+    public func addWatchTarget(_ target: WatchTarget, to id: WatchStreamID, auth: AuthContext = .owner) throws(FlintError) -> Int32 {
         guard let stream = watch.streams[id] else { throw FlintError(.cancelled, "The listen stream is closed.") }
         let targetID = try claimTargetID(target.id, in: stream)
         let matcher: WatchedTarget.Matcher
         do throws(FlintError) {
             switch target.scope {
             case .documents(let keys):
+                try authorizeReads(keys, auth: auth, at: nil, inTransaction: false)
                 matcher = .documents(Set(keys), keys)
             case .query(let query):
                 let normalized = try NormalizedQuery(query, database: self.id)
                 try checkIndexes(normalized)
+                try authorizeQuery(query, auth: auth, at: nil)
                 matcher = .query(normalized)
             }
         } catch {

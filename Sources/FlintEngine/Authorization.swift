@@ -1,0 +1,236 @@
+import FlintModel
+import FlintQuery
+import FlintRules
+import FlintStore
+
+/// Reads documents for the rules' `get()` and `exists()` from this database's store; the
+/// `After` forms see a commit's pending states first.
+struct StoreDocumentReader: DocumentReader {
+    let store: any StoreBackend
+    let database: DatabaseID
+    let readTime: Timestamp?
+    var pending: [DocumentKey: DocumentState?] = [:]
+
+    func document(at path: RulesPath, afterWrites: Bool) -> RulesValue? {
+        let s = path.segments
+        guard s.count >= 5, s[1] == database.database, let key = try? DocumentKey(ResourcePath(Array(s.dropFirst(3)))) else {
+            return nil
+        }
+        let state: DocumentState?
+        if afterWrites, let staged = pending[key] {
+            state = staged
+        } else {
+            state = store.document(key, at: readTime)
+        }
+        return state.map { RulesValue.resource(database: database.database, path: key.path.segments, fields: $0.fields) }
+    }
+}
+
+/// One write as its rule sees it: the stored document before and the document after.
+struct StagedWrite {
+    let write: Write
+    let before: DocumentState?
+    let after: DocumentState?
+}
+
+extension Database {
+    /// The rules for this request, or nil when they do not apply (owner, or no rules loaded).
+    private func ruleset(for auth: AuthContext) -> Ruleset? {
+        guard auth != .owner else { return nil }
+        return rules?.rules(for: id.project)?.ruleset
+    }
+
+    static func authValue(_ auth: AuthContext) -> RulesValue {
+        switch auth {
+        case .owner, .unauthenticated: return .null
+        case .user(let uid, let token):
+            return .map(["uid": uid.map { .string($0) } ?? .null, "token": .map(RulesValue.fields(token))])
+        }
+    }
+
+    private func resource(_ key: DocumentKey, _ state: DocumentState?) -> RulesValue {
+        state.map { .resource(database: id.database, path: key.path.segments, fields: $0.fields) } ?? .null
+    }
+
+    private static func denied(_ decision: RulesDecision) -> FlintError {
+        FlintError(.permissionDenied, decision.message)
+    }
+
+    /// Single-document reads (`get`), each on its stored document.
+    func authorizeReads(_ keys: [DocumentKey], auth: AuthContext, at readTime: Timestamp?, inTransaction: Bool) throws(FlintError) {
+        guard let ruleset = ruleset(for: auth) else { return }
+        let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
+        let now = RulesTimestamp(clock.now())
+        for key in keys {
+            let request = RulesRequest(
+                method: .get, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth), time: now,
+                resource: resource(key, store.document(key, at: readTime)), inTransaction: inTransaction)
+            let decision = ruleset.decide(request, reader: reader, maxReads: keys.count > 1 ? 20 : 10)
+            if !decision.allowed { throw Self.denied(decision) }
+        }
+    }
+
+    /// Every write of a commit; `getAfter` sees the whole commit's final states.
+    func authorizeWrites(
+        _ staged: [StagedWrite], final pending: [DocumentKey: DocumentState?], auth: AuthContext, time: Timestamp, inTransaction: Bool
+    ) throws(FlintError) {
+        guard let ruleset = ruleset(for: auth) else { return }
+        var reader = StoreDocumentReader(store: store, database: id, readTime: nil)
+        reader.pending = pending
+        for s in staged {
+            let key = s.write.key
+            let method: Method
+            if case .delete = s.write.operation { method = .delete } else { method = s.before == nil ? .create : .update }
+            let request = RulesRequest(
+                method: method, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth),
+                time: RulesTimestamp(time), resource: resource(key, s.before),
+                requestResource: method == .delete ? nil : resource(key, s.after), inTransaction: inTransaction)
+            let decision = ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10)
+            if !decision.allowed { throw Self.denied(decision) }
+        }
+    }
+
+    /// A query or listing (`list`): every document it could return must be allowed, judged from
+    /// its filter, never from the stored data. Each OR branch and each `in` value is one way,
+    /// and every way must pass.
+    func authorizeQuery(_ query: Query, auth: AuthContext, at readTime: Timestamp?) throws(FlintError) {
+        guard let ruleset = ruleset(for: auth) else { return }
+        let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
+        let collection = query.parent.segments + [query.collectionID]
+        var queryMap: [String: RulesValue] = [:]
+        if let limit = query.limit { queryMap["limit"] = .int(Int64(limit)) }
+        if query.offset > 0 { queryMap["offset"] = .int(Int64(query.offset)) }
+        if !query.orderBy.isEmpty {
+            queryMap["orderBy"] = .list(query.orderBy.map { .map(["field": .string($0.field.segments.joined(separator: ".")), "direction": .string($0.descending ? "DESC" : "ASC")]) })
+        }
+        let now = RulesTimestamp(clock.now())
+        for way in Self.ways(query.filter) {
+            var request = RulesRequest(
+                method: .list, database: id.database, target: .collection(collection, group: query.allDescendants),
+                auth: Self.authValue(auth), time: now, query: .map(queryMap))
+            if let named = way.name {
+                // A way that names its document is decided on that document.
+                request.target = .document(named.path.segments)
+                request.resource = resource(named, store.document(named, at: readTime))
+            } else {
+                request.resource = .map(["data": .map(way.data)])
+            }
+            let decision = ruleset.decide(request, reader: reader)
+            if !decision.allowed { throw Self.denied(decision) }
+        }
+    }
+
+    /// One conjunction of a query's filter in disjunctive form: pinned field values and bounds.
+    struct Way {
+        var data: [String: RulesValue] = [:]
+        var name: DocumentKey?
+
+        mutating func pin(_ path: FieldPath, _ value: RulesValue) {
+            Self.set(&data, path.segments[...], value)
+        }
+
+        mutating func bound(_ path: FieldPath, _ op: FieldConstraint.Op, _ value: RulesValue) {
+            var constraint = FieldConstraint(bounds: [])
+            if case .constraint(let existing)? = Self.get(data, path.segments[...]) { constraint = existing }
+            if case .null = value, op != .notEqual { constraint.unsatisfiable = true }
+            if case .float(let f) = value, f.isNaN { constraint.unsatisfiable = true }
+            constraint.bounds.append(FieldConstraint.Bound(op: op, value: value))
+            Self.set(&data, path.segments[...], .constraint(constraint))
+        }
+
+        static func get(_ map: [String: RulesValue], _ path: ArraySlice<String>) -> RulesValue? {
+            guard let first = path.first, let v = map[first] else { return nil }
+            if path.count == 1 { return v }
+            guard case .map(let inner) = v else { return nil }
+            return get(inner, path.dropFirst())
+        }
+
+        static func set(_ map: inout [String: RulesValue], _ path: ArraySlice<String>, _ value: RulesValue) {
+            guard let first = path.first else { return }
+            if path.count == 1 {
+                map[first] = value
+                return
+            }
+            var inner: [String: RulesValue] = [:]
+            if case .map(let existing)? = map[first] { inner = existing }
+            set(&inner, path.dropFirst(), value)
+            map[first] = .map(inner)
+        }
+    }
+
+    /// The filter in disjunctive form, `in` and `array-contains-any` split per value.
+    static func ways(_ filter: Filter?) -> [Way] {
+        guard let filter else { return [Way()] }
+        switch filter {
+        case .composite(let c):
+            if c.op == .or { return c.filters.flatMap { ways($0) } }
+            var out = [Way()]
+            for f in c.filters {
+                let options = ways(f)
+                out = out.flatMap { base in options.map { merge(base, $0) } }
+                if out.count > 512 { break }
+            }
+            return out
+        case .unary(let u):
+            var w = Way()
+            switch u.op {
+            case .isNull: w.pin(u.field, .null)
+            case .isNaN: w.pin(u.field, .float(.nan))
+            case .isNotNull: w.bound(u.field, .notEqual, .null)
+            case .isNotNaN: w.bound(u.field, .notEqual, .float(.nan))
+            }
+            return [w]
+        case .field(let f):
+            let value = RulesValue(f.value)
+            var w = Way()
+            switch f.op {
+            case .equal:
+                if f.field.isDocumentID, case .reference(let r) = f.value {
+                    w.name = r.key
+                } else {
+                    w.pin(f.field, value)
+                }
+            case .in:
+                guard case .array(let values) = f.value else { return [w] }
+                return values.map { v in
+                    var one = Way()
+                    if f.field.isDocumentID, case .reference(let r) = v { one.name = r.key } else { one.pin(f.field, RulesValue(v)) }
+                    return one
+                }
+            case .arrayContains: w.pin(f.field, .list([value]))
+            case .arrayContainsAny:
+                guard case .array(let values) = f.value else { return [w] }
+                return values.map { v in
+                    var one = Way()
+                    one.pin(f.field, .list([RulesValue(v)]))
+                    return one
+                }
+            case .lessThan: w.bound(f.field, .lessThan, value)
+            case .lessThanOrEqual: w.bound(f.field, .lessThanOrEqual, value)
+            case .greaterThan: w.bound(f.field, .greaterThan, value)
+            case .greaterThanOrEqual: w.bound(f.field, .greaterThanOrEqual, value)
+            case .notEqual: w.bound(f.field, .notEqual, value)
+            case .notIn:
+                if case .array(let values) = f.value { for v in values { w.bound(f.field, .notEqual, RulesValue(v)) } }
+            }
+            return [w]
+        }
+    }
+
+    private static func merge(_ a: Way, _ b: Way) -> Way {
+        var out = a
+        out.name = a.name ?? b.name
+        for (k, v) in b.data {
+            if case .map(let inner)? = out.data[k], case .map(let more) = v {
+                out.data[k] = .map(inner.merging(more) { _, new in new })
+            } else if case .constraint(var c)? = out.data[k], case .constraint(let d) = v {
+                c.bounds += d.bounds
+                c.unsatisfiable = c.unsatisfiable || d.unsatisfiable
+                out.data[k] = .constraint(c)
+            } else {
+                out.data[k] = v
+            }
+        }
+        return out
+    }
+}
