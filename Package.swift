@@ -95,7 +95,7 @@ let package = Package(
             name: "FlintQueryTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(
-            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
+            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,163 @@
+import FlintEngine
+import FlintModel
+import FlintQuery
+import FlintRules
+import FlintTesting
+import Testing
+
+/// Rules applied by the engine to each kind of request.
+struct RulesEnforcementTests {
+    static let rules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            function signedIn() { return request.auth != null; }
+            match /profiles/{uid} {
+              allow get: if signedIn() && request.auth.uid == uid;
+              allow list: if resource.data.visibility == 'public' && request.query.limit <= 10;
+              allow create: if request.auth.uid == uid
+                && request.resource.data.createdAt == request.time
+                && request.resource.data.visits == 1;
+              allow update: if request.resource.data.diff(resource.data).affectedKeys().hasOnly(['visits']);
+              allow delete: if false;
+            }
+            match /people/{id} {
+              allow list: if resource.data.age > 18;
+            }
+            match /rooms/{room} {
+              allow create: if signedIn();
+              allow get: if true;
+              match /members/{member} {
+                allow create: if getAfter(/databases/$(database)/documents/rooms/$(room)).data.open == true;
+              }
+            }
+          }
+        }
+        """
+
+    static func database() throws -> (Database, RulesRegistry) {
+        let registry = RulesRegistry()
+        let problems = registry.load(rules, project: "r")
+        #expect(problems.isEmpty, "\(problems)")
+        return (Database(id: DatabaseID(project: "r"), clock: ManualClock(), rules: registry), registry)
+    }
+
+    static func user(_ uid: String) -> AuthContext { .user(uid: uid, token: ["sub": .string(uid)]) }
+
+    static func denial(_ body: () async throws -> Void) async -> FlintError? {
+        do {
+            try await body()
+            return nil
+        } catch let e as FlintError {
+            return e
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func withoutRulesEverythingIsOpenAndTheOwnerIsNeverChecked() async throws {
+        let open = Database(id: DatabaseID(project: "o"), rules: RulesRegistry())
+        _ = try await open.commit([.set(key("x/y"), [:])], auth: .unauthenticated)
+        #expect(try await open.get(key("x/y"), auth: .unauthenticated) != nil)
+        let (db, _) = try Self.database()
+        _ = try await db.commit([.set(key("anything/at-all"), ["v": 1])], auth: .owner)
+        #expect(try await db.get(key("anything/at-all"), auth: .owner)?.fields == ["v": 1])
+    }
+
+    @Test func getsAreDecidedOnTheStoredDocument() async throws {
+        let (db, _) = try Self.database()
+        _ = try await db.commit([.set(key("profiles/ann"), ["visibility": "public"])])
+        #expect(try await db.get(key("profiles/ann"), auth: Self.user("ann")) != nil)
+        let denied = await Self.denial { _ = try await db.get(key("profiles/ann"), auth: Self.user("bob")) }
+        #expect(denied == FlintError(.permissionDenied, "\nfalse for 'get' @ L6"))
+        let anonymous = await Self.denial { _ = try await db.get(key("profiles/ann"), auth: .unauthenticated) }
+        #expect(anonymous == FlintError(.permissionDenied, "\nfalse for 'get' @ L6"))
+        let batch = await Self.denial { _ = try await db.batchGet([key("profiles/ann"), key("profiles/bob")], auth: Self.user("ann")) }
+        #expect(batch?.code == .permissionDenied)
+        let nothing = await Self.denial { _ = try await db.get(key("elsewhere/x"), auth: Self.user("ann")) }
+        #expect(nothing == FlintError(.permissionDenied, "No matching allow statements"))
+    }
+
+    @Test func writesSeeTheirMethodAndTheDocumentAfterTheWrite() async throws {
+        let (db, _) = try Self.database()
+        let create = Write(.update(key("profiles/ann"), ["visits": 1]), transforms: [FieldTransform(field("createdAt"), .serverTimestamp)])
+        let wrongUser = await Self.denial { _ = try await db.commit([create], auth: Self.user("bob")) }
+        #expect(wrongUser == FlintError(.permissionDenied, "\nfalse for 'create' @ L8"))
+        _ = try await db.commit([create], auth: Self.user("ann"))
+        // The same set on an existing document is an update: only `visits` may change.
+        _ = try await db.commit([Write(.update(key("profiles/ann"), ["visits": 2]), updateMask: [field("visits")])], auth: Self.user("ann"))
+        let other = await Self.denial {
+            _ = try await db.commit([Write(.update(key("profiles/ann"), ["name": "A"]), updateMask: [field("name")])], auth: Self.user("ann"))
+        }
+        #expect(other == FlintError(.permissionDenied, "\nfalse for 'update' @ L11"))
+        let delete = await Self.denial { _ = try await db.commit([.delete(key("profiles/ann"))], auth: Self.user("ann")) }
+        #expect(delete == FlintError(.permissionDenied, "\nfalse for 'delete' @ L12"))
+        #expect(try await db.get(key("profiles/ann"))?.fields["visits"] == 2)
+
+        let someoneElse = Write(.update(key("profiles/cy"), ["visits": 1]), transforms: [FieldTransform(field("createdAt"), .serverTimestamp)])
+        let results = try await db.batchWrite([someoneElse, Write(.update(key("profiles/ann"), ["visits": 3]), updateMask: [field("visits")])], auth: Self.user("ann"))
+        #expect(results.count == 2)
+        if case .failure(let e) = results[0] { #expect(e == FlintError(.permissionDenied, "\nfalse for 'create' @ L8")) } else { Issue.record("ann may not create cy's profile") }
+        if case .failure = results[1] { Issue.record("the visits update is allowed") }
+        #expect(try await db.get(key("profiles/ann"))?.fields["visits"] == 3)
+    }
+
+    @Test func getAfterSeesTheWholeCommit() async throws {
+        let (db, _) = try Self.database()
+        let member = Write.set(key("rooms/r1/members/m1"), [:])
+        let alone = await Self.denial { _ = try await db.commit([member], auth: Self.user("ann")) }
+        #expect(alone == FlintError(.permissionDenied, "\nNull value error. for 'create' @ L21"))
+        _ = try await db.commit([.set(key("rooms/r1"), ["open": true]), member], auth: Self.user("ann"))
+        #expect(try await db.get(key("rooms/r1/members/m1")) != nil)
+        // A denied write leaves the commit unapplied.
+        let mixed = await Self.denial {
+            _ = try await db.commit([.set(key("rooms/r2"), ["open": false]), .set(key("rooms/r2/members/m"), [:])], auth: Self.user("ann"))
+        }
+        #expect(mixed?.code == .permissionDenied)
+        #expect(try await db.get(key("rooms/r2")) == nil)
+    }
+
+    @Test func queriesAreJudgedByTheirFiltersNotTheData() async throws {
+        let (db, _) = try Self.database()
+        _ = try await db.commit([.set(key("profiles/ann"), ["visibility": "public"]), .set(key("people/old"), ["age": 40])])
+        let publicQuery = Query(collectionID: "profiles", filter: .field(FieldFilter(field("visibility"), .equal, "public")), limit: 5)
+        #expect(try await db.runQuery(publicQuery, auth: .unauthenticated).documents.count == 1)
+        var unlimited = publicQuery
+        unlimited.limit = nil
+        let noLimit = await Self.denial { _ = try await db.runQuery(unlimited, auth: .unauthenticated) }
+        #expect(noLimit == FlintError(.permissionDenied, "\nProperty limit is undefined on object. for 'list' @ L7"))
+        let unfiltered = await Self.denial { _ = try await db.runQuery(Query(collectionID: "profiles", limit: 5), auth: .unauthenticated) }
+        #expect(unfiltered == FlintError(.permissionDenied, "\nProperty visibility is undefined on object. for 'list' @ L7"))
+        let either = Query(collectionID: "profiles", filter: .field(FieldFilter(field("visibility"), .in, ["public", "private"])), limit: 5)
+        #expect(await Self.denial { _ = try await db.runQuery(either, auth: .unauthenticated) }?.code == .permissionDenied)
+
+        let adults = Query(collectionID: "people", filter: .field(FieldFilter(field("age"), .greaterThan, 20)))
+        #expect(try await db.runQuery(adults, auth: .unauthenticated).documents.count == 1)
+        let teens = Query(collectionID: "people", filter: .field(FieldFilter(field("age"), .greaterThan, 10)))
+        #expect(await Self.denial { _ = try await db.runQuery(teens, auth: .unauthenticated) } == FlintError(.permissionDenied, "\nfalse for 'list' @ L15"))
+        let exact = Query(collectionID: "people", filter: .field(FieldFilter(field("age"), .equal, 19)))
+        #expect(try await db.runQuery(exact, auth: .unauthenticated).documents.isEmpty)
+        let count = try await db.runAggregation(adults, aggregations: [Aggregation(alias: "n", .count(upTo: nil))], auth: .unauthenticated)
+        #expect(count.values.first?.1 == 1)
+        var list = ListDocumentsRequest(collectionID: "people")
+        list.auth = .unauthenticated
+        let request = list
+        let listing = await Self.denial { _ = try await db.listDocuments(request) }
+        #expect(listing?.code == .permissionDenied)
+    }
+
+    @Test func listenTargetsTheRulesDenyAreRemovedWithTheirCause() async throws {
+        let (db, _) = try Self.database()
+        let (stream, _) = await db.openWatch()
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: .documents([key("profiles/ann")])), to: stream, auth: Self.user("bob"))
+        try await db.addWatchTarget(WatchTarget(id: 2, scope: .documents([key("profiles/ann")])), to: stream, auth: Self.user("ann"))
+        let events = await db.takeWatchEvents(stream)
+        guard case .target(.remove, let ids, _, _, let cause?) = events[1] else {
+            Issue.record("expected the removal of target 1, got \(events)")
+            return
+        }
+        #expect(ids == [1])
+        #expect(cause == FlintError(.permissionDenied, "\nfalse for 'get' @ L6"))
+        #expect(events.contains { if case .target(.current, [2], _, _, _) = $0 { true } else { false } })
+    }
+}
