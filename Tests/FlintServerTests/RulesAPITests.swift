@@ -1,0 +1,108 @@
+import FlintEngine
+import FlintServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Loading rules through the emulator's admin endpoint and their effect on REST requests made
+/// with the tokens the SDKs send, checked against the reference emulator's answers.
+struct RulesAPITests {
+    static let base = "/v1/projects/rp/databases/(default)/documents"
+
+    static func jwt(_ claims: String) -> String {
+        let b64 = { (s: String) in
+            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        return "Bearer " + b64(#"{"alg":"none"}"#) + "." + b64(claims) + "."
+    }
+
+    static func call(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil, auth: String? = nil
+    ) async throws -> (HTTPResponse.Status, Any?) {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let auth { headers[.authorization] = auth }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+            (response.status, try? JSONSerialization.jsonObject(with: Data(buffer: response.body), options: [.fragmentsAllowed]))
+        }
+    }
+
+    static func message(_ body: Any?) -> String? {
+        ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String
+    }
+
+    static func rulesBody(_ source: String) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func invalidRulesAreRefusedWithEveryProblem() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let bad = """
+                rules_version = '2';
+                service cloud.firestore {
+                  match /databases/{database}/documents {
+                    match /a/{b} {
+                      allow read: request.auth != null;
+                      allow write: if 1 is bogus;
+                    }
+                  }
+                }
+                """
+            let (status, body) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", Self.rulesBody(bad))
+            #expect(status == .badRequest)
+            #expect(Self.message(body) == """
+                Error compiling rules:
+                L5:19 Missing 'if' before conditional expression.
+                L6:33 An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff
+                """)
+            let (malformed, _) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", #"{"rules": 3}"#)
+            #expect(malformed == .badRequest)
+            // Nothing was loaded: the project is still open.
+            let (open, _) = try await Self.call(client, .get, Self.base + "/a/b")
+            #expect(open == .notFound)
+        }
+    }
+
+    @Test func loadedRulesDecideEveryRequestAsTheReferenceDoes() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let rules = """
+                rules_version = '2';
+                service cloud.firestore {
+                  match /databases/{database}/documents {
+                    match /a/{b} {
+                      allow get: if request.auth.uid == 'x';
+                      allow create: if false;
+                    }
+                  }
+                }
+                """
+            let (loaded, body) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", Self.rulesBody(rules))
+            #expect(loaded == .ok, "\(String(describing: body))")
+            let (_, current) = try await Self.call(client, .get, "/emulator/v1/projects/rp:securityRules")
+            #expect((((current as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: String]])?.first?["content"] == rules)
+
+            var (status, answer) = try await Self.call(client, .get, Self.base + "/a/b")
+            #expect(status == .forbidden)
+            #expect(Self.message(answer) == "\nNull value error. for 'get' @ L5")
+            (status, answer) = try await Self.call(client, .get, Self.base + "/zz/b")
+            #expect(status == .forbidden && Self.message(answer) == "No matching allow statements")
+            (status, answer) = try await Self.call(client, .patch, Self.base + "/a/b", #"{"fields":{}}"#)
+            #expect(status == .forbidden && Self.message(answer) == "\nfalse for 'create' @ L6")
+            (status, _) = try await Self.call(client, .patch, Self.base + "/a/b", #"{"fields":{}}"#, auth: "Bearer owner")
+            #expect(status == .ok)
+            (status, _) = try await Self.call(client, .get, Self.base + "/a/b", auth: Self.jwt(#"{"sub":"x"}"#))
+            #expect(status == .ok)
+            (status, answer) = try await Self.call(client, .get, Self.base + "/a/b", auth: Self.jwt(#"{"sub":"y"}"#))
+            #expect(status == .forbidden && Self.message(answer) == "\nfalse for 'get' @ L5")
+            // Other projects keep their own (here: none, so open).
+            (status, _) = try await Self.call(client, .get, "/v1/projects/other/databases/(default)/documents/a/b")
+            #expect(status == .notFound)
+        }
+    }
+}
