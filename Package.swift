@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "CHeapStats", path: "bench/CHeapStats"),
         .executableTarget(
             name: "FlintBench",
-            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "CHeapStats"],
+            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "CHeapStats"],
             path: "bench/FlintBench",
             swiftSettings: strict),
 
