@@ -246,3 +246,48 @@ struct SnapshotAssemblerTests {
         #expect(removed.map(\.0) == [2] && removed.first?.1 == nil)
     }
 }
+
+struct SnapshotIndexingTests {
+    /// The order-statistics path must index exactly as the change-by-change walk does.
+    @Test func bothIndexingPathsAgreeOnRandomChanges() throws {
+        var random = SystemRandomNumberGenerator()
+        let query = try NormalizedQuery(Query(collectionID: "c", orderBy: [Ordering(field("n"))]), database: DatabaseID(project: "p"))
+        let t = Timestamp(microseconds: 1)
+        func doc(_ id: Int, _ n: Int, _ version: Int64) -> Document {
+            Document(key: key("c/d\(id)"), fields: ["n": .integer(Int64(n))], createTime: t, updateTime: Timestamp(microseconds: version))
+        }
+        for round in 0..<50 {
+            var walk = SnapshotAssembler(largeChangeCount: Int.max)
+            var tree = SnapshotAssembler(largeChangeCount: 0)
+            walk.register(1, query: query)
+            tree.register(1, query: query)
+            var live: [Int: Int] = [:]
+            var events: [WatchEvent] = [.target(.current, ids: [1], resumeToken: nil, readTime: nil, cause: nil)]
+            for id in 0..<40 where Bool.random(using: &random) {
+                live[id] = Int.random(in: 0..<20, using: &random)
+                events.append(.changed(doc(id, live[id]!, 1), targetIDs: [1], removedTargetIDs: []))
+            }
+            events.append(.target(.noChange, ids: [], resumeToken: nil, readTime: t, cause: nil))
+            _ = walk.apply(events)
+            _ = tree.apply(events)
+            for step in 0..<5 {
+                var batch: [WatchEvent] = []
+                for id in 0..<40 where Int.random(in: 0..<3, using: &random) == 0 {
+                    if live[id] != nil, Bool.random(using: &random) {
+                        live[id] = nil
+                        batch.append(.deleted(key("c/d\(id)"), removedTargetIDs: [1], readTime: t))
+                    } else {
+                        live[id] = Int.random(in: 0..<20, using: &random)
+                        batch.append(.changed(doc(id, live[id]!, Int64(2 + step)), targetIDs: [1], removedTargetIDs: []))
+                    }
+                }
+                batch.append(.target(.noChange, ids: [], resumeToken: nil, readTime: t, cause: nil))
+                let a = walk.apply(batch).snapshots
+                let b = tree.apply(batch).snapshots
+                #expect(a.map(\.changes) == b.map(\.changes), "round \(round) step \(step)")
+                #expect(a.map { $0.documents.map(\.key) } == b.map { $0.documents.map(\.key) })
+                if let last = b.last { #expect(last.documents.count == live.count) }
+            }
+        }
+    }
+}

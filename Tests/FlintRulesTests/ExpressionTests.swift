@@ -93,6 +93,69 @@ private let errors: [(String, String?)] = [
     ("'a'.matches('(')", nil), ("get(/databases/x)", nil),
 ]
 
+
+/// More of the same, by area.
+private let moreTruths: [String] = [
+    // numbers
+    "1 + 2 * 3 == 7", "(1 + 2) * 3 == 9", "7 % 3 == 1", "-7 % 3 == -1", "2.5 * 2 == 5", "1 / 2 == 0", "1.0 / 2 == 0.5",
+    "-(-3) == 3", "3 - 5 == -2", "0.1 + 0.2 > 0.3", "1 < 1.5", "2 >= 2.0", "-1 < 0", "9223372036854775807 > 0",
+    "int('9223372036854775807') == 9223372036854775807", "float('-0.5') == -0.5", "int(2.999) == 2", "float(3) / 2 == 1.5",
+    "math.abs(-2.5) == 2.5", "math.floor(-1.5) == -2", "math.ceil(-1.5) == -1", "math.round(0.49) == 0", "math.sqrt(16) == 4",
+    "math.pow(2, -1) == 0.5", "!math.isNaN(1.0)", "string(-1) == '-1'", "string(1.5) == '1.5'", "string(false) == 'false'",
+    // strings
+    "'abc' + 'def' == 'abcdef'", "'abc'.size() == 3", "''.size() == 0", "'😀'.size() == 2", "'abc'[0] == 'a'", "'abc'[0:1] == 'a'",
+    "'abc' < 'abd'", "'Z' < 'a'", "'b' > 'a'", "'abc' >= 'abc'", "'a' in ['a', 'b']", "!('c' in ['a', 'b'])",
+    "'Hello'.lower() == 'hello'", "'Hello'.upper() == 'HELLO'", "'a-b-c'.split('-').size() == 3", "'a1b2'.replace('[0-9]', '') == 'ab'",
+    "'x'.toUtf8() == b'x'", "'é'.toUtf8().size() == 2", "'2020-01-01'.matches('^\\\\d{4}-\\\\d{2}-\\\\d{2}$')",
+    "'abc'.matches('a(b|x)c')", "'ac'.matches('ab?c')", "'abbbc'.matches('ab+c')", "'ABC'.matches('[A-Z]+')",
+    "!('abc'.matches('[^a-z]+'))", "'a b'.matches('a\\\\sb')", "'word1'.matches('\\\\w+')", "'tab\\there'.matches('tab\\\\there')",
+    "'abc'.matches('(?:ab)c')", "'aaa'.matches('a*?a')", "'x.y'.matches('x\\\\.y')", "!('xzy'.matches('x\\\\.y'))",
+    "'mañana'.matches('ma.ana')", "'ÀB'.matches('(?i)àb')", "'abc'.replace('b', 'X') == 'aXc'", "'aaa'.replace('a', 'b') == 'bbb'",
+    // lists, sets, maps
+    "[1, [2, 3]][1][0] == 2", "[] == []", "[1, 2] != [1]", "[1, 2].size() == 2", "[1, 2, 3].hasAny([3, 4])",
+    "![1, 2, 3].hasAll([3, 4])", "[1, 2].toSet().hasAll([2].toSet())", "[1, 2].toSet() == [2, 1].toSet()", "[1, 1].toSet() == [1].toSet()",
+    "[1.0].toSet() == [1].toSet()", "1 in [1.0]", "['b', 'a'].join('') == 'ba'", "[true, false].join('/') == 'true/false'",
+    "{'a': 1}.size() == 1", "{} == {}", "{'a': {'b': 1}}.a.b == 1", "{'a': 1}['a'] == 1", "'a' in {'a': 1}.keys()",
+    "{'a': 1, 'b': 2}.values().hasAll([1, 2])", "{'a': [1]} == {'a': [1]}", "{'a': 1} != {'b': 1}",
+    "{'a': 1}.diff({}).addedKeys() == ['a'].toSet()", "{}.diff({'a': 1}).removedKeys() == ['a'].toSet()",
+    "{'a': 1}.diff({'a': 1}).affectedKeys().size() == 0", "{'a': {'x': 1}}.diff({'a': {'x': 2}}).changedKeys() == ['a'].toSet()",
+    // paths, timestamps, durations, latlng, bytes
+    "path('/a/b/c')[2] == 'c'", "/a/b == path('/a/b')", "/a/$('b') == /a/b", "/a/$(path('b/c')) == path('/a/b/c')",
+    "string(/databases/x/documents) == '/databases/x/documents'", "path('/a/{x}/{y}').bind({'x': 1, 'y': 'z'}) == path('/a/1/z')",
+    "timestamp.value(0) == timestamp.date(1970, 1, 1)", "timestamp.value(-1000) < timestamp.value(0)",
+    "timestamp.date(2024, 2, 29).dayOfYear() == 60", "timestamp.date(2024, 12, 31).dayOfYear() == 366",
+    "timestamp.date(2021, 3, 14).dayOfWeek() == 7", "timestamp.date(2021, 3, 15).dayOfWeek() == 1",
+    "timestamp.value(1500).nanos() == 500000000", "timestamp.date(2020, 1, 1).month() == 1",
+    "duration.value(90, 'm') == duration.time(1, 30, 0, 0)", "duration.value(1, 'w') == duration.value(7, 'd')",
+    "duration.value(1500, 'ms').seconds() == 1", "duration.value(1500, 'ms').nanos() == 500000000",
+    "duration.value(2, 's') - duration.value(1, 's') == duration.value(1000, 'ms')", "duration.value(1, 'ns') > duration.value(0, 's')",
+    "latlng.value(10, 20) == latlng.value(10, 20)", "latlng.value(10, 20).longitude() == 20.0", "latlng.value(0, 0).distance(latlng.value(0, 0)) == 0",
+    "b'abc'.size() == 3", "b'' == b''", "b'\\x00' < b'\\x01'", "hashing.md5(b'abc') == hashing.md5('abc')",
+    "hashing.sha256('').size() == 32", "hashing.crc32('').size() == 4",
+    // logic
+    "true && true", "!(true && false)", "true || false", "!(false || false)", "false ? false : true", "(1 > 0 ? 'a' : 'b') == 'a'",
+    "!(false && (1 / 0 == 1))", "(1 / 0 == 1) || (2 > 1)", "1 == 1 && 2 == 2 || false", "true || false && false",
+    "(null == null) == true", "!(1 in [])", "[] is list && {} is map && '' is string && b'' is bytes",
+    "path('/a') is path && timestamp.value(0) is timestamp && duration.value(1, 's') is duration && latlng.value(0, 0) is latlng",
+    "!({}.diff({}) is map)", "!(null is map)", "!(null is int)",
+]
+
+private let moreErrors: [(String, String?)] = [
+    ("'abc'[3]", "Index out of bound error. Index: [3] , size: [3]."), ("'abc'[-1]", nil), ("[1][1]", "Index out of bound error. Index: [1] , size: [1]."),
+    ("{'a': 1}['b']", "Property b is undefined on object."), ("{'a': 1}[1]", nil), ("null[0]", "Null value error."), ("1.x", nil),
+    ("[1].size(1)", nil), ("'a'.nope()", "Function not found error: Name: [nope]."), ("nope(1)", "Function not found error: Name: [nope]."),
+    ("math.nope(1)", "Function not found error: Name: [math.nope]."), ("1 + null", nil), ("true + true", nil), ("b'a' + b'b'", nil),
+    ("{} + {}", nil), ("1 - 'a'", nil), ("'a' * 2", nil), ("-true", nil), ("-null", nil), ("1 in 1", nil), ("1 in {'a': 1}", nil),
+    ("'a'.matches(1)", nil), ("'a'.matches('(?<=a)b')", nil), ("'a'.matches('(a)\\\\1')", nil), ("'a'.replace('(', 'x')", nil),
+    ("'a'.split('[')", nil), ("[1].join(1)", nil), ("[[1]].join(',')", nil), ("{'a': 1}.get(1, 2)", nil), ("{'a': 1}.diff([1])", nil),
+    ("[1].concat(1)", nil), ("['a'].toSet().union(['b'])", nil), ("[1].removeAll(1)", nil), ("path(1)", nil), ("path('/a').bind(1)", nil),
+    ("timestamp.date(2020, 1)", nil), ("timestamp.value('a')", nil), ("duration.value('1', 's')", nil), ("duration.time(1, 2, 3)", nil),
+    ("latlng.value(0, 200)", nil), ("latlng.value('a', 1)", nil), ("latlng.value(0, 0).distance(1)", nil), ("hashing.md5(1)", nil),
+    ("int(null)", nil), ("float(true)", nil), ("int(1e300)", nil), ("math.abs('a')", nil), ("math.pow(2)", nil),
+    ("math.abs(-9223372036854775808)", nil), ("-9223372036854775807 - 2", nil), ("9223372036854775807 * 2", nil),
+    ("debug(1, 2)", nil), ("timestamp.value(0) + 1", nil), ("duration.value(1, 's') + 1", nil), ("timestamp.value(0) < 1", nil),
+]
+
 /// Plain falsehoods, so a broken evaluator cannot pass by answering true.
 private let falsehoods: [String] = [
     "1 == 2", "'a'.matches('b')", "[1, 2].hasAll([3])", "1 > 2", "'b' < 'a'", "null == 0", "1 is string", "'ab'.matches('a')",
@@ -108,7 +171,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -116,13 +179,13 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: errors.map(\.0)) func evaluatesToAnError(_ source: String) {
+    @Test(arguments: (errors + moreErrors).map(\.0)) func evaluatesToAnError(_ source: String) {
         let v = evaluate(source)
         guard case .error(let message) = v else {
             Issue.record("\(source) gave \(v), not an error")
             return
         }
-        if let expected = errors.first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+        if let expected = (errors + moreErrors).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
     }
 
     @Test func getAndExistsReadThroughTheReaderAndAreCached() {

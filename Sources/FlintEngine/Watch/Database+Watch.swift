@@ -118,13 +118,15 @@ extension Database {
 
     // MARK: - Internals
 
-    /// Marks the targets a commit touched and wakes their streams.
+    /// Marks the targets a commit changed and wakes their streams. A target whose result a
+    /// write cannot change (the document neither was shown nor now matches) is left asleep,
+    /// so a commit wakes only the listeners it concerns.
     func noteWatchedChanges(_ writes: [DocumentWrite]) {
         guard !watch.streams.isEmpty, !writes.isEmpty else { return }
         for stream in watch.streams.values {
             var touched = false
             for target in stream.targets.values where target.pendingStart == nil {
-                for w in writes where target.covers(w.key) {
+                for w in writes where target.covers(w.key) && target.mayChange(w) {
                     target.markWritten(w.key)
                     touched = true
                 }

@@ -1,5 +1,6 @@
 import FlintModel
 import FlintQuery
+import FlintStore
 
 /// The listen streams of one database; confined to its actor.
 struct WatchRegistry {
@@ -70,6 +71,16 @@ final class WatchedTarget {
         case .documents: true
         case .query(let q): q.query.limit == nil && q.query.offset == 0 && q.query.findNearest == nil
         }
+    }
+
+    /// Whether a write can change what the target shows: it touches a document the client holds
+    /// or one that now matches. (A document skipped by an offset shifts the window whatever it
+    /// becomes, so offsets always count.)
+    func mayChange(_ write: DocumentWrite) -> Bool {
+        guard case .query(let q) = matcher, q.query.offset == 0 else { return true }
+        if sent[write.key] != nil { return true }
+        guard let state = write.state else { return false }
+        return q.matches(write.key, state.fields)
     }
 
     func markWritten(_ key: DocumentKey) {
