@@ -108,8 +108,9 @@ extension Ruleset {
             segments.append(.unknownID)
         }
         let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads)
-        let root = Scope(parent: nil, variables: ["request": request.requestMap, "resource": request.resource], functions: functions)
-        let serviceScope = Scope(parent: root, functions: service?.functions ?? [])
+        let root = Scope(parent: nil, variables: [("request", request.requestMap), ("resource", request.resource)], functions: functions)
+        let serviceFunctions = service?.functions ?? []
+        let serviceScope = serviceFunctions.isEmpty ? root : Scope(parent: root, functions: serviceFunctions)
         var outcomes: [String] = []
         var candidates: [(Allow, Scope)] = []
         for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, request.method, &candidates) }
@@ -133,7 +134,8 @@ extension Ruleset {
         _ m: Match, _ path: [MatchSegment], _ from: Int, _ outer: Scope, _ method: Method, _ out: inout [(Allow, Scope)]
     ) {
         for (bindings, consumed) in Self.match(m.pattern[...], path, from, version: version) {
-            let scope = Scope(parent: outer, variables: bindings, functions: m.functions)
+            // A level that binds nothing and declares nothing shares its parent's scope.
+            let scope = bindings.isEmpty && m.functions.isEmpty ? outer : Scope(parent: outer, variables: bindings, functions: m.functions)
             if consumed == path.count {
                 for allow in m.allows where allow.methods.contains(where: { $0.covers(method) }) { out.append((allow, scope)) }
             }
@@ -143,14 +145,14 @@ extension Ruleset {
 
     /// Every way `pattern` can match the path from `at`: the bindings and where it stops.
     static func match(_ pattern: ArraySlice<PatternSegment>, _ path: [MatchSegment], _ at: Int, version: Int)
-        -> [([String: RulesValue], Int)]
+        -> [([(name: String, value: RulesValue)], Int)]
     {
-        guard let first = pattern.first else { return [([:], at)] }
+        guard let first = pattern.first else { return [([], at)] }
         let rest = pattern.dropFirst()
-        var out: [([String: RulesValue], Int)] = []
+        var out: [([(name: String, value: RulesValue)], Int)] = []
         switch first {
         case .literal(let word):
-            guard at < path.count, path[at] == .name(word) else { return [] }
+            guard at < path.count, case .name(let segment) = path[at], segment == word else { return [] }
             return match(rest, path, at + 1, version: version)
         case .variable(let name):
             guard at < path.count else { return [] }
@@ -160,29 +162,20 @@ extension Ruleset {
             case .unknownID: bound = .error("Variable \(name) is not bound: a query names no document id.")
             case .anyPrefix: return []
             }
-            for (b, end) in match(rest, path, at + 1, version: version) {
-                var bindings = b
-                bindings[name] = bound
-                out.append((bindings, end))
-            }
+            for (b, end) in match(rest, path, at + 1, version: version) { out.append(([(name, bound)] + b, end)) }
         case .recursive(let name):
             // v1: one or more segments to the end; v2: zero or more, anywhere.
             let minimum = version >= 2 ? 0 : 1
             guard at + minimum <= path.count else { return [] }
             for length in minimum...(path.count - at) {
                 if version < 2, at + length != path.count { continue }
-                let covered = path[at..<(at + length)]
                 var names: [String] = []
                 var known = true
-                for s in covered {
+                for s in path[at..<(at + length)] {
                     if case .name(let n) = s { names.append(n) } else { known = false }
                 }
                 let bound: RulesValue = known ? .path(RulesPath(names)) : .error("Variable \(name) is not bound: a query names no document id.")
-                for (b, end) in match(rest, path, at + length, version: version) {
-                    var bindings = b
-                    bindings[name] = bound
-                    out.append((bindings, end))
-                }
+                for (b, end) in match(rest, path, at + length, version: version) { out.append(([(name, bound)] + b, end)) }
             }
         }
         return out

@@ -7,23 +7,38 @@ public protocol DocumentReader {
 /// Names visible where an expression is evaluated: variables and the functions declared there.
 final class Scope {
     let parent: Scope?
-    var variables: [String: RulesValue]
-    var functions: [String: FunctionDecl] = [:]
+    /// Variables and functions are few per scope, so a scan beats hashing.
+    private(set) var variables: [(name: String, value: RulesValue)]
+    let functions: [FunctionDecl]
 
-    init(parent: Scope?, variables: [String: RulesValue] = [:], functions: [FunctionDecl] = []) {
+    init(parent: Scope?, variables: [(name: String, value: RulesValue)] = [], functions: [FunctionDecl] = []) {
         self.parent = parent
         self.variables = variables
-        for f in functions { self.functions[f.name] = f }
+        self.functions = functions
+    }
+
+    /// Binds a name here; a later binding of the same name wins.
+    func bind(_ name: String, _ value: RulesValue) {
+        variables.insert((name, value), at: 0)
     }
 
     func variable(_ name: String) -> RulesValue? {
-        variables[name] ?? parent?.variable(name)
+        var scope: Scope? = self
+        while let s = scope {
+            for v in s.variables where v.name == name { return v.value }
+            scope = s.parent
+        }
+        return nil
     }
 
     /// The function and the scope it was declared in (its body sees that scope).
     func function(_ name: String) -> (FunctionDecl, Scope)? {
-        if let f = functions[name] { return (f, self) }
-        return parent?.function(name)
+        var scope: Scope? = self
+        while let s = scope {
+            if let f = s.functions.first(where: { $0.name == name }) { return (f, s) }
+            scope = s.parent
+        }
+        return nil
     }
 }
 
@@ -32,8 +47,9 @@ final class Scope {
 final class Evaluator {
     let ruleset: Ruleset
     let reader: any DocumentReader
-    /// Distinct paths read through get/exists; repeated reads are cached and free.
-    private var reads: [String: RulesValue?] = [:]
+    /// Distinct documents read through get/exists (or their After forms); repeated reads are
+    /// cached and free. At most 20, so a scan beats hashing paths.
+    private var reads: [(after: Bool, path: RulesPath, document: RulesValue?)] = []
     let maxReads: Int
     private var expressions = 0
     private var depth = 0
@@ -203,19 +219,21 @@ final class Evaluator {
             }
             let args = arguments.map { evaluate($0, scope) }
             if let error = args.first(where: \.isError) { return error }
-            let bound = Dictionary(zip(function.parameters, args), uniquingKeysWith: { _, last in last })
+            let bound = Array(zip(function.parameters, args)).map { (name: $0.0, value: $0.1) }
             guard depth < Self.maxDepth else { return .error("Maximum function call depth (\(Self.maxDepth)) exceeded.") }
             depth += 1
             defer { depth -= 1 }
             let local = Scope(parent: home, variables: bound)
-            for (letName, letValue) in function.lets { local.variables[letName] = evaluate(letValue, local) }
+            for (letName, letValue) in function.lets { local.bind(letName, evaluate(letValue, local)) }
             return evaluate(function.body, local)
         }
         let args = arguments.map { evaluate($0, scope) }
         if let error = args.first(where: \.isError) { return error }
         switch name {
-        case "get", "exists", "getAfter", "existsAfter":
-            return read(name, args)
+        case "get": return read(name, args, after: false, exists: false)
+        case "exists": return read(name, args, after: false, exists: true)
+        case "getAfter": return read(name, args, after: true, exists: false)
+        case "existsAfter": return read(name, args, after: true, exists: true)
         case "debug":
             guard args.count == 1 else { return .error("debug takes one argument.") }
             debugLog.append(Stdlib.debugDescription(args[0]))
@@ -225,15 +243,13 @@ final class Evaluator {
         }
     }
 
-    private func read(_ name: String, _ args: [RulesValue]) -> RulesValue {
+    private func read(_ name: String, _ args: [RulesValue], after: Bool, exists: Bool) -> RulesValue {
         guard args.count == 1, case .path(let path) = args[0] else {
             return Operators.unsupported("\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(name)(path)")
         }
-        let after = name.hasSuffix("After")
-        let cacheKey = (after ? "after:" : "") + path.text
         let document: RulesValue?
-        if let cached = reads[cacheKey] {
-            document = cached
+        if let cached = reads.first(where: { $0.after == after && $0.path == path }) {
+            document = cached.document
         } else {
             guard reads.count < maxReads else {
                 return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per request.")
@@ -242,9 +258,9 @@ final class Evaluator {
                 return .error("Invalid document path \(path.text): expected /databases/{database}/documents/{collection}/{document}.")
             }
             document = reader.document(at: path, afterWrites: after)
-            reads[cacheKey] = .some(document)
+            reads.append((after, path, document))
         }
-        if name.hasPrefix("exists") { return .bool(document != nil) }
+        if exists { return .bool(document != nil) }
         return document ?? .null
     }
 }

@@ -13,7 +13,8 @@ enum Operators {
         case (.int(let x), .int(let y)): return x == y
         case (.float(let x), .float(let y)): return x == y
         case (.int(let x), .float(let y)), (.float(let y), .int(let x)): return topLevel && Double(x) == y
-        case (.string(let x), .string(let y)): return Array(x.utf16) == Array(y.utf16)
+        // Exact code units, never Unicode canonical equivalence ("é" precomposed ≠ decomposed).
+        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
         case (.bytes(let x), .bytes(let y)): return x == y
         case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, topLevel: false) }
         case (.map(let x), .map(let y)):
@@ -37,8 +38,8 @@ enum Operators {
         case (.int(let x), .float(let y)): return compare(.float(Double(x)), .float(y))
         case (.float(let x), .int(let y)): return compare(.float(x), .float(Double(y)))
         case (.string(let x), .string(let y)):
-            let (u, v) = (Array(x.utf16), Array(y.utf16))
-            return u.lexicographicallyPrecedes(v) ? -1 : (u == v ? 0 : 1)
+            if x.utf8.elementsEqual(y.utf8) { return 0 }
+            return x.utf16.lexicographicallyPrecedes(y.utf16) ? -1 : 1
         case (.bytes(let x), .bytes(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
         case (.timestamp(let x), .timestamp(let y)): return x < y ? -1 : (x == y ? 0 : 1)
         case (.duration(let x), .duration(let y)): return x < y ? -1 : (x == y ? 0 : 1)

@@ -9,7 +9,7 @@ func evaluate(_ source: String, request: RulesValue = .map(["auth": .null]), rea
     }
     let ruleset = Ruleset(version: 2, functions: [], service: nil, ranges: parser.ranges, source: source)
     let evaluator = Evaluator(ruleset: ruleset, reader: reader, maxReads: 10)
-    return evaluator.evaluate(expr, Scope(parent: nil, variables: ["request": request, "resource": .null]))
+    return evaluator.evaluate(expr, Scope(parent: nil, variables: [("request", request), ("resource", .null)]))
 }
 
 struct NoDocuments: DocumentReader {
