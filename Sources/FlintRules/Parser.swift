@@ -3,6 +3,12 @@
 struct Parser {
     private var tokens: [Token]
     private var index = 0
+    /// Nesting of expressions and of match blocks, bounded so hostile input cannot exhaust the stack.
+    private var depth = 0
+    private var matchDepth = 0
+    static let maxExpressionDepth = 100
+    static let maxMatchNesting = 20
+    static let maxSourceBytes = 256 * 1024
     private(set) var diagnostics: Diagnostics
     private(set) var ranges: [SourceRange] = []
 
@@ -74,6 +80,10 @@ struct Parser {
 
     mutating func parseRuleset(source: String) -> Ruleset {
         var version = 1
+        if source.utf8.count > Self.maxSourceBytes {
+            diagnostics.error("The ruleset is larger than 256 KB.", at: SourcePosition(line: 1, column: 1, offset: 0))
+            return Ruleset(version: 2, functions: [], service: nil, ranges: [], source: source)
+        }
         var functions: [FunctionDecl] = []
         var service: Service?
         if isWord("rules_version") {
@@ -148,6 +158,14 @@ struct Parser {
 
     private mutating func match() -> Match? {
         let start = advance().start
+        matchDepth += 1
+        defer { matchDepth -= 1 }
+        guard matchDepth <= Self.maxMatchNesting else {
+            diagnostics.error("Too many nested match blocks (at most 10).", at: start)
+            synchronize()
+            if isSymbol("{") { skipBlock() }
+            return nil
+        }
         let pattern: [PatternSegment]
         do throws(Failure) {
             pattern = try matchPattern()
@@ -342,7 +360,14 @@ struct Parser {
         return left
     }
 
+    /// Every nesting (parentheses, lists, maps, calls, `!` and `-`) passes through here once per
+    /// level, so this is where depth is bounded.
     private mutating func unary() throws(Failure) -> Expr {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxExpressionDepth else {
+            throw fail("Expression nested too deeply (more than \(Self.maxExpressionDepth) levels).")
+        }
         let start = current.start
         if isSymbol("!") {
             _ = advance()

@@ -63,6 +63,9 @@ public struct RE2: Sendable {
     public init(_ pattern: String) throws(SyntaxError) {
         var parser = RegexParser(Array(pattern.unicodeScalars))
         let node = try parser.parseAll()
+        guard Self.size(node) <= Self.maxProgram else {
+            throw SyntaxError(message: "expression too large")
+        }
         groupCount = parser.groups
         var compiler = Compiler()
         compiler.emit(.save(0))
@@ -83,6 +86,7 @@ public struct RE2: Sendable {
         let s: [Unicode.Scalar]
         var i = 0
         var groups = 0
+        var nesting = 0
         var initialFlags = Flags()
         /// Flags apply lexically; nodes carry them through wrapper groups.
         var flags = Flags()
@@ -191,6 +195,9 @@ public struct RE2: Sendable {
         }
 
         mutating func group() throws(SyntaxError) -> Node {
+            nesting += 1
+            defer { nesting -= 1 }
+            guard nesting <= 100 else { throw SyntaxError(message: "expression nests too deeply") }
             var capture: Int?
             if peek() == "?" {
                 i += 1
@@ -467,6 +474,23 @@ public struct RE2: Sendable {
                     code[split] = greedy ? .split(split + 1, code.count) : .split(code.count, split + 1)
                 }
             }
+        }
+    }
+
+    /// Instructions a pattern compiles to, at most: repetition copies its operand.
+    static let maxProgram = 20_000
+
+    private static func size(_ node: Node) -> Int {
+        switch node {
+        case .empty: return 0
+        case .char, .any, .set, .anchor: return 1
+        case .concat(let items): return items.reduce(0) { min($0 + size($1), maxProgram + 1) }
+        case .alternate(let branches): return branches.reduce(0) { min($0 + size($1) + 2, maxProgram + 1) }
+        case .group(let inner, _): return size(inner) + 2
+        case .repeatNode(let inner, let minimum, let maximum, _):
+            let copies = max(maximum ?? (minimum + 1), minimum, 1)
+            let (total, overflow) = (size(inner) + 1).multipliedReportingOverflow(by: copies)
+            return overflow ? maxProgram + 1 : min(total, maxProgram + 1)
         }
     }
 

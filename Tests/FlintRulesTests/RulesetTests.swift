@@ -193,3 +193,38 @@ struct RulesetTests {
         #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
     }
 }
+
+/// Hostile rulesets: problems, never a crash or a hang.
+struct HostileRulesTests {
+    @Test func deepNestingIsAnIssueNotACrash() {
+        let deep = String(repeating: "(", count: 5000) + "true" + String(repeating: ")", count: 5000)
+        let found = errors("service cloud.firestore { match /a/{b} { allow read: if \(deep); } }")
+        #expect(found.contains { $0.contains("Expression nested too deeply") })
+        let nots = String(repeating: "!", count: 100_000) + "true"
+        #expect(errors("service cloud.firestore { match /a/{b} { allow read: if \(nots); } }").contains { $0.contains("nested too deeply") })
+        let matches = String(repeating: "match /a/{b} { ", count: 5000) + String(repeating: "} ", count: 5000)
+        #expect(errors("service cloud.firestore { \(matches) }").contains { $0.contains("Too many nested match blocks") })
+        #expect(errors(String(repeating: "x", count: 300_000)) == ["1:1: error: The ruleset is larger than 256 KB."])
+        #expect(errors("service cloud.firestore { match /a/{b} { allow read: if [\(String(repeating: "1,", count: 20_000))1].size() > 0; } }").isEmpty)
+    }
+
+    @Test func theDeepestAllowedEvaluationFinishes() throws {
+        // 20 functions, each calling the next inside 90 parentheses: the limits at their edge.
+        var functions = ""
+        for i in 0..<20 {
+            let call = i == 19 ? "true" : "f\(i + 1)()"
+            functions += "function f\(i)() { return \(String(repeating: "(", count: 90))\(call)\(String(repeating: ")", count: 90)); }\n"
+        }
+        let rules = try compile("rules_version = '2'; service cloud.firestore { \(functions) match /databases/{d}/documents/a/{b} { allow read: if f0(); } }")
+        #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
+    }
+
+    @Test func pathologicalRegexesStayLinearOrAreRefused() {
+        let start = ContinuousClock.now
+        #expect(evaluate("'\(String(repeating: "a", count: 5000))!'.matches('(a+)+$')").isError == false)
+        #expect(evaluate("'\(String(repeating: "a", count: 5000))'.matches('(a|aa)*b')") .isTrue == false)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(evaluate("'a'.matches('(a{1000}){1000}')").errorText?.contains("expression too large") == true)
+        #expect(evaluate("'a'.matches('\(String(repeating: "(", count: 200))a\(String(repeating: ")", count: 200))')").errorText?.contains("nests too deeply") == true)
+    }
+}
