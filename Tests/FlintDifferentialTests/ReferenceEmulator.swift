@@ -58,12 +58,13 @@ final class ReferenceEmulator: Sendable {
         return (status >> 8) & 0xFF
     }
 
-    /// Sends JSON and returns the decoded answer and the HTTP status.
-    func request(_ method: String, _ path: String, _ body: Any? = nil) async throws -> (Int, Any) {
+    /// Sends JSON and returns the decoded answer and the HTTP status; as the owner unless
+    /// another `Authorization` value is given (nil: none).
+    func request(_ method: String, _ path: String, _ body: Any? = nil, authorization: String? = "Bearer owner") async throws -> (Int, Any) {
         var r = URLRequest(url: URL(string: base + path)!)
         r.httpMethod = method
         r.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        r.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
+        if let authorization { r.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let body { r.httpBody = try JSONSerialization.data(withJSONObject: body) }
         let (data, response) = try await URLSession.shared.data(for: r)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
