@@ -7,6 +7,23 @@ import FlintQuery
 /// listener costs while 10,000 changes commit.
 @concurrent
 func runListeners(_ count: Int) async throws {
+    // A stalled listener: 10,000 changes to 10,000 documents of its collection, never read.
+    let control = Database(id: DatabaseID(project: "control"))
+    let heap0 = heapBytes()
+    try await writeFeed(control)
+    let withoutListener = heapBytes() - heap0
+    let stalledDB = Database(id: DatabaseID(project: "stalled"))
+    let stalled = stalledDB.snapshots(of: .query(Query(collectionID: "feed"))).makeAsyncIterator()
+    _ = try await stalled.next()
+    let heap1 = heapBytes()
+    try await writeFeed(stalledDB)
+    let withListener = heapBytes() - heap1
+    let t0 = monotonicSeconds()
+    let caughtUp = try await stalled.next()
+    let catchUp = monotonicSeconds() - t0
+    print(
+        "stalled-listener changes=10000 heap-bytes-without-listener=\(withoutListener) heap-bytes-with-stalled-listener=\(withListener) "
+            + "listener-overhead-bytes=\(withListener - withoutListener) catch-up-snapshot-docs=\(caughtUp?.documents.count ?? 0) catch-up-ms=\(Int(catchUp * 1000))")
     for listeners in [1, count] {
         let db = Database(id: DatabaseID(project: "bench"))
         let latencies = try await listenerLatencies(db, listeners: listeners, commits: 5_000)
@@ -26,23 +43,6 @@ func runListeners(_ count: Int) async throws {
     print("idle-listeners=10000 resident-bytes-per-listener=\((residentBytes() - before) / 10_000) open-streams=\(await idle.watchStreamCount)")
     iterators.removeAll()
 
-    // A stalled listener: 10,000 changes to 10,000 documents of its collection, never read.
-    let control = Database(id: DatabaseID(project: "control"))
-    let heap0 = heapBytes()
-    try await writeFeed(control)
-    let withoutListener = heapBytes() - heap0
-    let stalledDB = Database(id: DatabaseID(project: "stalled"))
-    let stalled = stalledDB.snapshots(of: .query(Query(collectionID: "feed"))).makeAsyncIterator()
-    _ = try await stalled.next()
-    let heap1 = heapBytes()
-    try await writeFeed(stalledDB)
-    let withListener = heapBytes() - heap1
-    let t0 = monotonicSeconds()
-    let caughtUp = try await stalled.next()
-    let catchUp = monotonicSeconds() - t0
-    print(
-        "stalled-listener changes=10000 heap-bytes-without-listener=\(withoutListener) heap-bytes-with-stalled-listener=\(withListener) "
-            + "listener-overhead-bytes=\(withListener - withoutListener) catch-up-snapshot-docs=\(caughtUp?.documents.count ?? 0) catch-up-ms=\(Int(catchUp * 1000))")
 }
 
 private func writeFeed(_ db: Database) async throws {
