@@ -35,9 +35,9 @@ struct StagedWrite {
 
 extension Database {
     /// The rules for this request, or nil when they do not apply (owner, or no rules loaded).
-    private func ruleset(for auth: AuthContext) -> Ruleset? {
+    private func ruleset(for auth: AuthContext) -> RulesRegistry.Loaded? {
         guard auth != .owner else { return nil }
-        return rules?.rules(for: id.project)?.ruleset
+        return rules?.rules(for: id.project)
     }
 
     static func authValue(_ auth: AuthContext) -> RulesValue {
@@ -65,7 +65,7 @@ extension Database {
             let request = RulesRequest(
                 method: .get, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth), time: now,
                 resource: resource(key, store.document(key, at: readTime)), inTransaction: inTransaction)
-            let decision = ruleset.decide(request, reader: reader, maxReads: keys.count > 1 ? 20 : 10)
+            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: keys.count > 1 ? 20 : 10, coverage: ruleset.coverage)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }
@@ -85,7 +85,7 @@ extension Database {
                 method: method, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth),
                 time: RulesTimestamp(time), resource: resource(key, s.before),
                 requestResource: method == .delete ? nil : resource(key, s.after), inTransaction: inTransaction)
-            let decision = ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10)
+            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10, coverage: ruleset.coverage)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }
@@ -115,7 +115,7 @@ extension Database {
             } else {
                 request.resource = .map(["data": .map(way.data)])
             }
-            let decision = ruleset.decide(request, reader: reader)
+            let decision = ruleset.ruleset.decide(request, reader: reader, coverage: ruleset.coverage)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }

@@ -8,6 +8,8 @@ public final class RulesRegistry: Sendable {
     public struct Loaded: Sendable {
         public let source: String
         public let ruleset: Ruleset
+        /// What the rules evaluated to since they were loaded.
+        public let coverage = Coverage()
     }
 
     private let state = Mutex<(projects: [String: Loaded], fallback: Loaded?)>(([:], nil))

@@ -93,7 +93,7 @@ extension Ruleset {
     /// Decides a request: allowed when any allow statement of a complete match for its method
     /// evaluates to true. `maxReads` bounds distinct get/exists calls (10 for one document,
     /// 20 for batches and transactions).
-    public func decide(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10) -> RulesDecision {
+    public func decide(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10, coverage: Coverage? = nil) -> RulesDecision {
         var segments: [MatchSegment] = ["databases", request.database, "documents"].map { .name($0) }
         switch request.target {
         case .document(let p): segments += p.map { .name($0) }
@@ -108,6 +108,8 @@ extension Ruleset {
             segments.append(.unknownID)
         }
         let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads)
+        if coverage != nil { evaluator.observed = [:] }
+        defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         let root = Scope(parent: nil, variables: [("request", request.requestMap), ("resource", request.resource)], functions: functions)
         let serviceFunctions = service?.functions ?? []
         let serviceScope = serviceFunctions.isEmpty ? root : Scope(parent: root, functions: serviceFunctions)

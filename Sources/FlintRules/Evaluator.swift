@@ -54,8 +54,10 @@ final class Evaluator {
     private var expressions = 0
     private var depth = 0
     var debugLog: [String] = []
-    /// Values each expression produced, by node id, when recording coverage.
+    /// Values each expression produced, by node id, when recording coverage; and the
+    /// expressions skipped by `&&`, `||` and `?:`.
     var observed: [Int: [RulesValue]]?
+    var skipped: [Int] = []
 
     static let maxExpressions = 1000
     static let maxDepth = 20
@@ -166,8 +168,15 @@ final class Evaluator {
             let condition = evaluate(c, scope)
             if condition.isError { return condition }
             guard case .bool(let b) = condition else { return Operators.unsupported("\(condition.typeName) ? _ : _", "bool ? _ : _") }
+            if observed != nil { skip(b ? f : t) }
             return evaluate(b ? t : f, scope)
         }
+    }
+
+    /// A skipped expression counts as short-circuited, with everything inside it.
+    private func skip(_ e: Expr) {
+        skipped.append(e.id)
+        for child in Coverage.children(e) { skip(child) }
     }
 
     private func binary(_ op: String, _ l: Expr, _ r: Expr, _ scope: Scope) -> RulesValue {
@@ -175,7 +184,10 @@ final class Evaluator {
             // Errors are absorbed when the other side decides; the right side runs only when needed.
             let decisive = op == "||"
             let left = evaluate(l, scope)
-            if case .bool(let b) = left, b == decisive { return .bool(decisive) }
+            if case .bool(let b) = left, b == decisive {
+                if observed != nil { skip(r) }
+                return .bool(decisive)
+            }
             let right = evaluate(r, scope)
             if case .bool(let b) = right, b == decisive { return .bool(decisive) }
             if left.isError { return left }

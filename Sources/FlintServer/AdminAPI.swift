@@ -101,12 +101,35 @@ struct AdminAPI: Sendable {
         }
     }
 
-    static func rulesProject(_ path: String) throws(FlintError) -> String {
+    /// `GET /emulator/v1/projects/{p}:ruleCoverage` (JSON, the reference's shape) and
+    /// `…:ruleCoverage.html` (the rules with each expression highlighted by outcome). Coverage
+    /// starts afresh whenever rules are loaded, and on `DELETE …:ruleCoverage`.
+    func ruleCoverage(_ request: Request) async -> Response {
+        do throws(FlintError) {
+            let html = request.uri.path.hasSuffix(":ruleCoverage.html")
+            let project = try Self.rulesProject(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
+            guard let loaded = engine.rules.rules(for: project) else {
+                throw FlintError(.notFound, "No rules are loaded for project \(project).")
+            }
+            if request.method == .delete {
+                loaded.coverage.reset()
+                return RESTAPI.respond(Data("{}".utf8))
+            }
+            guard html else { return RESTAPI.respond(Data(loaded.coverage.reportJSON(loaded.ruleset).utf8)) }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: loaded.coverage.reportHTML(loaded.ruleset))))
+        } catch {
+            return error.restResponse()
+        }
+    }
+
+    static func rulesProject(_ path: String, verb: String = ":securityRules") throws(FlintError) -> String {
         let rest = path.dropFirst("/emulator/v1/projects/".count)
-        guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(":securityRules") else {
+        guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(verb) else {
             throw FlintError(.notFound, "No admin resource at \(path).")
         }
-        let project = String(rest.dropLast(":securityRules".count)).removingPercentEncoding ?? ""
+        let project = String(rest.dropLast(verb.count)).removingPercentEncoding ?? ""
         guard !project.isEmpty, !project.contains("/") else { throw .invalidArgument("Invalid project id in \(path).") }
         return project
     }

@@ -55,10 +55,15 @@ public struct FlintServer: Sendable {
         // The reference emulator answers `GET /` with `Ok`; tools poll it to see it is up.
         router.get("/") { _, _ in "Ok" }
         let admin = AdminAPI(engine: engine, metrics: metrics, shutdown: shutdown)
-        router.delete("/emulator/v1/**") { request, _ in await admin.clear(request) }
+        router.delete("/emulator/v1/**") { request, _ in
+            request.uri.path.hasSuffix(":ruleCoverage") ? await admin.ruleCoverage(request) : await admin.clear(request)
+        }
         router.get("/emulator/v1/metrics") { _, _ in await admin.metricsReport() }
         router.get("/emulator/v1/**") { request, _ in
-            request.uri.path.hasSuffix(":securityRules") ? await admin.getSecurityRules(request) : await admin.indexUsage(request)
+            let path = request.uri.path
+            if path.hasSuffix(":securityRules") { return await admin.getSecurityRules(request) }
+            if path.hasSuffix(":ruleCoverage") || path.hasSuffix(":ruleCoverage.html") { return await admin.ruleCoverage(request) }
+            return await admin.indexUsage(request)
         }
         router.put("/emulator/v1/**") { request, _ in await admin.putSecurityRules(request) }
         router.post("/shutdown") { _, _ in admin.shutdownNow() }

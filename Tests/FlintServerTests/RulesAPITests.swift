@@ -106,3 +106,30 @@ struct RulesAPITests {
         }
     }
 }
+
+extension RulesAPITests {
+    @Test func coverageReportsAndResets() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            var (status, _) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage")
+            #expect(status == .notFound)
+            let rules = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if request.auth != null; } }"
+            (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/cv:securityRules", Self.rulesBody(rules))
+            #expect(status == .ok)
+            _ = try await Self.call(client, .get, "/v1/projects/cv/databases/(default)/documents/a/x")
+            var (_, report) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage")
+            var root = ((report as? [String: Any])?["report"] as? [[String: Any]])?.first
+            #expect((root?["values"] as? [[String: Any]])?.first?["value"] as? [String: Bool] == ["boolValue": false])
+            let html = try await client.execute(uri: "/emulator/v1/projects/cv:ruleCoverage.html", method: .get) { response in
+                (response.headers[.contentType], String(buffer: response.body))
+            }
+            #expect(html.0 == "text/html; charset=utf-8")
+            #expect(html.1.contains(#"<span class="false""#))
+            (status, _) = try await Self.call(client, .delete, "/emulator/v1/projects/cv:ruleCoverage")
+            #expect(status == .ok)
+            (_, report) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage")
+            root = ((report as? [String: Any])?["report"] as? [[String: Any]])?.first
+            #expect(root?["values"] == nil)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import FlintModel
+import Foundation
+import Synchronization
+
+/// What each expression of a ruleset evaluated to across requests, for coverage reports in the
+/// reference emulator's shape: per expression, every distinct value with a count, `{}` for
+/// short-circuited, an `undefined` cause for errors, and nothing at all when never evaluated.
+public final class Coverage: Sendable {
+    private struct Counts {
+        /// Distinct values by their JSON, in first-seen order.
+        var values: [String: Int] = [:]
+        var order: [String] = []
+    }
+
+    private let state = Mutex<[Int: Counts]>([:])
+    /// Distinct values kept per expression; `request` differs on every request.
+    static let maxDistinctValues = 20
+
+    public init() {}
+
+    public func reset() { state.withLock { $0 = [:] } }
+
+    func record(_ observed: [Int: [RulesValue]], skipped: [Int]) {
+        var encoded: [(Int, String)] = []
+        for (id, values) in observed { for v in values { encoded.append((id, Self.json(v))) } }
+        for id in skipped { encoded.append((id, "{}")) }
+        state.withLock { all in
+            for (id, json) in encoded {
+                var counts = all[id] ?? Counts()
+                if counts.values[json] == nil {
+                    guard counts.order.count < Self.maxDistinctValues else { continue }
+                    counts.order.append(json)
+                }
+                counts.values[json, default: 0] += 1
+                all[id] = counts
+            }
+        }
+    }
+
+    // MARK: - Reports
+
+    /// How an expression fared: every value it produced, summarised for the HTML report.
+    private enum Outcome: String {
+        case never, shortCircuited = "skipped", error, alwaysTrue = "true", alwaysFalse = "false", both = "both", value
+    }
+
+    private static func outcome(_ c: Counts?) -> Outcome {
+        guard let c else { return .never }
+        let kinds = Set(c.order.map { json -> Outcome in
+            switch json {
+            case "{}": .shortCircuited
+            case #"{"boolValue":true}"#: .alwaysTrue
+            case #"{"boolValue":false}"#: .alwaysFalse
+            default: json.hasPrefix(#"{"undefined""#) ? .error : .value
+            }
+        })
+        if kinds.contains(.alwaysTrue) && (kinds.contains(.alwaysFalse) || kinds.contains(.error)) { return .both }
+        for k in [Outcome.alwaysTrue, .alwaysFalse, .error, .value] where kinds.contains(k) { return k }
+        return .shortCircuited
+    }
+
+    /// The rules source with every reported expression highlighted by outcome (green: true,
+    /// red: false, orange: error, blue: both true and not, grey: never evaluated, dashed:
+    /// only short-circuited), each with its values and counts on hover.
+    public func reportHTML(_ ruleset: Ruleset) -> String {
+        let counts = state.withLock { $0 }
+        let scalars = Array(ruleset.source.unicodeScalars)
+        // Opening and closing tags by offset; outer expressions open first and close last.
+        var opens: [Int: [String]] = [:]
+        var closes: [Int: Int] = [:]
+        func visit(_ e: Expr) {
+            let r = ruleset.ranges[e.id]
+            let c = counts[e.id]
+            let title = c.map { c in c.order.map { "\(c.values[$0] ?? 0)× \($0)" }.joined(separator: "\n") } ?? "never evaluated"
+            opens[r.start.offset, default: []].append("<span class=\"\(Self.outcome(c).rawValue)\" title=\"\(Self.escape(title))\">")
+            closes[r.end.offset, default: 0] += 1
+            for child in Self.children(e) { visit(child) }
+        }
+        for root in Self.roots(ruleset) { visit(root) }
+        var body = ""
+        for (i, scalar) in scalars.enumerated() {
+            for tag in opens[i] ?? [] { body += tag }
+            body += Self.escape(String(scalar))
+            body += String(repeating: "</span>", count: closes[i] ?? 0)
+        }
+        return """
+            <!DOCTYPE html>
+            <html><head><meta charset="utf-8"><title>Rules coverage</title><style>
+            body { font-family: sans-serif; } pre { line-height: 1.5; }
+            span { border-bottom: 2px solid transparent; }
+            .true { background: #d8f5d0; } .false { background: #fbd9d9; } .error { background: #fde2bf; }
+            .both { background: #d6e6fb; } .value { background: #eeeeee; } .never { color: #888; }
+            .skipped { border-bottom: 2px dashed #999; }
+            </style></head><body>
+            <h1>Rules coverage</h1>
+            <p>Green: always true. Red: false. Orange: an error. Blue: true and not true. Grey text: never evaluated. Dashed: only short-circuited. Hover for values and counts.</p>
+            <pre>\(body)</pre>
+            <script type="application/json" id="coverage">\(reportJSON(ruleset).replacingOccurrences(of: "</", with: "<\\/"))</script>
+            </body></html>
+            """
+    }
+
+    private static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// `{"rules": {"files": [{"content": …}]}, "report": [nodes]}`.
+    public func reportJSON(_ ruleset: Ruleset) -> String {
+        let counts = state.withLock { $0 }
+        let source = String(decoding: (try? JSONSerialization.data(withJSONObject: [ruleset.source], options: [.fragmentsAllowed])) ?? Data("[\"\"]".utf8), as: UTF8.self)
+        let nodes = Self.roots(ruleset).map { node($0, ruleset, counts) }
+        return #"{"rules":{"files":[{"content":"# + String(source.dropFirst().dropLast()) + #"}]},"report":["# + nodes.joined(separator: ",") + "]}"
+    }
+
+    private func node(_ e: Expr, _ ruleset: Ruleset, _ counts: [Int: Counts]) -> String {
+        let r = ruleset.ranges[e.id]
+        var out = #"{"sourcePosition":{"line":\#(r.start.line),"column":\#(r.start.column),"currentOffset":\#(r.start.offset),"endOffset":\#(r.end.offset)}"#
+        if let c = counts[e.id] {
+            out += #","values":["# + c.order.map { #"{"value":\#($0),"count":\#(c.values[$0] ?? 0)}"# }.joined(separator: ",") + "]"
+        }
+        let children = Self.children(e).map { node($0, ruleset, counts) }
+        if !children.isEmpty { out += #","children":["# + children.joined(separator: ",") + "]" }
+        return out + "}"
+    }
+
+    /// Function bodies and allow conditions, in the order the reference lists them.
+    static func roots(_ r: Ruleset) -> [Expr] {
+        var out: [Expr] = []
+        func functions(_ fs: [FunctionDecl]) {
+            for f in fs {
+                for l in f.lets where isReported(l.value) { out.append(l.value) }
+                if isReported(f.body) { out.append(f.body) }
+            }
+        }
+        func match(_ m: Match) {
+            functions(m.functions)
+            for child in m.matches { match(child) }
+            for a in m.allows { if let c = a.condition, isReported(c) { out.append(c) } }
+        }
+        functions(r.functions)
+        if let service = r.service {
+            functions(service.functions)
+            for m in service.matches { match(m) }
+        }
+        return out
+    }
+
+    static func isReported(_ e: Expr) -> Bool {
+        switch e.kind {
+        case .null, .bool, .int, .float, .string, .bytes: false
+        default: true
+        }
+    }
+
+    /// Sub-expressions in source order, literals left out; `x in y` lists `y` first.
+    static func children(_ e: Expr) -> [Expr] {
+        let all: [Expr]
+        switch e.kind {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: all = []
+        case .list(let items): all = items
+        case .map(let entries): all = entries.flatMap { [$0.key, $0.value] }
+        case .path(let parts): all = parts.compactMap { if case .interpolated(let x) = $0 { x } else { nil } }
+        case .member(let b, _): all = [b]
+        case .index(let b, let i): all = [b, i]
+        case .slice(let b, let i, let j): all = [b, i, j]
+        case .call(_, let receiver, let arguments): all = (receiver.map { [$0] } ?? []) + arguments
+        case .unary(_, let o): all = [o]
+        case .binary(let op, let l, let r): all = op == "in" ? [r, l] : [l, r]
+        case .isType(let o, _): all = [o]
+        case .ternary(let c, let t, let f): all = [c, t, f]
+        }
+        return all.filter(isReported)
+    }
+
+    /// The reference's typed value union.
+    static func json(_ v: RulesValue) -> String {
+        func str(_ s: String) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.fragmentsAllowed])) ?? Data("[\"\"]".utf8)
+            return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast()).replacingOccurrences(of: "\\/", with: "/")
+        }
+        switch v {
+        case .null: return #"{"nullValue":null}"#
+        case .bool(let b): return #"{"boolValue":\#(b)}"#
+        case .int(let i): return #"{"intValue":"\#(i)"}"#
+        case .float(let f): return f.isFinite ? #"{"floatValue":\#(f)}"# : #"{"floatValue":"\#(f.isNaN ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"))"}"#
+        case .string(let s): return #"{"stringValue":\#(str(s))}"#
+        case .bytes(let b): return #"{"bytesValue":"\#(Data(b).base64EncodedString())"}"#
+        case .list(let items), .set(let items): return #"{"listValue":{"values":["# + items.map(json).joined(separator: ",") + "]}}"
+        case .map(let m):
+            return #"{"mapValue":{"fields":{"# + m.keys.sorted().map { str($0) + ":" + json(m[$0]!) }.joined(separator: ",") + "}}}"
+        case .mapDiff: return #"{"mapValue":{"fields":{}}}"#
+        case .path(let p): return #"{"pathValue":{"segments":["# + p.segments.map { #"{"simple":\#(str($0))}"# }.joined(separator: ",") + "]}}"
+        case .timestamp(let t):
+            let micros = t.seconds * 1_000_000 + Int64(t.nanos / 1000)
+            return #"{"timestampValue":"\#(RFC3339.format(Timestamp(microseconds: micros)))"}"#
+        case .duration(let d): return #"{"durationValue":"\#(Double(d.nanos) / 1e9)s"}"#
+        case .latlng(let lat, let lng): return #"{"latlngValue":{"latitude":\#(lat),"longitude":\#(lng)}}"#
+        case .constraint: return #"{"constraintValue":{}}"#
+        case .error(let m): return #"{"undefined":{"causeMessage":\#(str(m))}}"#
+        }
+    }
+}
