@@ -51,6 +51,8 @@ extension FlintCommand {
             }
             var logger = Logger(label: "flint")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
+            let rulesLogger = logger
+            configuration.rulesDebugLog = { line in rulesLogger.notice("\(line)") }
             let engine = Engine(configuration: configuration)
             if let rules {
                 guard let data = FileManager.default.contents(atPath: rules) else { throw ValidationError("Cannot read \(rules).") }

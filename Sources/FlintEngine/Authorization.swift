@@ -53,7 +53,14 @@ extension Database {
     }
 
     private static func denied(_ decision: RulesDecision) -> FlintError {
-        FlintError(.permissionDenied, decision.message)
+        FlintError(.permissionDenied, decision.message, details: decision.debugLog.map { "debug: " + $0 })
+    }
+
+    /// Passes what `debug()` printed to the configured log, allowed or not.
+    private func logDebug(_ decision: RulesDecision, _ method: Method, _ path: [String]) {
+        guard !decision.debugLog.isEmpty, let log = configuration.rulesDebugLog else { return }
+        let verdict = decision.allowed ? "allowed" : "denied"
+        for line in decision.debugLog { log("rules debug() for \(method.rawValue) \(path.joined(separator: "/")) (\(verdict)): \(line)") }
     }
 
     /// Single-document reads (`get`), each on its stored document.
@@ -66,6 +73,7 @@ extension Database {
                 method: .get, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth), time: now,
                 resource: resource(key, store.document(key, at: readTime)), inTransaction: inTransaction)
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: keys.count > 1 ? 20 : 10, coverage: ruleset.coverage)
+            logDebug(decision, .get, key.path.segments)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }
@@ -86,6 +94,7 @@ extension Database {
                 time: RulesTimestamp(time), resource: resource(key, s.before),
                 requestResource: method == .delete ? nil : resource(key, s.after), inTransaction: inTransaction)
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10, coverage: ruleset.coverage)
+            logDebug(decision, method, key.path.segments)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }
@@ -116,6 +125,7 @@ extension Database {
                 request.resource = .map(["data": .map(way.data)])
             }
             let decision = ruleset.ruleset.decide(request, reader: reader, coverage: ruleset.coverage)
+            logDebug(decision, .list, collection)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }

@@ -8,7 +8,7 @@ public actor Database {
     public nonisolated let id: DatabaseID
     let store: any StoreBackend
     let clock: any Clock
-    private let configuration: DatabaseConfiguration
+    let configuration: DatabaseConfiguration
     private var lastCommitTime = Timestamp(microseconds: 0)
     /// The latest read time handed out; later commits must come strictly after it.
     private var lastReadTime = Timestamp(microseconds: 0)

@@ -20,6 +20,8 @@ public struct DatabaseConfiguration: Sendable {
     /// Composite indexes and collection-group field overrides from `firestore.indexes.json`.
     public var declaredIndexes: [IndexSpec] = []
     public var fieldOverrides: [FieldOverride] = []
+    /// Receives each value rules print with `debug()` (the server logs them).
+    public var rulesDebugLog: (@Sendable (String) -> Void)?
 
     public init() {}
 }

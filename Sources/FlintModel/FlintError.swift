@@ -48,10 +48,14 @@ public enum StatusCode: Int, Sendable, CaseIterable {
 public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: StatusCode
     public var message: String
+    /// Extra lines for the developer, kept out of `message` so the message stays the reference's
+    /// (the values rules printed with `debug()` when they denied a request).
+    public var details: [String] = []
 
-    public init(_ code: StatusCode, _ message: String) {
+    public init(_ code: StatusCode, _ message: String, details: [String] = []) {
         self.code = code
         self.message = message
+        self.details = details
     }
 
     public static func invalidArgument(_ message: String) -> FlintError {

@@ -221,6 +221,8 @@ extension FlintError {
     /// The same code and message the REST side puts in its `google.rpc.Status` body.
     var rpcError: RPCError {
         let code = Status.Code(rawValue: self.code.rawValue).flatMap(RPCError.Code.init) ?? .unknown
-        return RPCError(code: code, message: message)
+        var metadata = Metadata()
+        for line in details { metadata.addString(line, forKey: "flint-debug") }
+        return RPCError(code: code, message: message, metadata: metadata)
     }
 }

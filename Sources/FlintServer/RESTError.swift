@@ -26,7 +26,11 @@ extension StatusCode {
 extension FlintError {
     /// `{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}`
     func restResponse() -> Response {
-        let body: [String: Any] = ["error": ["code": Int(code.httpStatus.code), "message": message, "status": code.name]]
+        var error: [String: Any] = ["code": Int(code.httpStatus.code), "message": message, "status": code.name]
+        if !details.isEmpty {
+            error["details"] = details.map { ["@type": "type.googleapis.com/google.rpc.DebugInfo", "detail": $0] }
+        }
+        let body: [String: Any] = ["error": error]
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
         return Response(
             status: code.httpStatus, headers: [.contentType: "application/json; charset=UTF-8"],

@@ -3,6 +3,7 @@ import FlintModel
 import FlintQuery
 import FlintRules
 import FlintTesting
+import Synchronization
 import Testing
 
 /// Rules applied by the engine to each kind of request.
@@ -160,4 +161,28 @@ struct RulesEnforcementTests {
         #expect(cause == FlintError(.permissionDenied, "\nfalse for 'get' @ L6"))
         #expect(events.contains { if case .target(.current, [2], _, _, _) = $0 { true } else { false } })
     }
+}
+
+extension RulesEnforcementTests {
+    @Test func debugValuesComeWithTheDenialAndGoToTheLog() async throws {
+        let registry = RulesRegistry()
+        registry.load("service cloud.firestore { match /databases/{d}/documents/a/{b} { allow get: if debug(b) == 'open' && debug(request.auth) != null; } }", project: "dbg")
+        let lines = LogLines()
+        var config = DatabaseConfiguration()
+        config.rulesDebugLog = { lines.append($0) }
+        let db = Database(id: DatabaseID(project: "dbg"), configuration: config, rules: registry)
+        let denied = await Self.denial { _ = try await db.get(key("a/shut"), auth: .unauthenticated) }
+        #expect(denied?.message == "\nfalse for 'get' @ L1")
+        #expect(denied?.details == ["debug: string_value: \"shut\""])
+        _ = try await db.get(key("a/open"), auth: Self.user("u"))
+        #expect(lines.all.count == 3)
+        #expect(lines.all.first == "rules debug() for get a/shut (denied): string_value: \"shut\"")
+        #expect(lines.all.last?.hasPrefix("rules debug() for get a/open (allowed): map_value") == true)
+    }
+}
+
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
