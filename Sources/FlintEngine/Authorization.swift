@@ -106,12 +106,13 @@ extension Database {
         guard let ruleset = ruleset(for: auth) else { return }
         let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
         let collection = query.parent.segments + [query.collectionID]
-        var queryMap: [String: RulesValue] = [:]
-        if let limit = query.limit { queryMap["limit"] = .int(Int64(limit)) }
-        if query.offset > 0 { queryMap["offset"] = .int(Int64(query.offset)) }
-        if !query.orderBy.isEmpty {
-            queryMap["orderBy"] = .list(query.orderBy.map { .map(["field": .string($0.field.segments.joined(separator: ".")), "direction": .string($0.descending ? "DESC" : "ASC")]) })
-        }
+        // As the emulator gives it: limit null when absent, offset 0, orderBy a map from field
+        // path to "ASC" or "DESC".
+        var orderBy: [String: RulesValue] = [:]
+        for o in query.orderBy { orderBy[o.field.segments.joined(separator: ".")] = .string(o.descending ? "DESC" : "ASC") }
+        let queryMap: [String: RulesValue] = [
+            "limit": query.limit.map { .int(Int64($0)) } ?? .null, "offset": .int(Int64(query.offset)), "orderBy": .map(orderBy),
+        ]
         let now = RulesTimestamp(clock.now())
         for way in Self.ways(query.filter) {
             var request = RulesRequest(

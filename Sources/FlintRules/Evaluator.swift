@@ -159,7 +159,12 @@ final class Evaluator {
             default: return Operators.unsupported("-\(v.typeName)", "-int, -float")
             }
         case .binary(let op, let l, let r):
-            return binary(op, l, r, scope)
+            let v = binary(op, l, r, scope)
+            if case .error(Operators.notImplied) = v {
+                let at = ruleset.ranges[e.id].start
+                return .error("evaluation error at L\(at.line):\(at.column)")
+            }
+            return v
         case .isType(let operand, let typeName):
             let v = evaluate(operand, scope)
             if v.isError { return v }

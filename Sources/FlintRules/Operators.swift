@@ -53,7 +53,9 @@ enum Operators {
         guard let c = compare(a, b) else {
             if case .float(let x) = a, x.isNaN { return .bool(false) }
             if case .float(let y) = b, y.isNaN { return .bool(false) }
-            return unsupported("\(a.typeName) \(op) \(b.typeName)", "int \(op) int, float \(op) float, string \(op) string, …")
+            let expected = ["string", "bytes", "int", "float", "duration", "timestamp"].map { "\($0) \(op) \($0)" }
+                + ["constraint \(op) any", "any \(op) constraint"]
+            return unsupported("\(a.typeName) \(op) \(b.typeName)", expected.joined(separator: ", "))
         }
         switch op {
         case "<": return .bool(c < 0)
@@ -73,9 +75,13 @@ enum Operators {
         }
     }
 
+    /// What `implied` answers when the bounds do not prove the comparison: the emulator reports
+    /// an evaluation error at the comparison, which the evaluator positions.
+    static let notImplied = "\u{0}not implied"
+
     /// Whether every value within the constraint's bounds satisfies `value op rhs`.
     static func implied(_ c: FieldConstraint, _ op: String, _ rhs: RulesValue) -> RulesValue {
-        if c.unsatisfiable { return .bool(false) }
+        if c.unsatisfiable { return .error(notImplied) }
         for bound in c.bounds {
             guard let k = compare(bound.value, rhs) else { continue }
             let holds: Bool
@@ -95,7 +101,7 @@ enum Operators {
             }
             if holds { return .bool(true) }
         }
-        return .bool(false)
+        return .error(notImplied)
     }
 
     static func arithmetic(_ op: String, _ a: RulesValue, _ b: RulesValue) -> RulesValue {

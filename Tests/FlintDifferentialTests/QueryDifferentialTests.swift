@@ -138,7 +138,7 @@ struct QueryDifferentialTests {
 
     /// Every field operator with every pool value as operand, and every unary operator.
     @Test func everyOperatorAgainstEveryValueAgreesWithTheReference() async throws {
-        guard let reference = ReferenceEmulator.start() else {
+        guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential operator table skipped")
             return
         }
@@ -162,7 +162,7 @@ struct QueryDifferentialTests {
     }
 
     @Test func randomQueriesAgreeWithTheReference() async throws {
-        guard let reference = ReferenceEmulator.start() else {
+        guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential query test skipped")
             return
         }

@@ -22,13 +22,21 @@ final class ReferenceEmulator: Sendable {
             .appendingPathComponent("shared/tools/oracle.sh").path
     }
 
-    /// Starts one on a free port, or returns nil when it is not available here.
-    static func start() -> ReferenceEmulator? {
+    /// Starts one on a free port, or returns nil when it is not available here. The script
+    /// takes seconds and is waited for on a thread of its own: blocking the concurrency pool
+    /// (two threads here) would stall every other test meanwhile.
+    static func start() async -> ReferenceEmulator? {
         let script = scriptPath
         guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
         let port = Int.random(in: 20_000..<40_000)
-        guard run(script, ["start", String(port)]) == 0 else { return nil }
+        guard await runOffPool(script, ["start", String(port)]) == 0 else { return nil }
         return ReferenceEmulator(port: port, script: script)
+    }
+
+    private static func runOffPool(_ script: String, _ args: [String]) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: run(script, args)) }
+        }
     }
 
     private init(port: Int, script: String) {
@@ -37,7 +45,12 @@ final class ReferenceEmulator: Sendable {
         self.base = "http://127.0.0.1:\(port)"
     }
 
-    func stop() { _ = Self.run(script, ["stop", String(port)]) }
+    /// Stops it in the background; the next start picks another port.
+    func stop() {
+        let script = script
+        let port = port
+        Thread.detachNewThread { _ = Self.run(script, ["stop", String(port)]) }
+    }
 
     /// Runs the script and waits for it with posix_spawn and waitpid: Foundation's `Process`
     /// never sees the script end here, because the emulator it leaves running keeps the

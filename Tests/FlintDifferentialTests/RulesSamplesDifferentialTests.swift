@@ -68,7 +68,7 @@ struct RulesSamplesDifferentialTests {
     }
 
     @Test func theReferenceAgreesWithEveryWrittenVerdict() async throws {
-        guard let reference = ReferenceEmulator.start() else { return }
+        guard let reference = await ReferenceEmulator.start() else { return }
         defer { reference.stop() }
         let files = ["seed-000-bookstore/tests.json", "seed-001-music-social/tests.json", "seed-001-music-social/tests.friends-only.json", "seed-003-elder-care/tests.json"]
         for (n, file) in files.enumerated() {

@@ -1,0 +1,84 @@
+@testable import FlintRules
+import Testing
+
+/// Every compile-time message, each from a ruleset that triggers it, with where it points.
+private func wrap(_ body: String, version: String = "2") -> String {
+    "rules_version = '\(version)';\nservice cloud.firestore {\n  match /databases/{db}/documents {\n\(body)\n  }\n}\n"
+}
+
+private let cases: [(source: String, expected: String)] = [
+    // Lexer
+    (wrap("    /* never closed"), "4:5: error: Unterminated comment."),
+    (wrap("    match /a/{b} { allow read: if 1 # 2; }"), "4:37: error: Unexpected character '#'."),
+    (wrap("    match /a/{b} { allow read: if 99999999999999999999 > 1; }"), "4:35: error: Integer literal 99999999999999999999 is out of range."),
+    (wrap("    match /a/{b} { allow read: if 'open\n; }"), "4:35: error: Unterminated string literal."),
+    (wrap("    match /a/{b} { allow read: if '\\u12' == 'x'; }"), "4:37: error: Invalid \\u escape: four hex digits expected."),
+    (wrap("    match /a/{b} { allow read: if '\\d' == 'x'; }"), "4:37: error: Invalid escape sequence '\\d'."),
+    (wrap("    match /a/{b} { allow read: if b'\\x4' == b''; }"), "4:38: error: Invalid \\x escape: two hex digits expected."),
+    (wrap("    match /a/{b} { allow read: if b'\\01' == b''; }"), "4:38: error: Invalid octal escape: three octal digits expected."),
+    (wrap("    match /a/{b} { allow read: if b'abc\n == b''; }"), "4:35: error: Unterminated bytes literal."),
+    // File structure
+    ("rules_version = 2;\nservice cloud.firestore {}", "1:17: error: rules_version must be '1' or '2'."),
+    ("rules_version = '3';\nservice cloud.firestore {}", "1:17: error: Unsupported rules_version '3'; use '1' or '2'."),
+    ("service cloud.firestore {}\nservice cloud.firestore {}", "2:1: error: Only one service may be declared."),
+    ("service cloud.firestore {}\nrules_version = '2';", "2:1: error: Unexpected 'rules_version': it must come first."),
+    ("match /a {}", "1:1: error: Expected 'service' or 'function'."),
+    ("", "1:1: error: A ruleset needs a 'service cloud.firestore { ... }' block."),
+    ("service firebase.storage {}", "1:24: error: Unsupported service 'firebase.storage'; Flint serves 'cloud.firestore'."),
+    ("service cloud.firestore { allow read; }", "1:27: error: Expected 'match' or 'function' in a service."),
+    ("service cloud.firestore { match /a/{b} { allow read; }", "1:55: error: Expected '}' to close the service."),
+    (wrap("    match /a/{b} allow read;"), "4:18: error: Expected '{' after the match pattern."),
+    (wrap("    match /a/{b} { return true; }"), "4:20: error: Expected 'allow', 'match' or 'function'."),
+    (wrap("    match a/{b} { allow read; }"), "4:11: error: A match pattern starts with '/'."),
+    (wrap("    match /a/{1} { allow read; }"), "4:15: error: Expected a wildcard name."),
+    (wrap("    match /a/{b { allow read; }"), "4:17: error: Expected '}' to close the wildcard."),
+    (wrap("    match /a/, { allow read; }"), "4:14: error: Expected a path segment."),
+    (wrap("    match /a/{b} { allow 1; }"), "4:26: error: Expected a method (read, write, get, list, create, update, delete)."),
+    (wrap("    match /a/{b} { allow view; }"), "4:26: error: Unknown method 'view'; expected read, write, get, list, create, update or delete."),
+    (wrap("    match /a/{b} { allow read: true; }"), "4:32: error: Missing 'if' before conditional expression."),
+    (wrap("    match /a/{b} { allow read if true; }"), "4:31: error: Expected ':' before 'if'."),
+    (wrap("    function (x) { return true; }"), "4:14: error: Expected a function name."),
+    (wrap("    function f() { let x = 1 return x; }"), "4:30: error: Let assignments must end with ';'."),
+    (wrap("    function f() { true; }"), "4:20: error: A function body needs 'return'."),
+    (wrap("    function f() { return true; true }"), "4:33: error: Expected '}' to close the function."),
+    // Expressions
+    (wrap("    match /a/{b} { allow read: if true ? 1; }"), "4:43: error: Expected ':' in a conditional expression."),
+    (wrap("    match /a/{b} { allow read: if 1 is 2; }"), "4:40: error: Expected a type name after 'is'."),
+    (wrap("    match /a/{b} { allow read: if request.1; }"), "4:43: error: Expected a field or method name after '.'."),
+    (wrap("    match /a/{b} { allow read: if f(1; }"), "4:38: error: Expected ')' after the arguments."),
+    (wrap("    match /a/{b} { allow read: if (1 == 1; }"), "4:42: error: Expected ')'."),
+    (wrap("    match /a/{b} { allow read: if [1, 2 == 1; }"), "4:45: error: Expected ']' to close the list."),
+    (wrap("    match /a/{b} { allow read: if {'a' 1} == {}; }"), "4:40: error: Expected ':' after a map key."),
+    (wrap("    match /a/{b} { allow read: if {'a': 1 == {}; }"), "4:48: error: Expected '}' to close the map."),
+    ("service cloud.firestore { match /a/{b} { allow read: if", "1:56: error: Unexpected end of the ruleset."),
+    (wrap("    match /a/{b} { allow read: if ); }"), "4:35: error: Unexpected token in an expression."),
+    (wrap("    match /a/{b} { allow read: if exists(/a/$(b ; }"), "4:49: error: Expected ')' to close '$('."),
+    // Checks
+    (wrap("    match /a/{rest=**}/b/{c} { allow read; }", version: "1"), "4:5: error: A recursive wildcard {name=**} must be the last segment of a match in rules_version 1."),
+    (wrap("    match /{x=**}/a/{y=**} { allow read; }"), "4:5: error: A match pattern may hold at most one recursive wildcard."),
+    (wrap("    match /a/{b}/c/{b} { allow read; }"), "4:5: error: The wildcard {b} is bound twice in one pattern."),
+    (wrap("    function f() { return true; }\n    function f() { return false; }"), "5:5: error: Function f is declared twice in one scope."),
+    (wrap("    function f(a, b, c, d, e, f, g, h) { return true; }"), "4:5: error: Function f has 8 parameters; at most 7 are allowed."),
+    (wrap("    function f() { " + (0..<11).map { "let v\($0) = 1; " }.joined() + "return true; }"), "4:5: error: Function f has 11 let bindings; at most 10 are allowed."),
+    (wrap("    function f() { let x = 1; return x == 1; }", version: "1"), "4:5: error: let bindings need rules_version = '2'."),
+    (wrap("    function f(x) { return f(x); }"), "4:5: error: Function f calls itself (directly or through other functions); recursion is not allowed."),
+    (wrap("    match /a/{b} { allow read: if 1 is bogus; }"), "4:45: error: An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff"),
+    (wrap("    match /a/{b} { allow read: if null is int; }"), "4:35: error: 'null is int' is not allowed; compare with == null."),
+    (wrap("    match /a/{b} { allow read: if b.matches('a\\\\1'); }"), "4:45: error: Invalid regular expression 'a\\1': invalid escape sequence: backreferences are not supported (\\1)."),
+    (wrap(String(repeating: "    match /a/{b} {\n", count: 11) + "      allow read;\n" + String(repeating: "    }\n", count: 11)), "14:5: error: Too many nested match blocks (at most 10)."),
+]
+
+struct DiagnosticTests {
+    @Test(arguments: cases.indices) func eachMessageAtItsPosition(_ i: Int) {
+        let (source, expected) = cases[i]
+        let found = Ruleset.compile(source).diagnostics.map(\.description)
+        #expect(found.contains(expected), "\(expected) not in \(found)")
+    }
+
+    @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
+        let valid = Ruleset.compile(wrap("    match /a/{b} { allow read: if true; }"))
+        #expect(valid.diagnostics.isEmpty && valid.ruleset != nil)
+        let invalid = Ruleset.compile(wrap("    match /a/{b} { allow read: if ; }"))
+        #expect(!invalid.diagnostics.isEmpty && invalid.ruleset == nil)
+    }
+}
