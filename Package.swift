@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "flint", targets: ["flint"]),
         .library(name: "FlintEngine", targets: ["FlintEngine"]),
+        .library(name: "FlintRulesTesting", targets: ["FlintRulesTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.0"),
     ],
     targets: [
         // Values, paths, names, limits and the one error type. No dependencies.
@@ -32,6 +34,12 @@ let package = Package(
         .target(name: "FlintRules", dependencies: ["FlintModel"], swiftSettings: strict),
         // One actor per database composing the store and the rules; the registry of databases.
         .target(name: "FlintEngine", dependencies: ["FlintModel", "FlintQuery", "FlintStore", "FlintRules"], swiftSettings: strict),
+        // Rules testing: declarative YAML/JSON specs run in process, reports (text, JUnit,
+        // coverage), and a Swift API shaped like @firebase/rules-unit-testing.
+        .target(
+            name: "FlintRulesTesting",
+            dependencies: ["FlintModel", "FlintQuery", "FlintRules", "FlintEngine", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict),
         // Firestore's JSON files: REST document datasets and their loader, firestore.indexes.json.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintQuery", "FlintEngine"], swiftSettings: strict),
         // Generated from proto/ by scripts/gen-protos.sh: google.firestore.v1 messages and service.
@@ -74,7 +82,7 @@ let package = Package(
         .target(
             name: "FlintCLI",
             dependencies: [
-                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer",
+                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,9 +103,16 @@ let package = Package(
             name: "FlintQueryTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(
-            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting"],
+            name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintRulesTesting", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
+        .testTarget(
+            name: "FlintRulesTestingTests",
+            dependencies: [
+                "FlintRulesTesting", "FlintCLI", "FlintModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "FlintFixturesTests",
             dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintFixtures", "FlintTesting"],

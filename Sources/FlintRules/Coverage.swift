@@ -105,6 +105,54 @@ public final class Coverage: Sendable {
             .replacingOccurrences(of: "\"", with: "&quot;")
     }
 
+    /// Expressions on `line` of the rules (inside allow conditions and functions), outermost
+    /// first, with the values they took: for explaining a verdict.
+    public func values(onLine line: Int, of ruleset: Ruleset) -> [(expression: String, values: String)] {
+        let counts = state.withLock { $0 }
+        let scalars = Array(ruleset.source.unicodeScalars)
+        var out: [(String, String)] = []
+        func visit(_ e: Expr) {
+            let r = ruleset.ranges[e.id]
+            guard r.start.line <= line, r.end.line >= line else { return }
+            if r.start.line == line, let c = counts[e.id], r.end.offset < scalars.count {
+                let text = String(String.UnicodeScalarView(scalars[r.start.offset...r.end.offset]))
+                    .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+                out.append((text, c.order.map(Self.readable).joined(separator: " | ")))
+            }
+            for child in Self.children(e) { visit(child) }
+        }
+        for root in Self.roots(ruleset) { visit(root) }
+        return out
+    }
+
+    /// How many reported expressions were evaluated (beyond being short-circuited), of all.
+    public func summary(_ ruleset: Ruleset) -> (evaluated: Int, total: Int) {
+        let counts = state.withLock { $0 }
+        var evaluated = 0
+        var total = 0
+        func visit(_ e: Expr) {
+            total += 1
+            if let c = counts[e.id], c.order.contains(where: { $0 != "{}" }) { evaluated += 1 }
+            for child in Self.children(e) { visit(child) }
+        }
+        for root in Self.roots(ruleset) { visit(root) }
+        return (evaluated, total)
+    }
+
+    /// A value's JSON in a short form: `true`, `"alice"`, `error: Null value error.`.
+    static func readable(_ json: String) -> String {
+        if json == "{}" { return "(short-circuited)" }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], let (kind, v) = object.first else { return json }
+        switch kind {
+        case "boolValue": return (v as? Bool).map { $0 ? "true" : "false" } ?? "\(v)"
+        case "stringValue": return "\"\(v)\""
+        case "intValue": return "\(v)"
+        case "nullValue": return "null"
+        case "undefined": return "error: " + (((v as? [String: Any])?["causeMessage"] as? String) ?? "")
+        default: return json.count > 120 ? String(json.prefix(117)) + "..." : json
+        }
+    }
+
     /// `{"rules": {"files": [{"content": …}]}, "report": [nodes]}`.
     public func reportJSON(_ ruleset: Ruleset) -> String {
         let counts = state.withLock { $0 }

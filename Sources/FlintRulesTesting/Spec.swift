@@ -1,0 +1,122 @@
+import FlintModel
+import Foundation
+import Yams
+
+/// A rules test file (YAML or JSON): the rules it tests, seed data, and cases. See
+/// docs/rules-testing.md for the full reference.
+public struct RulesSpec: Decodable, Sendable {
+    /// The rules file, relative to the spec.
+    public var rules: String
+    /// Documents written as the owner, by path below the database's documents.
+    public var data: [String: SpecValue]?
+    /// When the seed is written: before each test (default) or once for the file.
+    public var seed: Seed?
+    public var project: String?
+    public var tests: [RulesCase]
+
+    public enum Seed: String, Decodable, Sendable { case each, once }
+
+    /// Reads a spec; `.yaml`/`.yml` files as YAML, anything else as JSON.
+    public static func load(_ url: URL) throws -> RulesSpec {
+        let data = try Data(contentsOf: url)
+        if ["yaml", "yml"].contains(url.pathExtension.lowercased()) {
+            return try YAMLDecoder().decode(RulesSpec.self, from: data)
+        }
+        return try JSONDecoder().decode(RulesSpec.self, from: data)
+    }
+}
+
+/// One request and the verdict it should get.
+public struct RulesCase: Decodable, Sendable {
+    /// Required for a test; the writes of a batch have none.
+    public var name: String?
+    /// Absent or null: signed out. `owner`: rules skipped. A map: `uid` and optional `claims`
+    /// (any claim: `email`, `email_verified`, `firebase.sign_in_provider`, custom ones).
+    public var auth: SpecAuth?
+    /// get, list, create, set, update, delete, batch, transaction.
+    public var op: String
+    public var path: String?
+    public var data: SpecValue?
+    /// Fields set to the server's time (`request.time` in the rules).
+    public var serverTimestamps: [String]?
+    /// Fields incremented by the given numbers.
+    public var increments: [String: SpecValue]?
+    /// Query clauses: `[field, operator, value]`; operators as the SDKs write them.
+    public var `where`: [[SpecValue]]?
+    /// `[field]` or `[field, desc]`.
+    public var orderBy: [[String]]?
+    public var limit: Int?
+    /// Collection-group query over the collection id in `path`.
+    public var group: Bool?
+    /// The writes of a batch or transaction.
+    public var writes: [RulesCase]?
+    /// allow or deny (required for a test).
+    public var expect: String?
+    /// The exact denial message expected.
+    public var denial: String?
+    /// The line (where an allow condition starts) that should appear in the denial.
+    public var line: Int?
+    /// A value `debug()` should have printed, in its text form (`string_value: "x"`).
+    public var debug: String?
+}
+
+public enum SpecAuth: Decodable, Sendable {
+    case owner
+    case user(uid: String, claims: [String: SpecValue])
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let s = try? c.decode(String.self) {
+            guard s == "owner" else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "auth is null, \"owner\" or {uid, claims}") }
+            self = .owner
+            return
+        }
+        struct User: Decodable {
+            var uid: String
+            var claims: [String: SpecValue]?
+        }
+        let user = try c.decode(User.self)
+        self = .user(uid: user.uid, claims: user.claims ?? [:])
+    }
+}
+
+/// A plain JSON/YAML value with exact kinds: integers stay integers.
+public indirect enum SpecValue: Decodable, Sendable, Equatable {
+    case null, bool(Bool), int(Int64), double(Double), string(String), array([SpecValue]), object([String: SpecValue])
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int64.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([SpecValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: SpecValue].self))
+        }
+    }
+
+    /// The Firestore value; `{"$timestamp": "RFC 3339"}` is a timestamp.
+    public var value: Value {
+        switch self {
+        case .null: return .null
+        case .bool(let b): return .boolean(b)
+        case .int(let i): return .integer(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .array(let a): return .array(a.map(\.value))
+        case .object(let o):
+            if o.count == 1, case .string(let text)? = o["$timestamp"], let t = RFC3339.parse(text) { return .timestamp(t) }
+            return .map(MapValue(o.map { ($0.key, $0.value.value) }))
+        }
+    }
+
+    var fields: MapValue { if case .map(let m) = value { m } else { [:] } }
+}

@@ -1,0 +1,175 @@
+import ArgumentParser
+@testable import FlintCLI
+import FlintModel
+import FlintRulesTesting
+import Foundation
+import Testing
+
+/// Specs in YAML and JSON run in process, with their reports.
+struct RunnerTests {
+    static let rules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /posts/{post} {
+              allow get: if resource.data.published == true || request.auth.uid == resource.data.author;
+              allow list: if resource.data.published == true && request.query.limit <= 20;
+              allow create: if request.auth.uid == request.resource.data.author
+                && request.resource.data.createdAt == request.time
+                && debug(request.resource.data.keys()).hasOnly(['author', 'title', 'createdAt', 'published']);
+              allow update: if request.auth.uid == resource.data.author
+                && request.resource.data.likes == resource.data.get('likes', 0) + 1
+                || request.auth.token.get('admin', false) == true;
+            }
+            match /rooms/{room}/members/{member} {
+              allow create: if getAfter(/databases/$(database)/documents/rooms/$(room)).data.open == true;
+            }
+            match /rooms/{room} {
+              allow create: if request.auth != null;
+              allow get: if true;
+            }
+          }
+        }
+        """
+
+    static let spec = """
+        rules: firestore.rules
+        data:
+          posts/p1: {author: ann, published: true, title: Hi, likes: 2}
+          posts/draft: {author: ann, published: false}
+        tests:
+          - name: anyone reads a published post
+            op: get
+            path: posts/p1
+            expect: allow
+          - name: drafts are private
+            auth: {uid: bob}
+            op: get
+            path: posts/draft
+            expect: deny
+            line: 5
+          - name: the author reads a draft
+            auth: {uid: ann}
+            op: get
+            path: posts/draft
+            expect: allow
+          - name: listing published posts with a limit
+            op: list
+            path: posts
+            where: [[published, "==", true]]
+            orderBy: [[title, desc]]
+            limit: 10
+            expect: allow
+          - name: listing without the filter
+            op: list
+            path: posts
+            limit: 10
+            expect: deny
+            denial: "\\nProperty published is undefined on object. for 'list' @ L6"
+          - name: creating with a server timestamp
+            auth: {uid: bob}
+            op: create
+            path: posts/p2
+            data: {author: bob, title: New, published: false}
+            serverTimestamps: [createdAt]
+            expect: allow
+            debug: 'list_value { string_value: "author" string_value: "createdAt" string_value: "published" string_value: "title" }'
+          - name: a like is an increment by one
+            auth: {uid: ann}
+            op: update
+            path: posts/p1
+            increments: {likes: 1}
+            data: {}
+            expect: allow
+          - name: an admin claim passes
+            auth: {uid: zed, claims: {admin: true}}
+            op: update
+            path: posts/p1
+            data: {title: Edited}
+            expect: allow
+          - name: a batch sees its own room through getAfter
+            auth: {uid: ann}
+            op: batch
+            writes:
+              - {op: set, path: rooms/r1, data: {open: true}}
+              - {op: set, path: rooms/r1/members/ann, data: {}}
+            expect: allow
+          - name: a transaction reads then writes
+            auth: {uid: ann}
+            op: transaction
+            writes:
+              - {op: get, path: posts/p1}
+              - {op: set, path: rooms/r2, data: {open: false}}
+              - {op: set, path: rooms/r2/members/ann, data: {}}
+            expect: deny
+        """
+
+    static func write(_ files: [String: String]) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return dir
+    }
+
+    @Test func aYAMLSpecRunsEveryKindOfRequest() async throws {
+        let dir = try Self.write(["firestore.rules": Self.rules, "spec.yaml": Self.spec])
+        let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.yaml"))
+        #expect(result.problems.isEmpty, "\(result.problems)")
+        #expect(result.cases.count == 10)
+        for c in result.cases where !c.passed { Issue.record("\(c.name): \(c.outcome) \(c.explanation)") }
+        let summary = RulesTestReport.text([result])
+        #expect(summary.hasSuffix("10 passed, 0 failed\n"))
+        let junit = RulesTestReport.junit([result])
+        #expect(junit.contains(#"tests="10" failures="0""#))
+        #expect(junit.components(separatedBy: "<testcase ").count == 11)
+        let percent = RulesTestReport.coveragePercent([result])
+        #expect(percent > 50)
+    }
+
+    @Test func failuresNameTheDecidingLinesAndTheirValues() async throws {
+        let spec = """
+            {"rules": "firestore.rules", "data": {"posts/draft": {"author": "ann", "published": false}},
+             "tests": [{"name": "wrongly expected", "auth": {"uid": "bob"}, "op": "get", "path": "posts/draft", "expect": "allow"},
+                       {"name": "no expectation", "op": "get", "path": "posts/draft"}]}
+            """
+        let dir = try Self.write(["firestore.rules": Self.rules, "spec.json": spec])
+        let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.json"))
+        let failed = try #require(result.cases.first)
+        #expect(!failed.passed)
+        #expect(failed.outcome == "denied: \\nfalse for 'get' @ L5")
+        #expect(failed.explanation.first == "L5: allow get: if resource.data.published == true || request.auth.uid == resource.data.author;")
+        #expect(failed.explanation.contains("    resource.data.published == true = false"))
+        #expect(failed.explanation.contains(#"    request.auth.uid = "bob""#))
+        #expect(result.cases[1].outcome == "expect must be allow or deny, not missing")
+        let junit = RulesTestReport.junit([result])
+        #expect(junit.contains(#"failures="2""#))
+        #expect(junit.contains("<failure message=\"denied: \\nfalse for &apos;get&apos; @ L5\"") || junit.contains("<failure message=\"denied: \\nfalse for 'get' @ L5\""))
+    }
+
+    @Test func brokenRulesAndSpecsAreReported() async throws {
+        let dir = try Self.write(["bad.rules": "service cloud.firestore { match /a { allow read: if ; } }", "spec.json": #"{"rules": "bad.rules", "tests": []}"#, "broken.json": "{"])
+        let bad = await RulesTestRunner.run(dir.appendingPathComponent("spec.json"))
+        #expect(bad.problems.count == 1)
+        #expect(bad.problems.first?.hasSuffix("bad.rules:1:53: error: Unexpected token in an expression.") == true, "\(bad.problems)")
+        let broken = await RulesTestRunner.run(dir.appendingPathComponent("broken.json"))
+        #expect(broken.problems.first?.contains("cannot read the spec") == true)
+        #expect(RulesTestReport.failed([bad]) && RulesTestReport.failed([broken]))
+    }
+
+    @Test func theCommandLineChecksAndTests() async throws {
+        let first = Self.spec.components(separatedBy: "\n  - name: drafts are private")[0]
+        let dir = try Self.write(["firestore.rules": Self.rules, "bad.rules": "service cloud.firestore { allow }", "spec.yaml": Self.spec, "small.yaml": first])
+        var check = try FlintCommand.Rules.Check.parse([dir.appendingPathComponent("firestore.rules").path])
+        try await check.run()
+        check = try FlintCommand.Rules.Check.parse([dir.appendingPathComponent("bad.rules").path])
+        await #expect(throws: ExitCode.self) { try await check.run() }
+        let junit = dir.appendingPathComponent("junit.xml").path
+        let coverage = dir.appendingPathComponent("coverage.json").path
+        var test = try FlintCommand.Rules.Test.parse([dir.appendingPathComponent("spec.yaml").path, "--junit", junit, "--coverage-json", coverage])
+        try await test.run()
+        #expect(FileManager.default.fileExists(atPath: junit))
+        #expect((try String(contentsOfFile: coverage, encoding: .utf8)).hasPrefix(#"[{"rules":{"files":"#))
+        test = try FlintCommand.Rules.Test.parse([dir.appendingPathComponent("small.yaml").path, "--min-coverage", "90"])
+        await #expect(throws: ExitCode.self) { try await test.run() }
+    }
+}
