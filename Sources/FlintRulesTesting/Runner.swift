@@ -4,6 +4,7 @@ import FlintQuery
 import FlintRules
 import Foundation
 import Synchronization
+import Yams
 
 /// The outcome of one case.
 public struct CaseResult: Sendable {
@@ -45,7 +46,7 @@ public enum RulesTestRunner {
 
     static func run(_ url: URL, registries: inout [String: RulesRegistry]) async -> SpecResult {
         let file = url.path
-        let spec: RulesSpec
+        var spec: RulesSpec
         do {
             spec = try RulesSpec.load(url)
         } catch {
@@ -54,6 +55,18 @@ public enum RulesTestRunner {
         let rulesURL = url.deletingLastPathComponent().appendingPathComponent(spec.rules)
         guard let source = try? String(contentsOf: rulesURL, encoding: .utf8) else {
             return SpecResult(file: file, problems: ["\(file): cannot read the rules file \(rulesURL.path)"], cases: [], rules: nil)
+        }
+        if let dataFile = spec.dataFile {
+            let dataURL = url.deletingLastPathComponent().appendingPathComponent(dataFile)
+            do {
+                let bytes = try Data(contentsOf: dataURL)
+                let extra: [String: SpecValue] =
+                    ["yaml", "yml"].contains(dataURL.pathExtension.lowercased())
+                    ? try YAMLDecoder().decode([String: SpecValue].self, from: bytes) : try JSONDecoder().decode([String: SpecValue].self, from: bytes)
+                spec.data = (spec.data ?? [:]).merging(extra) { inline, _ in inline }
+            } catch {
+                return SpecResult(file: file, problems: ["\(file): cannot read the data file \(dataURL.path): \(error)"], cases: [], rules: nil)
+            }
         }
         let project = spec.project ?? "rules-test"
         let key = rulesURL.standardizedFileURL.path + "\u{0}" + project

@@ -9,6 +9,8 @@ public struct RulesSpec: Decodable, Sendable {
     public var rules: String
     /// Documents written as the owner, by path below the database's documents.
     public var data: [String: SpecValue]?
+    /// More seed documents, from a JSON or YAML file of the same shape as `data`.
+    public var dataFile: String?
     /// When the seed is written: before each test (default) or once for the file.
     public var seed: Seed?
     public var project: String?
