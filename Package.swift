@@ -38,7 +38,7 @@ let package = Package(
         // coverage), and a Swift API shaped like @firebase/rules-unit-testing.
         .target(
             name: "FlintRulesTesting",
-            dependencies: ["FlintModel", "FlintQuery", "FlintRules", "FlintEngine", .product(name: "Yams", package: "Yams")],
+            dependencies: ["FlintModel", "FlintQuery", "FlintRules", "FlintEngine", "FlintFixtures", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
         // Firestore's JSON files: REST document datasets and their loader, firestore.indexes.json.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintQuery", "FlintEngine"], swiftSettings: strict),
@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "FlintRulesTestingTests",
             dependencies: [
-                "FlintRulesTesting", "FlintCLI", "FlintModel",
+                "FlintRulesTesting", "FlintCLI", "FlintModel", "FlintServer", "FlintEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

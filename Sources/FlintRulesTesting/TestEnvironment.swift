@@ -6,8 +6,8 @@ import Foundation
 
 /// A rules test environment for Swift Testing and XCTest, shaped like
 /// `@firebase/rules-unit-testing`: rules from a file or a string, contexts for signed-in and
-/// signed-out callers, a way around the rules for seeding, and coverage. Embedded: the engine
-/// runs in process, no server.
+/// signed-out callers, a way around the rules for seeding, and coverage. Embedded (the engine
+/// in process, no server) or against a running emulator.
 ///
 /// ```swift
 /// let env = try RulesTestEnvironment(rulesFile: "firestore.rules")
@@ -19,6 +19,7 @@ import Foundation
 public final class RulesTestEnvironment: Sendable {
     public let project: String
     private let engine: Engine
+    private let remote: RemoteBackend?
 
     /// The problems of rules that do not compile.
     public struct InvalidRules: Error, CustomStringConvertible {
@@ -29,6 +30,7 @@ public final class RulesTestEnvironment: Sendable {
     public init(rules: String, project: String = "demo-rules-test") throws {
         self.project = project
         engine = Engine()
+        remote = nil
         let problems = engine.rules.load(rules, project: project).filter { $0.severity == .error }
         guard problems.isEmpty else { throw InvalidRules(diagnostics: problems) }
     }
@@ -37,7 +39,24 @@ public final class RulesTestEnvironment: Sendable {
         try self.init(rules: String(contentsOfFile: path, encoding: .utf8), project: project)
     }
 
+    /// The same API against a running emulator (`host` like `127.0.0.1:8080`, or nil for
+    /// `FIRESTORE_EMULATOR_HOST`): the rules are loaded through its admin endpoint.
+    public init(rules: String, emulatorHost host: String?, project: String = "demo-rules-test") async throws {
+        guard let host = host ?? ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] else {
+            throw FlintError.invalidArgument("No emulator host given and FIRESTORE_EMULATOR_HOST is not set.")
+        }
+        self.project = project
+        engine = Engine()
+        let backend = RemoteBackend(base: "http://" + host, project: project)
+        remote = backend
+        try await backend.loadRules(rules)
+    }
+
     private var database: Database { engine.database(project: project) }
+
+    private func context(_ auth: AuthContext) -> RulesTestContext {
+        RulesTestContext(backend: remote.map { .remote($0) } ?? .embedded(database), auth: auth)
+    }
 
     /// A caller signed in as `uid`; `claims` become `request.auth.token` (custom claims,
     /// `email_verified`, `firebase`…), beside `sub` and `user_id`.
@@ -45,20 +64,26 @@ public final class RulesTestEnvironment: Sendable {
         var token = claims
         token["sub"] = .string(uid)
         token["user_id"] = .string(uid)
-        return RulesTestContext(database: database, auth: .user(uid: uid, token: token))
+        return context(.user(uid: uid, token: token))
     }
 
-    public func unauthenticatedContext() -> RulesTestContext {
-        RulesTestContext(database: database, auth: .unauthenticated)
-    }
+    public func unauthenticatedContext() -> RulesTestContext { context(.unauthenticated) }
 
     /// Runs `body` as the owner, whom rules never check: for seeding data.
     public func withSecurityRulesDisabled<T>(_ body: (RulesTestContext) async throws -> T) async rethrows -> T {
-        try await body(RulesTestContext(database: database, auth: .owner))
+        try await body(context(.owner))
     }
 
     /// Deletes every document.
-    public func clearFirestore() async { await database.clear() }
+    public func clearFirestore() async throws {
+        if let remote { try await remote.clear() } else { await database.clear() }
+    }
+
+    /// The coverage JSON, embedded or from the emulator's `:ruleCoverage`.
+    public func coverageReport() async throws -> String {
+        if let remote { return try await remote.coverage() }
+        return coverageJSON
+    }
 
     /// What the rules evaluated to so far, as the emulator's coverage JSON and HTML.
     public var coverageJSON: String {
@@ -82,25 +107,41 @@ public final class RulesTestEnvironment: Sendable {
 
 /// Requests made as one caller; paths are below the database's documents (`users/alice`).
 public struct RulesTestContext: Sendable {
-    let database: Database
+    enum Backend: Sendable {
+        case embedded(Database)
+        case remote(RemoteBackend)
+    }
+
+    let backend: Backend
     let auth: AuthContext
 
     @discardableResult
     public func get(_ path: String) async throws -> Document? {
-        try await database.get(try DocumentKey(parsing: path), auth: auth)
+        let key = try DocumentKey(parsing: path)
+        switch backend {
+        case .embedded(let db): return try await db.get(key, auth: auth)
+        case .remote(let r): return try await r.get(key, auth)
+        }
+    }
+
+    private func commit(_ writes: [Write]) async throws {
+        switch backend {
+        case .embedded(let db): _ = try await db.commit(writes, auth: auth)
+        case .remote(let r): try await r.commit(writes, auth)
+        }
     }
 
     /// Writes the document whole, or merges the given fields when `merge` is set.
     public func set(_ path: String, _ data: MapValue, merge: Bool = false, serverTimestamps: [String] = []) async throws {
         var write = Write(.update(try DocumentKey(parsing: path), data), transforms: try Self.timestamps(serverTimestamps))
         if merge { write.updateMask = try data.entries.map { e throws(FlintError) in try FieldPath([e.key]) } }
-        _ = try await database.commit([write], auth: auth)
+        try await commit([write])
     }
 
     /// Creates the document; fails if it exists.
     public func create(_ path: String, _ data: MapValue, serverTimestamps: [String] = []) async throws {
         let write = Write(.update(try DocumentKey(parsing: path), data), transforms: try Self.timestamps(serverTimestamps), precondition: .exists(false))
-        _ = try await database.commit([write], auth: auth)
+        try await commit([write])
     }
 
     /// Updates fields (dotted paths name nested fields) of an existing document.
@@ -112,11 +153,11 @@ public struct RulesTestContext: Sendable {
             data.setValue(value, at: field)
             mask.append(field)
         }
-        _ = try await database.commit([Write(.update(try DocumentKey(parsing: path), data), updateMask: mask, precondition: .exists(true))], auth: auth)
+        try await commit([Write(.update(try DocumentKey(parsing: path), data), updateMask: mask, precondition: .exists(true))])
     }
 
     public func delete(_ path: String) async throws {
-        _ = try await database.commit([.delete(try DocumentKey(parsing: path))], auth: auth)
+        try await commit([.delete(try DocumentKey(parsing: path))])
     }
 
     /// A query on a collection (or a collection group); clauses as `(field, "==", value)`.
@@ -134,12 +175,15 @@ public struct RulesTestContext: Sendable {
         let query = Query(
             parent: ResourcePath(Array(segments.dropLast())), collectionID: segments.last ?? "", allDescendants: group, filter: filter,
             orderBy: try orderBy.map { o throws(FlintError) in Ordering(try FieldPath(parsing: o.0), descending: o.descending) }, limit: limit)
-        return try await database.runQuery(query, auth: auth).documents
+        switch backend {
+        case .embedded(let db): return try await db.runQuery(query, auth: auth).documents
+        case .remote(let r): return try await r.query(query, auth)
+        }
     }
 
     /// Several writes as one commit: allowed only if every write is.
     public func batch(_ writes: [Write]) async throws {
-        _ = try await database.commit(writes, auth: auth)
+        try await commit(writes)
     }
 
     private static func timestamps(_ fields: [String]) throws -> [FieldTransform] {

@@ -1,4 +1,6 @@
+import FlintEngine
 import FlintModel
+import FlintServer
 import FlintRulesTesting
 import Testing
 
@@ -51,9 +53,38 @@ struct EnvironmentTests {
         #expect(env.coverageJSON.contains(#""report":["#))
         env.resetCoverage()
         #expect(env.coverageSummary.evaluated == 0)
-        await env.clearFirestore()
+        try await env.clearFirestore()
         let cleared = try await env.withSecurityRulesDisabled { try await $0.get("users/alice") }
         #expect(cleared == nil)
         #expect(throws: RulesTestEnvironment.InvalidRules.self) { try RulesTestEnvironment(rules: "service cloud.firestore {") }
+    }
+
+    @Test func theSameAssertionsAgainstARunningFlint() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let ready = AsyncStream<Int>.makeStream()
+        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
+        defer { serving.cancel() }
+        var ports = ready.stream.makeAsyncIterator()
+        let port = try #require(await ports.next())
+
+        let env = try await RulesTestEnvironment(rules: Self.rules, emulatorHost: "127.0.0.1:\(port)")
+        try await env.withSecurityRulesDisabled { try await $0.set("users/alice", ["name": "Alice"]) }
+        let alice = env.authenticatedContext("alice")
+        let doc = try await assertSucceeds { try await alice.get("users/alice") }
+        #expect(doc?.fields == ["name": "Alice"])
+        let denied = try await assertFails { try await env.unauthenticatedContext().get("users/alice") }
+        #expect(denied.message == "\nfalse for 'get' @ L5")
+        try await assertSucceeds { try await alice.update("users/alice", ["age": 30]) }
+        try await assertSucceeds { try await alice.set("users/alice", ["name": "A"], serverTimestamps: ["at"]) }
+        try await assertFails { try await alice.set("users/alice", ["role": "admin"], merge: true) }
+        try await assertSucceeds { try await env.authenticatedContext("root", claims: ["admin": true]).get("admin/none") }
+        try await assertFails { _ = try await alice.query("users", where: [("name", "==", "A")]) }
+        let seen = try await env.withSecurityRulesDisabled { try await $0.query("users", where: [("name", "==", "A")], limit: 5) }
+        #expect(seen.map(\.key.documentID) == ["alice"])
+        #expect(try await env.coverageReport().contains("\"report\""))
+        try await env.clearFirestore()
+        let cleared = try await env.withSecurityRulesDisabled { try await $0.get("users/alice") }
+        #expect(cleared == nil)
+        await #expect(throws: FlintError.self) { _ = try await RulesTestEnvironment(rules: "service cloud.firestore {", emulatorHost: "127.0.0.1:\(port)") }
     }
 }
