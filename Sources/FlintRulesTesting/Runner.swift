@@ -156,6 +156,8 @@ public enum RulesTestRunner {
         var transforms: [FieldTransform] = []
         for f in w.serverTimestamps ?? [] { transforms.append(FieldTransform(try FieldPath(parsing: f), .serverTimestamp)) }
         for (f, by) in w.increments ?? [:] { transforms.append(FieldTransform(try FieldPath(parsing: f), .increment(by.value))) }
+        for (f, items) in w.arrayUnion ?? [:] { transforms.append(FieldTransform(try FieldPath(parsing: f), .appendMissingElements(items.map(\.value)))) }
+        for (f, items) in w.arrayRemove ?? [:] { transforms.append(FieldTransform(try FieldPath(parsing: f), .removeAllFromArray(items.map(\.value)))) }
         switch w.op {
         case "delete": return Write(.delete(key))
         case "create": return Write(.update(key, fields), transforms: transforms, precondition: .exists(false))

@@ -43,6 +43,9 @@ public struct RulesCase: Decodable, Sendable {
     public var serverTimestamps: [String]?
     /// Fields incremented by the given numbers.
     public var increments: [String: SpecValue]?
+    /// `FieldValue.arrayUnion` and `arrayRemove`: elements added to or removed from list fields.
+    public var arrayUnion: [String: [SpecValue]]?
+    public var arrayRemove: [String: [SpecValue]]?
     /// Query clauses: `[field, operator, value]`; operators as the SDKs write them.
     public var `where`: [[SpecValue]]?
     /// `[field]` or `[field, desc]`.

@@ -155,12 +155,13 @@ struct RunnerTests {
               - {name: seeded from the file, op: get, path: posts/p9, expect: allow}
               - {name: a write in once mode, auth: {uid: ann}, op: update, path: posts/p9, increments: {likes: 1}, data: {}, expect: allow}
               - {name: sees the earlier write, auth: {uid: ann}, op: update, path: posts/p9, increments: {likes: 1}, data: {}, expect: allow}
+              - {name: an array union is not a like, auth: {uid: ann}, op: update, path: posts/p9, arrayUnion: {tags: [a]}, data: {}, expect: deny}
             """
         let seed = "posts/p9: {author: ann, published: true, likes: 0}\n"
         let dir = try Self.write(["firestore.rules": Self.rules, "spec.yaml": spec, "seed.yaml": seed])
         let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.yaml"))
         #expect(result.problems.isEmpty, "\(result.problems)")
-        #expect(result.cases.map(\.passed) == [true, true, true], "\(result.cases.map(\.outcome))")
+        #expect(result.cases.map(\.passed) == [true, true, true, true], "\(result.cases.map(\.outcome))")
         let missing = try Self.write(["firestore.rules": Self.rules, "spec.yaml": "rules: firestore.rules\ndataFile: nope.json\ntests: []\n"])
         #expect(await RulesTestRunner.run(missing.appendingPathComponent("spec.yaml")).problems.first?.contains("cannot read the data file") == true)
     }
