@@ -39,7 +39,7 @@ extension FlintCommand.Rules {
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run rules test specs; exit 1 when a case fails.")
 
-        @Argument(help: "Spec files (.yaml, .yml or .json).")
+        @Argument(help: "Spec files (.yaml, .yml or .json), or directories searched for spec files whose names contain \"test\".")
         var specs: [String]
 
         @Option(help: "Write JUnit XML here.")
@@ -64,44 +64,66 @@ extension FlintCommand.Rules {
             if let minCoverage, !(0...100).contains(minCoverage) { throw ValidationError("--min-coverage is a percentage from 0 to 100.") }
         }
 
+        /// Spec files: the arguments, with directories searched recursively.
+        private var files: [String] {
+            var out: [String] = []
+            for spec in specs {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    out.append(spec)
+                    continue
+                }
+                let found = (FileManager.default.enumerator(atPath: spec)?.allObjects as? [String] ?? []).filter { name in
+                    let last = (name as NSString).lastPathComponent
+                    return last.contains("test") && ["json", "yaml", "yml"].contains((last as NSString).pathExtension)
+                }
+                out += found.sorted().map { (spec as NSString).appendingPathComponent($0) }
+            }
+            return out
+        }
+
         func run() async throws {
-            var failed = try await once()
+            var status = try await once()
             guard watch else {
-                if failed { throw ExitCode(1) }
+                if status != 0 { throw ExitCode(status) }
                 return
             }
             var stamps = modificationDates()
+            _ = status
             while true {
                 try await Task.sleep(for: .milliseconds(300))
                 let now = modificationDates()
                 guard now != stamps else { continue }
                 stamps = now
                 print("\n— change detected, running again —")
-                failed = try await once()
+                status = try await once()
             }
         }
 
-        /// One run: reports written, true when anything failed.
-        private func once() async throws -> Bool {
-            let results = await RulesTestRunner.run(specs.map { URL(fileURLWithPath: $0) })
+        /// One run, reports written: 0 when everything passed, 1 when a case failed or coverage
+        /// is short, 2 when a spec or rules file could not be loaded.
+        private func once() async throws -> Int32 {
+            let results = await RulesTestRunner.run(files.map { URL(fileURLWithPath: $0) })
             print(RulesTestReport.text(results, verbose: verbose), terminator: "")
             if let junit { try RulesTestReport.junit(results).write(toFile: junit, atomically: true, encoding: .utf8) }
             if let coverage { try RulesTestReport.coverageHTML(results).write(toFile: coverage, atomically: true, encoding: .utf8) }
             if let coverageJson { try RulesTestReport.coverageJSON(results).write(toFile: coverageJson, atomically: true, encoding: .utf8) }
             let percent = RulesTestReport.coveragePercent(results)
             print(String(format: "expression coverage: %.1f%%", percent))
-            var failed = RulesTestReport.failed(results)
+            var status: Int32 = RulesTestReport.failed(results) ? 1 : 0
             if let minCoverage, percent < minCoverage {
-                print(String(format: "coverage %.1f%% is below the minimum of %.1f%%", percent, minCoverage))
-                failed = true
+                print(String(format: "coverage %.1f%% is below the minimum of %.1f%%; never evaluated:", percent, minCoverage))
+                for line in RulesTestReport.uncovered(results) { print("    " + line) }
+                status = 1
             }
-            return failed
+            if results.contains(where: { !$0.problems.isEmpty }) { status = 2 }
+            return status
         }
 
         /// The specs and the rules files they name, with their modification dates.
         private func modificationDates() -> [String: Date] {
-            var files = specs
-            for spec in specs {
+            var files = self.files
+            for spec in self.files {
                 let url = URL(fileURLWithPath: spec)
                 if let loaded = try? RulesSpec.load(url) { files.append(url.deletingLastPathComponent().appendingPathComponent(loaded.rules).path) }
             }

@@ -15,12 +15,40 @@ struct Checker {
     static let maxMatchDepth = 10
 
     mutating func check(_ ruleset: Ruleset) {
+        for f in Self.unusedFunctions(ruleset) {
+            diagnostics.warning("Function \(f.name) is never called by any rule.", at: f.position)
+        }
         var scopes: [[FunctionDecl]] = [ruleset.functions]
         checkFunctions(ruleset.functions, scopes: scopes)
         guard let service = ruleset.service else { return }
         scopes.append(service.functions)
         checkFunctions(service.functions, scopes: scopes)
         for m in service.matches { checkMatch(m, scopes: scopes, depth: 1) }
+    }
+
+    /// Functions that no allow condition can reach, directly or through other functions.
+    static func unusedFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
+        var all: [FunctionDecl] = ruleset.functions
+        var conditions: [Expr] = []
+        func collect(_ m: Match) {
+            all += m.functions
+            for a in m.allows { if let c = a.condition { conditions.append(c) } }
+            for child in m.matches { collect(child) }
+        }
+        if let service = ruleset.service {
+            all += service.functions
+            for m in service.matches { collect(m) }
+        }
+        var reached = Set<String>()
+        var frontier: [Expr] = conditions
+        while let e = frontier.popLast() {
+            var names: [String] = []
+            callNames(e, into: &names)
+            for name in names where reached.insert(name).inserted {
+                for f in all where f.name == name { frontier.append(f.body); frontier += f.lets.map(\.value) }
+            }
+        }
+        return all.filter { !reached.contains($0.name) }
     }
 
     private mutating func checkMatch(_ m: Match, scopes: [[FunctionDecl]], depth: Int) {

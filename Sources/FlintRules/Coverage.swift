@@ -125,9 +125,12 @@ public final class Coverage: Sendable {
         return out
     }
 
-    /// How many reported expressions were evaluated (beyond being short-circuited), of all.
+    /// How many reported expressions were evaluated (beyond being short-circuited), of all
+    /// that can be: the bodies of functions no rule can reach are left out (`flint rules check`
+    /// warns about them).
     public func summary(_ ruleset: Ruleset) -> (evaluated: Int, total: Int) {
         let counts = state.withLock { $0 }
+        let unused = Set(Checker.unusedFunctions(ruleset).flatMap { f in [f.body.id] + f.lets.map(\.value.id) })
         var evaluated = 0
         var total = 0
         func visit(_ e: Expr) {
@@ -135,8 +138,27 @@ public final class Coverage: Sendable {
             if let c = counts[e.id], c.order.contains(where: { $0 != "{}" }) { evaluated += 1 }
             for child in Self.children(e) { visit(child) }
         }
-        for root in Self.roots(ruleset) { visit(root) }
+        for root in Self.roots(ruleset) where !unused.contains(root.id) { visit(root) }
         return (evaluated, total)
+    }
+
+    /// The expressions never evaluated (or only short-circuited), as `line:column: text`.
+    public func uncovered(_ ruleset: Ruleset) -> [String] {
+        let counts = state.withLock { $0 }
+        let unused = Set(Checker.unusedFunctions(ruleset).flatMap { f in [f.body.id] + f.lets.map(\.value.id) })
+        let scalars = Array(ruleset.source.unicodeScalars)
+        var out: [String] = []
+        func visit(_ e: Expr) {
+            let r = ruleset.ranges[e.id]
+            if counts[e.id].map({ !$0.order.contains(where: { $0 != "{}" }) }) ?? true, r.end.offset < scalars.count {
+                let text = String(String.UnicodeScalarView(scalars[r.start.offset...r.end.offset]))
+                    .split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+                out.append("\(r.start.line):\(r.start.column): \(text)")
+            }
+            for child in Self.children(e) { visit(child) }
+        }
+        for root in Self.roots(ruleset) where !unused.contains(root.id) { visit(root) }
+        return out
     }
 
     /// A value's JSON in a short form: `true`, `"alice"`, `error: Null value error.`.

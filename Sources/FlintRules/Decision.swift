@@ -9,7 +9,9 @@ extension Ruleset {
         // The checker also runs on what parsed, so one pass reports every problem.
         var checker = Checker(ruleset)
         checker.check(ruleset)
-        for d in checker.diagnostics.all { diagnostics.error(d.message, at: d.position) }
+        for d in checker.diagnostics.all {
+            if d.severity == .error { diagnostics.error(d.message, at: d.position) } else { diagnostics.warning(d.message, at: d.position) }
+        }
         return (diagnostics.hasErrors ? nil : ruleset, diagnostics.sorted)
     }
 }

@@ -68,6 +68,11 @@ public enum RulesTestReport {
         return total == 0 ? 100 : Double(evaluated) * 100 / Double(total)
     }
 
+    /// Expressions never evaluated, per rules file: what a coverage gate is missing.
+    public static func uncovered(_ results: [SpecResult]) -> [String] {
+        distinctRules(results).flatMap { rules in rules.coverage.uncovered(rules.ruleset) }
+    }
+
     /// The coverage JSON of each rules file, as the emulator's `:ruleCoverage` gives it.
     public static func coverageJSON(_ results: [SpecResult]) -> String {
         "[" + distinctRules(results).map { $0.coverage.reportJSON($0.ruleset) }.joined(separator: ",") + "]"

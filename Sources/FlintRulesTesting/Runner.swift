@@ -50,7 +50,7 @@ public enum RulesTestRunner {
         do {
             spec = try RulesSpec.load(url)
         } catch {
-            return SpecResult(file: file, problems: ["\(file): cannot read the spec: \(error)"], cases: [], rules: nil)
+            return SpecResult(file: file, problems: ["\(file): cannot read the spec: \(describe(error))"], cases: [], rules: nil)
         }
         let rulesURL = url.deletingLastPathComponent().appendingPathComponent(spec.rules)
         guard let source = try? String(contentsOf: rulesURL, encoding: .utf8) else {
@@ -99,17 +99,33 @@ public enum RulesTestRunner {
             let error = await perform(test, on: db)
             let elapsed = ContinuousClock.now - started
             var (passed, outcome) = verdict(test, error, log.all)
-            var explanation: [String] = []
-            if !passed {
-                explanation = await explain(test, spec, source, project, error)
-                if test.expect != "allow" && test.expect != "deny" { outcome = "expect must be allow or deny, not \(test.expect ?? "missing")" }
+            if test.expect != "allow" && test.expect != "deny" {
+                passed = false
+                outcome = "expect must be allow or deny, not \(test.expect ?? "missing")"
             }
-            passed = passed && (test.expect == "allow" || test.expect == "deny")
+            let explanation = passed ? [] : await explain(test, spec, source, project, error)
             results.append(CaseResult(
                 file: file, name: test.name ?? "(unnamed)", passed: passed, outcome: outcome, explanation: explanation,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
         }
         return SpecResult(file: file, problems: [], cases: results, rules: loaded)
+    }
+
+    /// A loading error with where it happened: the YAML position, or the path to the field.
+    static func describe(_ error: any Error) -> String {
+        if let yaml = error as? YamlError { return "\(yaml)".replacingOccurrences(of: "\n", with: " ") }
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        switch decoding {
+        case .keyNotFound(let key, let c): return "at \(path(c.codingPath + [key])): required field missing"
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "at \(path(c.codingPath)): \(c.debugDescription)"
+        case .dataCorrupted(let c):
+            let underlying = (c.underlyingError.map { "\($0)" } ?? "").replacingOccurrences(of: "\n", with: " ")
+            return (c.codingPath.isEmpty ? "" : "at \(path(c.codingPath)): ") + c.debugDescription + (underlying.isEmpty ? "" : " (\(underlying))")
+        @unknown default: return "\(error)"
+        }
     }
 
     /// A database with the spec's seed written as the owner.

@@ -3,6 +3,9 @@ import ArgumentParser
 import FlintModel
 import FlintRulesTesting
 import Foundation
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 import Testing
 
 /// Specs in YAML and JSON run in process, with their reports.
@@ -191,5 +194,48 @@ struct RunnerTests {
         #expect((try String(contentsOfFile: coverage, encoding: .utf8)).hasPrefix(#"[{"rules":{"files":"#))
         test = try FlintCommand.Rules.Test.parse([dir.appendingPathComponent("small.yaml").path, "--min-coverage", "90"])
         await #expect(throws: ExitCode.self) { try await test.run() }
+    }
+}
+
+extension RunnerTests {
+    @Test func directoriesExitStatusesAndReportFormats() async throws {
+        let dir = try Self.write([
+            "firestore.rules": Self.rules, "a.test.yaml": Self.spec, "broken.test.yaml": "rules: firestore.rules\ntests:\n  - name: a\n    op: [get\n",
+            "notes.yaml": "not: a spec",
+        ])
+        // A directory is searched for specs named *test*; a malformed one exits 2 with a position.
+        let junit = dir.appendingPathComponent("junit.xml").path
+        let json = dir.appendingPathComponent("coverage.json").path
+        let html = dir.appendingPathComponent("coverage.html").path
+        let test = try FlintCommand.Rules.Test.parse([dir.path, "--junit", junit, "--coverage-json", json, "--coverage", html])
+        do {
+            try await test.run()
+            Issue.record("a malformed spec must fail the run")
+        } catch let exit as ExitCode {
+            #expect(exit.rawValue == 2)
+        }
+        let broken = await RulesTestRunner.run(dir.appendingPathComponent("broken.test.yaml"))
+        #expect(broken.problems.first?.contains("line 4, column 9") == true, "\(broken.problems)")
+
+        // JUnit is well-formed XML with one test case per case.
+        final class Counter: NSObject, XMLParserDelegate {
+            var testcases = 0
+            var failures = 0
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+                if name == "testcase" { testcases += 1 }
+                if name == "failure" { failures += 1 }
+            }
+        }
+        let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: junit)))
+        let counter = Counter()
+        parser.delegate = counter
+        #expect(parser.parse())
+        #expect(counter.testcases == 11)  // ten cases and the broken spec's load
+        #expect(counter.failures == 1)
+        // Coverage JSON parses, one report per rules file; the page embeds it.
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [[String: Any]])
+        #expect(reports.count == 1)
+        #expect((reports[0]["report"] as? [Any])?.isEmpty == false)
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains(#"<script type="application/json" id="coverage">"#))
     }
 }
