@@ -30,6 +30,10 @@ let package = Package(
         .target(name: "FlintQuery", dependencies: ["FlintModel"], swiftSettings: strict),
         // Versioned documents, ordered collections, the write pipeline and the query executor.
         .target(name: "FlintStore", dependencies: ["FlintModel", "FlintQuery"], swiftSettings: strict),
+        // The system SQLite (libsqlite3-dev), for the durable store.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Durable storage: every commit written through to SQLite (WAL), restored at start.
+        .target(name: "FlintDurable", dependencies: ["FlintModel", "FlintQuery", "FlintStore", "FlintEngine", "CSQLite"], swiftSettings: strict),
         // Security Rules: parser, checker and evaluator with the standard library. Pure.
         .target(name: "FlintRules", dependencies: ["FlintModel"], swiftSettings: strict),
         // One actor per database composing the store and the rules; the registry of databases.
@@ -82,7 +86,7 @@ let package = Package(
         .target(
             name: "FlintCLI",
             dependencies: [
-                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting",
+                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting", "FlintDurable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

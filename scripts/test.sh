@@ -22,6 +22,11 @@ if ! diff -r -q "$tmp/proto-swift" Sources/FlintProto >/dev/null; then
   exit 1
 fi
 
+# The durable store links the system SQLite.
+if [ ! -f /usr/include/sqlite3.h ]; then
+  apt-get install -y libsqlite3-dev >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y libsqlite3-dev >/dev/null; }
+fi
+
 swift build --build-tests
 swift test --skip-build
 

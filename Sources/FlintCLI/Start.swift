@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlintDurable
 import FlintEngine
 import FlintFixtures
 import FlintModel
@@ -25,6 +26,12 @@ extension FlintCommand {
 
         @Option(help: "A firestore.rules file applied to every project that has not loaded its own.")
         var rules: String?
+
+        @Option(help: "Keep every database in DIR/flint.sqlite and restore them at start (default: memory only).")
+        var dataDir: String?
+
+        @Flag(help: "With --data-dir: fsync every commit, so commits survive power loss too (slower).")
+        var syncEveryCommit = false
 
         @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
         var logLevel = "notice"
@@ -53,7 +60,16 @@ extension FlintCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
             let rulesLogger = logger
             configuration.rulesDebugLog = { line in rulesLogger.notice("\(line)") }
-            let engine = Engine(configuration: configuration)
+            let engine: Engine
+            if let dataDir {
+                do {
+                    engine = try Engine.durable(directory: dataDir, configuration: configuration, sync: syncEveryCommit ? .everyCommit : .processCrashSafe)
+                } catch let error as FlintError {
+                    throw ValidationError("--data-dir \(dataDir): \(error.message)")
+                }
+            } else {
+                engine = Engine(configuration: configuration)
+            }
             if let rules {
                 guard let data = FileManager.default.contents(atPath: rules) else { throw ValidationError("Cannot read \(rules).") }
                 let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: nil).filter { $0.severity == .error }

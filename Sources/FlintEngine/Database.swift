@@ -122,6 +122,7 @@ public actor Database {
             guard let final = pending[key], let before = original[key], before != final else { return nil }
             return DocumentWrite(key: key, state: final)
         }
+        try store.persist(changed, commitTime: commitTime)
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
         noteWatchedChanges(changed)
@@ -152,6 +153,12 @@ public actor Database {
             } catch {
                 results.append(.failure(error))
             }
+        }
+        do throws(FlintError) {
+            try store.persist(changed, commitTime: commitTime)
+        } catch {
+            // Nothing was applied: every write that would have been reports the failure.
+            return results.map { r in if case .success = r { .failure(error) } else { r } }
         }
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
@@ -640,6 +647,9 @@ public actor Database {
 
     /// Deletes every document at or below `path` (empty: the whole database), with no history.
     public func clear(under path: ResourcePath = .root) {
+        // A failure to make the clear durable leaves the data to come back after a restart;
+        // the clear itself still happens, as callers (test harnesses) expect.
+        try? store.persistRemoval(under: path)
         store.removeAll(under: path)
         noteWatchedClear()
     }

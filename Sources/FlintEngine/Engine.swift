@@ -1,4 +1,5 @@
 import FlintModel
+import FlintStore
 import Synchronization
 
 /// All databases of one Flint process. A database is created on first use and kept apart
@@ -10,16 +11,23 @@ public final class Engine: Sendable {
     /// Security rules by project; every database reads them at each request.
     public let rules = RulesRegistry()
 
-    public init(configuration: DatabaseConfiguration = DatabaseConfiguration(), clock: any Clock = SystemClock()) {
+    /// Makes each database's store; nil: in memory.
+    private let makeStore: (@Sendable (DatabaseID) -> any StoreBackend)?
+
+    public init(
+        configuration: DatabaseConfiguration = DatabaseConfiguration(), clock: any Clock = SystemClock(),
+        store makeStore: (@Sendable (DatabaseID) -> any StoreBackend)? = nil
+    ) {
         self.configuration = configuration
         self.clock = clock
+        self.makeStore = makeStore
     }
 
-    /// The database with this id, created empty when first asked for.
+    /// The database with this id, created empty (or from the store factory) when first asked for.
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { all in
             if let existing = all[id] { return existing }
-            let db = Database(id: id, configuration: configuration, clock: clock, rules: rules)
+            let db = Database(id: id, configuration: configuration, clock: clock, store: makeStore?(id), rules: rules)
             all[id] = db
             return db
         }

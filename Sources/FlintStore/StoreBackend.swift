@@ -61,4 +61,16 @@ public protocol StoreBackend: AnyObject {
 
     /// Existing documents right now.
     var documentCount: Int { get }
+
+    /// Makes a commit durable before it is applied; a failure refuses the commit whole.
+    func persist(_ writes: [DocumentWrite], commitTime: Timestamp) throws(FlintError)
+
+    /// Makes a `removeAll` durable.
+    func persistRemoval(under path: ResourcePath) throws(FlintError)
+}
+
+extension StoreBackend {
+    /// Memory keeps nothing across restarts.
+    public func persist(_ writes: [DocumentWrite], commitTime: Timestamp) throws(FlintError) {}
+    public func persistRemoval(under path: ResourcePath) throws(FlintError) {}
 }

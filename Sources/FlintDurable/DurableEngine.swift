@@ -1,0 +1,42 @@
+import FlintEngine
+import FlintModel
+import FlintStore
+import Foundation
+import Synchronization
+
+extension Engine {
+    /// An engine whose databases live in `directory/flint.sqlite`, every database found there
+    /// restored before it returns.
+    public static func durable(
+        directory: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), sync: DurableFile.Sync = .processCrashSafe
+    ) throws -> Engine {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let file = try DurableFile(path: (directory as NSString).appendingPathComponent("flint.sqlite"), sync: sync)
+        // Restored stores wait here until their database is created, which takes them.
+        let restored = RestoredStores()
+        try file.forEachDocument { id, key, state in restored.store(for: id, file).restore(key, state) }
+        let engine = Engine(configuration: configuration, store: { id in restored.take(id) ?? DurableStore(file: file, database: id) })
+        for id in restored.ids { _ = engine.database(id) }
+        return engine
+    }
+}
+
+/// Stores filled from the data file before the engine exists; each handed over once.
+private final class RestoredStores: Sendable {
+    private let stores = Mutex<[DatabaseID: UncheckedStore]>([:])
+
+    private struct UncheckedStore: @unchecked Sendable { let store: DurableStore }
+
+    func store(for id: DatabaseID, _ file: DurableFile) -> DurableStore {
+        stores.withLock { all in
+            if let s = all[id] { return s.store }
+            let s = DurableStore(file: file, database: id)
+            all[id] = UncheckedStore(store: s)
+            return s
+        }
+    }
+
+    var ids: [DatabaseID] { stores.withLock { Array($0.keys) } }
+
+    func take(_ id: DatabaseID) -> DurableStore? { stores.withLock { $0.removeValue(forKey: id)?.store } }
+}
