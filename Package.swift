@@ -110,6 +110,7 @@ let package = Package(
             name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintRulesTesting", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
+        .testTarget(name: "FlintDurableTests", dependencies: ["FlintDurable", "FlintEngine", "FlintModel", "FlintQuery"], swiftSettings: strict),
         .testTarget(
             name: "FlintRulesTestingTests",
             dependencies: [
