@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // Values, paths, names, limits and the one error type. No dependencies.
@@ -34,6 +35,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Durable storage: every commit written through to SQLite (WAL), restored at start.
         .target(name: "FlintDurable", dependencies: ["FlintModel", "FlintQuery", "FlintStore", "FlintEngine", "CSQLite"], swiftSettings: strict),
+        // Export and import: versioned gzip JSON-lines files of REST documents.
+        .target(
+            name: "FlintExport",
+            dependencies: [
+                "FlintModel", "FlintEngine", "FlintFixtures",
+                .product(name: "CompressNIO", package: "compress-nio"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // Security Rules: parser, checker and evaluator with the standard library. Pure.
         .target(name: "FlintRules", dependencies: ["FlintModel"], swiftSettings: strict),
         // One actor per database composing the store and the rules; the registry of databases.
@@ -67,7 +76,7 @@ let package = Package(
         .target(
             name: "FlintServer",
             dependencies: [
-                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto",
+                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -86,7 +95,7 @@ let package = Package(
         .target(
             name: "FlintCLI",
             dependencies: [
-                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting", "FlintDurable",
+                "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting", "FlintDurable", "FlintExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,7 +105,7 @@ let package = Package(
         .target(name: "CHeapStats", path: "bench/CHeapStats"),
         .executableTarget(
             name: "FlintBench",
-            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "CHeapStats"],
+            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "CHeapStats"],
             path: "bench/FlintBench",
             swiftSettings: strict),
 
@@ -110,6 +119,7 @@ let package = Package(
             name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintRulesTesting", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
+        .testTarget(name: "FlintExportTests", dependencies: ["FlintExport", "FlintEngine", "FlintModel", "FlintQuery"], swiftSettings: strict),
         .testTarget(name: "FlintDurableTests", dependencies: ["FlintDurable", "FlintEngine", "FlintModel", "FlintQuery"], swiftSettings: strict),
         .testTarget(
             name: "FlintRulesTestingTests",

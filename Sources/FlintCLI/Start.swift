@@ -1,10 +1,14 @@
 import ArgumentParser
 import FlintDurable
 import FlintEngine
+import FlintExport
 import FlintFixtures
 import FlintModel
 import FlintServer
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Logging
 
 extension FlintCommand {
@@ -32,6 +36,12 @@ extension FlintCommand {
 
         @Flag(help: "With --data-dir: fsync every commit, so commits survive power loss too (slower).")
         var syncEveryCommit = false
+
+        @Option(help: "Load a Flint export (flint export, --export-on-exit) before serving.")
+        var `import`: String?
+
+        @Option(help: "On SIGINT or SIGTERM, export every database here before exiting.")
+        var exportOnExit: String?
 
         @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
         var logLevel = "notice"
@@ -77,6 +87,10 @@ extension FlintCommand {
                     throw ValidationError(problems.map { "\(rules):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
                 }
             }
+            if let source = self.import {
+                let summary = try await FlintExport.import(from: source, into: engine, progress: Self.progress("imported"))
+                FileHandle.standardError.write(Data("Imported \(summary.documents) documents from \(source)\n".utf8))
+            }
             let server = FlintServer(
                 engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
             try await server.run { host, port in
@@ -84,6 +98,54 @@ extension FlintCommand {
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
+            if let exportOnExit {
+                let summary = try await FlintExport.export(engine, to: exportOnExit, progress: Self.progress("exported"))
+                FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
+            }
+        }
+
+        /// Progress lines on a terminal only, so logs and pipes stay clean.
+        static func progress(_ verb: String) -> (@Sendable (Int) -> Void)? {
+            guard isatty(2) != 0 else { return nil }
+            return { n in FileHandle.standardError.write(Data("\r\(verb) \(n) documents…".utf8)) }
+        }
+    }
+}
+
+extension FlintCommand {
+    /// `flint export DIR`: asks a running Flint to export every database into DIR, or exports a
+    /// `--data-dir` directly when no Flint is running on it.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Export every database to a directory (docs/storage.md).")
+
+        @Argument(help: "Where to write the export; an earlier export there is replaced only once the new one is complete.")
+        var directory: String
+
+        @Option(help: "The running emulator (default: FIRESTORE_EMULATOR_HOST, else 127.0.0.1:8080).")
+        var host: String?
+
+        @Option(help: "Export a --data-dir offline instead of asking a running emulator.")
+        var dataDir: String?
+
+        func run() async throws {
+            let target = URL(fileURLWithPath: directory).standardizedFileURL.path
+            if let dataDir {
+                let engine = try Engine.durable(directory: dataDir)
+                let summary = try await FlintExport.export(engine, to: target, progress: Start.progress("exported"))
+                print("Exported \(summary.documents) documents to \(target)")
+                return
+            }
+            let address = host ?? ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] ?? "127.0.0.1:8080"
+            var request = URLRequest(url: URL(string: "http://\(address)/emulator/v1:export")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: ["directory": target])
+            let (data, response) = try await URLSession.shared.data(for: request)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                throw ValidationError("The export failed: \(String(decoding: data, as: UTF8.self))")
+            }
+            let documents = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["documents"] ?? "?"
+            print("Exported \(documents) documents to \(target)")
         }
     }
 }

@@ -57,4 +57,6 @@ public final class DurableStore: StoreBackend {
     public func removeAll(under path: ResourcePath) { memory.removeAll(under: path) }
 
     public var documentCount: Int { memory.documentCount }
+
+    public func forEachDocument(_ body: (DocumentKey, DocumentState) -> Bool) { memory.forEachDocument(body) }
 }

@@ -645,6 +645,12 @@ public actor Database {
         return AggregationResult(values: Array(zip(aliases, values)), readTime: result.readTime)
     }
 
+    /// Visits every existing document, for exports; the actor is held meanwhile, so the
+    /// documents come from one consistent state. `body` returns false to stop.
+    public func forEachDocument(_ body: @Sendable (Document) -> Bool) {
+        store.forEachDocument { key, state in body(document(key, state)) }
+    }
+
     /// Deletes every document at or below `path` (empty: the whole database), with no history.
     public func clear(under path: ResourcePath = .root) {
         // A failure to make the clear durable leaves the data to come back after a restart;

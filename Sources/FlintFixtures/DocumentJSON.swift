@@ -90,3 +90,31 @@ public enum DocumentJSON {
         }
     }
 }
+
+extension DocumentJSON {
+    /// A `fields` object in Firestore's REST JSON.
+    public static func restFields(_ m: MapValue) -> [String: Any] {
+        var out: [String: Any] = [:]
+        for e in m.entries { out[e.key] = restValue(e.value) }
+        return out
+    }
+
+    /// One value in Firestore's REST JSON (`{"integerValue": "1"}`).
+    public static func restValue(_ v: Value) -> [String: Any] {
+        switch v {
+        case .null: ["nullValue": NSNull()]
+        case .boolean(let b): ["booleanValue": b]
+        case .integer(let i): ["integerValue": String(i)]
+        case .double(let d): d.isFinite ? ["doubleValue": d] : ["doubleValue": d.isNaN ? "NaN" : (d > 0 ? "Infinity" : "-Infinity")]
+        case .timestamp(let t): ["timestampValue": RFC3339.format(t)]
+        case .string(let s): ["stringValue": s]
+        case .bytes(let b): ["bytesValue": Data(b).base64EncodedString()]
+        case .reference(let r): ["referenceValue": r.database.documentsRoot + "/" + r.key.path.canonical]
+        case .geoPoint(let g): ["geoPointValue": ["latitude": g.latitude, "longitude": g.longitude]]
+        case .array(let a): ["arrayValue": ["values": a.map(restValue)]]
+        case .map(let m): ["mapValue": ["fields": restFields(m)]]
+        case .vector(let values):
+            ["mapValue": ["fields": ["__type__": ["stringValue": "__vector__"], "value": ["arrayValue": ["values": values.map { ["doubleValue": $0] }]]]]]
+        }
+    }
+}

@@ -136,28 +136,9 @@ struct RemoteBackend: Sendable {
         }
     }
 
-    static func restFields(_ m: MapValue) -> [String: Any] {
-        var out: [String: Any] = [:]
-        for e in m.entries { out[e.key] = rest(e.value) }
-        return out
-    }
+    static func restFields(_ m: MapValue) -> [String: Any] { DocumentJSON.restFields(m) }
 
-    static func rest(_ v: Value) -> [String: Any] {
-        switch v {
-        case .null: ["nullValue": NSNull()]
-        case .boolean(let b): ["booleanValue": b]
-        case .integer(let i): ["integerValue": String(i)]
-        case .double(let d): ["doubleValue": d]
-        case .timestamp(let t): ["timestampValue": RFC3339.format(t)]
-        case .string(let s): ["stringValue": s]
-        case .bytes(let b): ["bytesValue": Data(b).base64EncodedString()]
-        case .reference(let r): ["referenceValue": r.database.documentsRoot + "/" + r.key.path.canonical]
-        case .geoPoint(let g): ["geoPointValue": ["latitude": g.latitude, "longitude": g.longitude]]
-        case .array(let a): ["arrayValue": ["values": a.map(rest)]]
-        case .map(let m): ["mapValue": ["fields": restFields(m)]]
-        case .vector(let values): ["mapValue": ["fields": ["__type__": ["stringValue": "__vector__"], "value": ["arrayValue": ["values": values.map { ["doubleValue": $0] }]]]]]
-        }
-    }
+    static func rest(_ v: Value) -> [String: Any] { DocumentJSON.restValue(v) }
 
     /// A value as plain JSON, for token claims.
     static func plain(_ v: Value) -> Any {

@@ -1,4 +1,5 @@
 import FlintEngine
+import FlintExport
 import FlintModel
 import Foundation
 import Hummingbird
@@ -132,6 +133,45 @@ struct AdminAPI: Sendable {
         let project = String(rest.dropLast(verb.count)).removingPercentEncoding ?? ""
         guard !project.isEmpty, !project.contains("/") else { throw .invalidArgument("Invalid project id in \(path).") }
         return project
+    }
+
+    /// `POST /emulator/v1/projects/{p}:export` (`{"export_directory": DIR}`, as firebase-tools
+    /// sends) exports the project's databases; Flint's `POST /emulator/v1:export`
+    /// (`{"directory": DIR}`) exports every database. Both answer the counts written.
+    func export(_ request: Request) async -> Response {
+        await transfer(request, verb: ":export") { directory, project in
+            try await FlintExport.export(engine, to: directory, project: project)
+        }
+    }
+
+    /// `POST /emulator/v1/projects/{p}:import` and `POST /emulator/v1:import`: loads an export.
+    func importExport(_ request: Request) async -> Response {
+        await transfer(request, verb: ":import") { directory, _ in
+            try await FlintExport.import(from: directory, into: engine)
+        }
+    }
+
+    private func transfer(_ request: Request, verb: String, _ body: (String, String?) async throws -> FlintExport.Summary) async -> Response {
+        do {
+            let path = request.uri.path
+            let project: String? = path == "/emulator/v1" + verb ? nil : try Self.rulesProject(path, verb: verb)
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any],
+                let directory = (object["export_directory"] ?? object["directory"]) as? String, !directory.isEmpty
+            else {
+                throw FlintError.invalidArgument("Expected {\"export_directory\": \"/path\"}.")
+            }
+            let summary = try await body(directory, project)
+            let report: [String: Any] = [
+                "directory": directory, "documents": summary.documents,
+                "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
+            ]
+            return RESTAPI.respond(try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]))
+        } catch let error as FlintError {
+            return error.restResponse()
+        } catch {
+            return FlintError(.failedPrecondition, "\(error)").restResponse()
+        }
     }
 
     /// `POST /shutdown`: answers, then stops the server as SIGTERM would.

@@ -67,6 +67,11 @@ public struct FlintServer: Sendable {
         }
         router.put("/emulator/v1/**") { request, _ in await admin.putSecurityRules(request) }
         router.post("/shutdown") { _, _ in admin.shutdownNow() }
+        router.post("/emulator/v1:export") { request, _ in await admin.export(request) }
+        router.post("/emulator/v1:import") { request, _ in await admin.importExport(request) }
+        router.post("/emulator/v1/**") { request, _ in
+            request.uri.path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
+        }
         let rest = RESTAPI(engine: engine)
         for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
             router.on("/v1/**", method: method) { request, context in await rest.respond(request, context: context) }

@@ -111,6 +111,19 @@ public final class MemoryStore: StoreBackend {
         }
     }
 
+    public func forEachDocument(_ body: (DocumentKey, DocumentState) -> Bool) {
+        for (pathKey, collection) in collections {
+            let path = pathKey.path
+            var going = true
+            collection.documents.forEach { id, record in
+                guard let state = record.latest.state else { return true }
+                going = body(DocumentKey(unchecked: path.appending(id.string)), state)
+                return going
+            }
+            if !going { return }
+        }
+    }
+
     private func collection(_ key: PathKey) -> Collection? {
         if let last = lastFound, last.key == key { return last.collection }
         guard let found = collections[key] else { return nil }

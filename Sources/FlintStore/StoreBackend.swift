@@ -62,6 +62,10 @@ public protocol StoreBackend: AnyObject {
     /// Existing documents right now.
     var documentCount: Int { get }
 
+    /// Visits every existing document (latest state), collection by collection, until `body`
+    /// returns false.
+    func forEachDocument(_ body: (DocumentKey, DocumentState) -> Bool)
+
     /// Makes a commit durable before it is applied; a failure refuses the commit whole.
     func persist(_ writes: [DocumentWrite], commitTime: Timestamp) throws(FlintError)
 

@@ -1,0 +1,153 @@
+import CompressNIO
+import FlintEngine
+import FlintFixtures
+import FlintModel
+import Foundation
+import NIOCore
+
+/// Flint's export format, version 1: a directory holding `flint-export.json` (the format, its
+/// version, when, and each database with its file and document count) and, per database, one
+/// gzip-compressed JSON-lines file of Firestore REST documents (`{"name", "fields",
+/// "createTime", "updateTime"}`), at `<project>/<database>.jsonl.gz`.
+public enum FlintExport {
+    public static let metadataFile = "flint-export.json"
+    public static let format = "flint-export"
+    public static let version = 1
+
+    public struct Summary: Sendable {
+        public var databases: [(name: String, documents: Int)]
+        public var documents: Int { databases.reduce(0) { $0 + $1.documents } }
+    }
+
+    /// Exports every database (or those of `project`) into `directory`. Everything is written
+    /// to a temporary directory beside it first and renamed into place at the end, so a failed
+    /// export leaves the previous one as it was. Memory stays bounded: documents stream
+    /// through the compressor.
+    public static func export(
+        _ engine: Engine, to directory: String, project: String? = nil, progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Summary {
+        let target = URL(fileURLWithPath: directory).standardizedFileURL
+        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).tmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        do {
+            var summary = Summary(databases: [])
+            var metadata: [[String: Any]] = []
+            var total = 0
+            for id in engine.databaseIDs.sorted(by: { $0.name < $1.name }) where project == nil || id.project == project {
+                let relative = "\(id.project)/\(id.database).jsonl.gz"
+                let file = temporary.appendingPathComponent(relative)
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let writer = try GzipLineWriter(path: file.path)
+                let counter = Counter(start: total, progress: progress)
+                await engine.database(id).forEachDocument { doc in
+                    writer.write(line: documentLine(doc, id))
+                    counter.step()
+                    return writer.error == nil
+                }
+                try writer.finish()
+                total = counter.count
+                let count = counter.count - (summary.documents)
+                summary.databases.append((id.name, count))
+                metadata.append(["name": id.name, "file": relative, "documents": count])
+            }
+            let meta: [String: Any] = [
+                "format": format, "version": version, "created": RFC3339.format(Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1e6))),
+                "databases": metadata,
+            ]
+            try JSONSerialization.data(withJSONObject: meta, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: temporary.appendingPathComponent(metadataFile))
+            // Swap in the new export; the old one is removed only once the new one is in place.
+            let fm = FileManager.default
+            if fm.fileExists(atPath: target.path) {
+                let old = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).old-\(UUID().uuidString)")
+                try fm.moveItem(at: target, to: old)
+                try fm.moveItem(at: temporary, to: target)
+                try? fm.removeItem(at: old)
+            } else {
+                try fm.moveItem(at: temporary, to: target)
+            }
+            return summary
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    static func documentLine(_ doc: Document, _ id: DatabaseID) -> [UInt8] {
+        let object: [String: Any] = [
+            "name": id.documentsRoot + "/" + doc.key.path.canonical, "fields": DocumentJSON.restFields(doc.fields),
+            "createTime": RFC3339.format(doc.createTime), "updateTime": RFC3339.format(doc.updateTime),
+        ]
+        var bytes = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { [UInt8]($0) } ?? []
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// Imports an export into `engine` as the owner, 500 documents per commit; documents are
+    /// read as the files decompress, never all at once.
+    public static func `import`(
+        from directory: String, into engine: Engine, progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Summary {
+        let root = URL(fileURLWithPath: directory)
+        let metaData = try Data(contentsOf: root.appendingPathComponent(metadataFile))
+        guard let meta = try JSONSerialization.jsonObject(with: metaData) as? [String: Any], meta["format"] as? String == format else {
+            throw FlintError.invalidArgument("\(directory) is not a Flint export (no \(metadataFile) of format \(format)).")
+        }
+        guard let v = meta["version"] as? Int, v <= version else {
+            throw FlintError.invalidArgument("\(directory) has export format version \(meta["version"] ?? "?"); this Flint reads up to \(version).")
+        }
+        var summary = Summary(databases: [])
+        var total = 0
+        for entry in meta["databases"] as? [[String: Any]] ?? [] {
+            guard let name = entry["name"] as? String, let file = entry["file"] as? String else { continue }
+            let id = try FirestoreName.database(name)
+            let db = engine.database(id)
+            let reader = try GzipLineReader(path: root.appendingPathComponent(file).path)
+            var count = 0
+            while let lines = try reader.next(500) {
+                var writes: [Write] = []
+                for line in lines where !line.isEmpty {
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let docName = object["name"] as? String else {
+                        throw FlintError.invalidArgument("\(file): line \(count + writes.count + 1) is not a document")
+                    }
+                    let (docDB, key) = try ResourceName.parseDocument(docName)
+                    guard docDB == id else { throw FlintError.invalidArgument("\(file): \(docName) is not in \(name)") }
+                    writes.append(.set(key, try DocumentJSON.fields(object["fields"] ?? [String: Any](), database: id)))
+                }
+                if !writes.isEmpty { _ = try await db.commit(writes) }
+                count += writes.count
+                if (total + count) / 10_000 != (total + count - writes.count) / 10_000 { progress?(total + count) }
+            }
+            total += count
+            summary.databases.append((name, count))
+        }
+        return summary
+    }
+}
+
+/// Counts exported documents and reports progress every 10,000.
+private final class Counter: @unchecked Sendable {
+    // Used inside one database's forEachDocument call at a time.
+    private(set) var count: Int
+    private let progress: (@Sendable (Int) -> Void)?
+
+    init(start: Int, progress: (@Sendable (Int) -> Void)?) {
+        count = start
+        self.progress = progress
+    }
+
+    func step() {
+        count += 1
+        if count % 10_000 == 0 { progress?(count) }
+    }
+}
+
+/// Database names in exports.
+enum FirestoreName {
+    static func database(_ name: String) throws(FlintError) -> DatabaseID {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases" else {
+            throw .invalidArgument("\(name) is not a database name")
+        }
+        return DatabaseID(project: String(parts[1]), database: String(parts[3]))
+    }
+}

@@ -1,0 +1,61 @@
+import FlintEngine
+import FlintExport
+import FlintModel
+import FlintQuery
+import Foundation
+import Testing
+
+struct ExportTests {
+    static func directory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("flint-export-\(UUID().uuidString)").path
+    }
+
+    @Test func anExportImportsBackIntoAFreshEngine() async throws {
+        let source = Engine()
+        let a = source.database(project: "one")
+        let fields: MapValue = [
+            "null": .null, "b": true, "i": .integer(Int64.min), "d": .double(.infinity), "t": .timestamp(Timestamp(microseconds: 1_600_000_000_000_001)),
+            "s": "ünïcode/and \"quotes\"", "bytes": .bytes([1, 2, 255]), "geo": .geoPoint(try GeoPoint(latitude: -33.9, longitude: 151.2)),
+            "ref": .reference(DocumentReference(database: a.id, key: try DocumentKey(parsing: "c/x"))), "list": [1, ["nested": [2.5]]],
+            "vector": .vector([1, 2]),
+        ]
+        _ = try await a.commit([.set(try DocumentKey(parsing: "c/x"), fields), .set(try DocumentKey(parsing: "c/x/sub/y"), ["n": 1])])
+        _ = try await a.commit((0..<1200).map { .set(try! DocumentKey(parsing: "many/d\($0)"), ["i": .integer(Int64($0))]) })
+        _ = try await source.database(project: "two", database: "other").commit([.set(try DocumentKey(parsing: "u/v"), ["w": 1])])
+        let dir = Self.directory()
+        let written = try await FlintExport.export(source, to: dir)
+        #expect(written.documents == 1203)
+        #expect(written.databases.map(\.name) == ["projects/one/databases/(default)", "projects/two/databases/other"])
+
+        let target = Engine()
+        let read = try await FlintExport.import(from: dir, into: target)
+        #expect(read.documents == 1203)
+        let x = try await target.database(project: "one").get(try DocumentKey(parsing: "c/x"))
+        #expect(x?.fields.entries.count == fields.entries.count)
+        for e in fields.entries { #expect(x?.fields[e.key] == e.value, "\(e.key)") }
+        #expect(try await target.database(project: "one").runQuery(Query(collectionID: "many")).documents.count == 1200)
+        #expect(try await target.database(project: "two", database: "other").get(try DocumentKey(parsing: "u/v"))?.fields == ["w": 1])
+
+        // Exporting one project only, over the earlier export: replaced whole, nothing left over.
+        let onlyTwo = try await FlintExport.export(source, to: dir, project: "two")
+        #expect(onlyTwo.documents == 1)
+        let parent = URL(fileURLWithPath: dir).deletingLastPathComponent().path
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: parent).filter { $0.contains(URL(fileURLWithPath: dir).lastPathComponent + ".") }
+        #expect(leftovers.isEmpty)
+        let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/flint-export.json"))) as? [String: Any]
+        #expect(meta?["version"] as? Int == 1)
+        #expect((meta?["databases"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test func whatIsNotAnExportIsRefused() async throws {
+        let dir = Self.directory()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        await #expect(throws: (any Error).self) { _ = try await FlintExport.import(from: dir, into: Engine()) }
+        try #"{"format": "flint-export", "version": 99, "databases": []}"#.write(toFile: dir + "/flint-export.json", atomically: true, encoding: .utf8)
+        let future = await #expect(throws: FlintError.self) { _ = try await FlintExport.import(from: dir, into: Engine()) }
+        #expect(future?.message.contains("version 99") == true)
+        try #"{"format": "flint-export", "version": 1, "databases": [{"name": "projects/p/databases/(default)", "file": "missing.jsonl.gz"}]}"#
+            .write(toFile: dir + "/flint-export.json", atomically: true, encoding: .utf8)
+        await #expect(throws: (any Error).self) { _ = try await FlintExport.import(from: dir, into: Engine()) }
+    }
+}
