@@ -105,7 +105,7 @@ let package = Package(
         .target(name: "CHeapStats", path: "bench/CHeapStats"),
         .executableTarget(
             name: "FlintBench",
-            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "CHeapStats"],
+            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "FlintExport", "CHeapStats"],
             path: "bench/FlintBench",
             swiftSettings: strict),
 

@@ -73,12 +73,9 @@ public enum FlintExport {
     }
 
     static func documentLine(_ doc: Document, _ id: DatabaseID) -> [UInt8] {
-        let object: [String: Any] = [
-            "name": id.documentsRoot + "/" + doc.key.path.canonical, "fields": DocumentJSON.restFields(doc.fields),
-            "createTime": RFC3339.format(doc.createTime), "updateTime": RFC3339.format(doc.updateTime),
-        ]
-        var bytes = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { [UInt8]($0) } ?? []
-        bytes.append(0x0A)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        DocumentLine.encode(doc, id, into: &bytes)
         return bytes
     }
 

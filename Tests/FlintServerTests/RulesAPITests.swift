@@ -133,3 +133,31 @@ extension RulesAPITests {
         }
     }
 }
+
+extension RulesAPITests {
+    @Test func exportAndImportThroughTheAdminEndpoints() async throws {
+        let engine = Engine()
+        let server = FlintServer(engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-admin-export-\(UUID().uuidString)").path
+        try await server.makeApplication().test(.live) { client in
+            var (status, _) = try await Self.call(client, .patch, "/v1/projects/ex/databases/(default)/documents/c/a", #"{"fields":{"n":{"integerValue":"1"}}}"#)
+            #expect(status == .ok)
+            var answer: Any?
+            (status, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ex:export", #"{"database":"projects/ex/databases/(default)","export_directory":"\#(dir)"}"#)
+            #expect(status == .ok)
+            #expect((answer as? [String: Any])?["documents"] as? Int == 1)
+            (status, _) = try await Self.call(client, .delete, "/emulator/v1/projects/ex/databases/(default)/documents")
+            (status, _) = try await Self.call(client, .get, "/v1/projects/ex/databases/(default)/documents/c/a")
+            #expect(status == .notFound)
+            (status, answer) = try await Self.call(client, .post, "/emulator/v1:import", #"{"directory":"\#(dir)"}"#)
+            #expect(status == .ok)
+            #expect((answer as? [String: Any])?["documents"] as? Int == 1)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/ex/databases/(default)/documents/c/a")
+            #expect(status == .ok)
+            (status, answer) = try await Self.call(client, .post, "/emulator/v1:export", #"{}"#)
+            #expect(status == .badRequest)
+            (status, _) = try await Self.call(client, .post, "/emulator/v1:import", #"{"directory":"/nonexistent/flint"}"#)
+            #expect(status == .badRequest)
+        }
+    }
+}

@@ -73,7 +73,7 @@ func smallDocument(_ i: Int) -> MapValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let mode = ["queries", "transactions", "listeners", "rules", "durable"].contains(arguments.first ?? "") ? arguments[0] : "documents"
+let mode = ["queries", "transactions", "listeners", "rules", "durable", "export"].contains(arguments.first ?? "") ? arguments[0] : "documents"
 let size = Int(arguments.last ?? "") ?? 100_000
 
 /// Runs off the main actor, so each call to the database actor is a plain executor switch
@@ -127,6 +127,7 @@ case "queries": try await runQueries(size)
 case "listeners": try await runListeners(size)
 case "rules": runRules(size)
 case "durable": try await runDurable(size)
+case "export": try await runExport(size)
 case "transactions":
     try await runTransactions(size, mode: .pessimistic)
     try await runTransactions(size, mode: .optimistic)

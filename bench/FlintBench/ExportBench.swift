@@ -1,0 +1,32 @@
+import FlintEngine
+import FlintExport
+import FlintModel
+import Foundation
+
+/// Export and import of `n` small documents: seconds, documents/s, the export's size, and
+/// resident memory before and after each (the export streams; the import holds what it loads,
+/// since the data lives in memory).
+func runExport(_ n: Int) async throws {
+    let source = Engine()
+    let db = source.database(project: "bench")
+    var i = 0
+    while i < n {
+        let end = min(i + 500, n)
+        _ = try await db.commit((i..<end).map { .set(userKey($0), smallDocument($0)) })
+        i = end
+    }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-bench-export-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let before = residentBytes()
+    var start = monotonicSeconds()
+    let written = try await FlintExport.export(source, to: dir)
+    let exportSeconds = monotonicSeconds() - start
+    let afterExport = residentBytes()
+    let size = (try? FileManager.default.attributesOfItem(atPath: dir + "/bench/(default).jsonl.gz")[.size] as? Int) ?? 0
+    print("export documents=\(written.documents) seconds=\(String(format: "%.1f", exportSeconds)) docs/s=\(rate(n, exportSeconds)) file-MiB=\(size >> 20) rss-MiB-before=\(before >> 20) rss-MiB-after=\(afterExport >> 20)")
+    let target = Engine()
+    start = monotonicSeconds()
+    let read = try await FlintExport.import(from: dir, into: target)
+    let importSeconds = monotonicSeconds() - start
+    print("import documents=\(read.documents) seconds=\(String(format: "%.1f", importSeconds)) docs/s=\(rate(n, importSeconds)) rss-MiB-after=\(residentBytes() >> 20) (holding both engines)")
+}
