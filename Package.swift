@@ -119,7 +119,8 @@ let package = Package(
             name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintRulesTesting", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
-        .testTarget(name: "FlintExportTests", dependencies: ["FlintExport", "FlintEngine", "FlintModel", "FlintQuery"], swiftSettings: strict),
+        .testTarget(
+            name: "FlintExportTests", dependencies: ["FlintExport", "FlintEngine", "FlintDurable", "FlintModel", "FlintQuery"], swiftSettings: strict),
         .testTarget(name: "FlintDurableTests", dependencies: ["FlintDurable", "FlintEngine", "FlintModel", "FlintQuery"], swiftSettings: strict),
         .testTarget(
             name: "FlintRulesTestingTests",

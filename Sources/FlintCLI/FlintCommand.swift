@@ -6,7 +6,7 @@ public struct FlintCommand: AsyncParsableCommand {
         commandName: "flint",
         abstract: "A Firestore-compatible local emulator.",
         version: "0.1.0",
-        subcommands: [Start.self, Exec.self, Fixtures.self, Rules.self, Export.self])
+        subcommands: [Start.self, Exec.self, Fixtures.self, Rules.self, Export.self, Import.self])
 
     public init() {}
 }

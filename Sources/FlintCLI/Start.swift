@@ -113,6 +113,31 @@ extension FlintCommand {
 }
 
 extension FlintCommand {
+    /// `flint import DIR --data-dir D`: loads an export into a data directory offline, a batch
+    /// at a time, without holding the export or the data in memory.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Load an export into a --data-dir without starting Flint.")
+
+        @Argument(help: "The export to load.")
+        var directory: String
+
+        @Option(help: "The data directory to load it into (created if needed).")
+        var dataDir: String
+
+        func run() async throws {
+            try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+            let file = try DurableFile(path: (dataDir as NSString).appendingPathComponent("flint.sqlite"))
+            let progress = Start.progress("imported")
+            var total = 0
+            try FlintExport.forEachBatch(in: directory) { id, batch in
+                try file.load(id, batch.map(\.1))
+                total += batch.count
+                if total % 10_000 < batch.count { progress?(total) }
+            }
+            print("Imported \(total) documents into \(dataDir)")
+        }
+    }
+
     /// `flint export DIR`: asks a running Flint to export every database into DIR, or exports a
     /// `--data-dir` directly when no Flint is running on it.
     struct Export: AsyncParsableCommand {

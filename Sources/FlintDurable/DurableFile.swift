@@ -72,10 +72,21 @@ public final class DurableFile: Sendable {
 
     /// Writes one commit's final states atomically; nothing is written when it fails.
     func write(_ database: DatabaseID, _ writes: [DocumentWrite], commitTime: Timestamp) throws(FlintError) {
-        guard !writes.isEmpty else { return }
+        try write(database, writes.map { ($0, commitTime) })
+    }
+
+    /// Stores documents with their own times (an offline import), as one SQLite transaction.
+    public func load(_ database: DatabaseID, _ documents: [Document]) throws(FlintError) {
+        try write(database, documents.map { doc in
+            (DocumentWrite(key: doc.key, state: DocumentState(fields: doc.fields, createTime: doc.createTime, updateTime: doc.updateTime)), doc.updateTime)
+        })
+    }
+
+    private func write(_ database: DatabaseID, _ rows: [(DocumentWrite, Timestamp)]) throws(FlintError) {
+        guard !rows.isEmpty else { return }
         let failure: String? = connection.withLock { c in
             guard sqlite3_exec(c.db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { return String(cString: sqlite3_errmsg(c.db)) }
-            for w in writes {
+            for (w, updated) in rows {
                 let statement = w.state == nil ? c.delete : c.upsert
                 sqlite3_reset(statement)
                 sqlite3_bind_text(statement, 1, database.project, -1, Self.transient)
@@ -85,7 +96,7 @@ public final class DurableFile: Sendable {
                     let blob = ValueCodec.encode(state.fields)
                     _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), Self.transient) }
                     sqlite3_bind_int64(statement, 5, state.createTime.microseconds)
-                    sqlite3_bind_int64(statement, 6, commitTime.microseconds)
+                    sqlite3_bind_int64(statement, 6, updated.microseconds)
                 }
                 guard sqlite3_step(statement) == SQLITE_DONE else {
                     let message = String(cString: sqlite3_errmsg(c.db))

@@ -121,6 +121,38 @@ public enum FlintExport {
     }
 }
 
+extension FlintExport {
+    /// Reads an export's documents a batch at a time, database by database, without an engine:
+    /// for loading straight into a data directory in bounded memory.
+    public static func forEachBatch(
+        in directory: String, size: Int = 500, _ body: (DatabaseID, [(DocumentKey, Document)]) throws -> Void
+    ) throws {
+        let root = URL(fileURLWithPath: directory)
+        let metaData = try Data(contentsOf: root.appendingPathComponent(metadataFile))
+        guard let meta = try JSONSerialization.jsonObject(with: metaData) as? [String: Any], meta["format"] as? String == format,
+            let v = meta["version"] as? Int, v <= version
+        else { throw FlintError.invalidArgument("\(directory) is not a Flint export this version can read.") }
+        for entry in meta["databases"] as? [[String: Any]] ?? [] {
+            guard let name = entry["name"] as? String, let file = entry["file"] as? String else { continue }
+            let id = try FirestoreName.database(name)
+            let reader = try GzipLineReader(path: root.appendingPathComponent(file).path)
+            while let lines = try reader.next(size) {
+                var batch: [(DocumentKey, Document)] = []
+                for line in lines where !line.isEmpty {
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let docName = object["name"] as? String,
+                        let created = (object["createTime"] as? String).flatMap(RFC3339.parse),
+                        let updated = (object["updateTime"] as? String).flatMap(RFC3339.parse)
+                    else { throw FlintError.invalidArgument("\(file): a line is not a document") }
+                    let (_, key) = try ResourceName.parseDocument(docName)
+                    let fields = try DocumentJSON.fields(object["fields"] ?? [String: Any](), database: id)
+                    batch.append((key, Document(key: key, fields: fields, createTime: created, updateTime: updated)))
+                }
+                try body(id, batch)
+            }
+        }
+    }
+}
+
 /// Counts exported documents and reports progress every 10,000.
 private final class Counter: @unchecked Sendable {
     // Used inside one database's forEachDocument call at a time.

@@ -1,3 +1,4 @@
+import FlintDurable
 import FlintEngine
 import FlintExport
 import FlintModel
@@ -57,5 +58,28 @@ struct ExportTests {
         try #"{"format": "flint-export", "version": 1, "databases": [{"name": "projects/p/databases/(default)", "file": "missing.jsonl.gz"}]}"#
             .write(toFile: dir + "/flint-export.json", atomically: true, encoding: .utf8)
         await #expect(throws: (any Error).self) { _ = try await FlintExport.import(from: dir, into: Engine()) }
+    }
+}
+
+extension ExportTests {
+    @Test func anExportLoadsOfflineIntoADataDirectoryKeepingItsTimes() async throws {
+        let source = Engine()
+        let written = try await source.database(project: "off").commit([.set(try DocumentKey(parsing: "c/a"), ["n": 1]), .set(try DocumentKey(parsing: "c/b"), ["n": 2])])
+        let dir = Self.directory()
+        _ = try await FlintExport.export(source, to: dir)
+        let dataDir = Self.directory()
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        let file = try DurableFile(path: dataDir + "/flint.sqlite")
+        var batches = 0
+        try FlintExport.forEachBatch(in: dir, size: 1) { id, batch in
+            #expect(id == DatabaseID(project: "off"))
+            try file.load(id, batch.map(\.1))
+            batches += 1
+        }
+        #expect(batches == 2)
+        let restored = try Engine.durable(directory: dataDir)
+        let a = try await restored.database(project: "off").get(try DocumentKey(parsing: "c/a"))
+        #expect(a?.fields == ["n": 1])
+        #expect(a?.updateTime == written.commitTime)
     }
 }

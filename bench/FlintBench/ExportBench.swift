@@ -1,3 +1,4 @@
+import FlintDurable
 import FlintEngine
 import FlintExport
 import FlintModel
@@ -24,6 +25,20 @@ func runExport(_ n: Int) async throws {
     let afterExport = residentBytes()
     let size = (try? FileManager.default.attributesOfItem(atPath: dir + "/bench/(default).jsonl.gz")[.size] as? Int) ?? 0
     print("export documents=\(written.documents) seconds=\(String(format: "%.1f", exportSeconds)) docs/s=\(rate(n, exportSeconds)) file-MiB=\(size >> 20) rss-MiB-before=\(before >> 20) rss-MiB-after=\(afterExport >> 20)")
+    // Offline import into a data directory: batches stream into SQLite, nothing is kept.
+    let dataDir = dir + "-data"
+    defer { try? FileManager.default.removeItem(atPath: dataDir) }
+    try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+    let file = try DurableFile(path: dataDir + "/flint.sqlite")
+    let beforeOffline = residentBytes()
+    start = monotonicSeconds()
+    var loaded = 0
+    try FlintExport.forEachBatch(in: dir) { id, batch in
+        try file.load(id, batch.map(\.1))
+        loaded += batch.count
+    }
+    let offlineSeconds = monotonicSeconds() - start
+    print("offline-import documents=\(loaded) seconds=\(String(format: "%.1f", offlineSeconds)) docs/s=\(rate(loaded, offlineSeconds)) rss-MiB-growth=\((residentBytes() - beforeOffline) >> 20)")
     let target = Engine()
     start = monotonicSeconds()
     let read = try await FlintExport.import(from: dir, into: target)
