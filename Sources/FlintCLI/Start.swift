@@ -16,11 +16,17 @@ extension FlintCommand {
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Start the emulator.")
 
-        @Option(help: "Address to listen on.")
-        var host = "127.0.0.1"
+        @Option(help: "Address to listen on (default 127.0.0.1, or emulators.firestore.host of firebase.json).")
+        var host: String?
 
-        @Option(help: "Port to listen on; 0 picks a free one.")
-        var port = 8080
+        @Option(help: "Port to listen on; 0 picks a free one (default 8080, or emulators.firestore.port).")
+        var port: Int?
+
+        @Option(help: "A firebase.json to read firestore.rules, firestore.indexes and emulators.firestore host/port from (default: ./firebase.json when present).")
+        var config: String?
+
+        @Option(help: "The project the rules apply to (default: every project that has not loaded its own).")
+        var project: String?
 
         @Option(help: "A firestore.indexes.json whose composite indexes and field overrides are declared.")
         var indexes: String?
@@ -28,7 +34,7 @@ extension FlintCommand {
         @Flag(help: "Refuse queries that production would refuse for lack of a declared index.")
         var requireIndexes = false
 
-        @Option(help: "A firestore.rules file applied to every project that has not loaded its own.")
+        @Option(help: "A firestore.rules file, reloaded whenever it changes; applied to --project, else to every project without rules of its own.")
         var rules: String?
 
         @Option(help: "Keep every database in DIR/flint.sqlite and restore them at start (default: memory only).")
@@ -47,11 +53,40 @@ extension FlintCommand {
         var logLevel = "notice"
 
         func validate() throws {
-            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+            if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535.") }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
         }
 
+        /// What firebase.json says, paths made relative to it.
+        struct FirebaseConfig {
+            var rules: String?
+            var indexes: String?
+            var host: String?
+            var port: Int?
+
+            init(path: String) throws {
+                guard let data = FileManager.default.contents(atPath: path),
+                    let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                else { throw ValidationError("\(path) is not readable JSON.") }
+                let base = (path as NSString).deletingLastPathComponent
+                func relative(_ p: String?) -> String? { p.map { $0.hasPrefix("/") ? $0 : (base as NSString).appendingPathComponent($0) } }
+                // `firestore` is an object, or a list of per-database objects (the first is used).
+                let firestore = (root["firestore"] as? [String: Any]) ?? (root["firestore"] as? [[String: Any]])?.first
+                rules = relative(firestore?["rules"] as? String)
+                indexes = relative(firestore?["indexes"] as? String)
+                let emulator = (root["emulators"] as? [String: Any])?["firestore"] as? [String: Any]
+                host = emulator?["host"] as? String
+                port = (emulator?["port"] as? Int) ?? (emulator?["port"] as? String).flatMap { Int($0) }
+            }
+        }
+
         func run() async throws {
+            let configPath = config ?? (FileManager.default.fileExists(atPath: "firebase.json") ? "firebase.json" : nil)
+            let file = try configPath.map { try FirebaseConfig(path: $0) }
+            let host = self.host ?? file?.host ?? "127.0.0.1"
+            let port = self.port ?? file?.port ?? 8080
+            let rules = self.rules ?? file?.rules
+            let indexes = self.indexes ?? file?.indexes
             var configuration = DatabaseConfiguration()
             configuration.requireIndexes = requireIndexes
             if let indexes {
@@ -80,13 +115,16 @@ extension FlintCommand {
             } else {
                 engine = Engine(configuration: configuration)
             }
+            var watcher: Task<Void, Never>?
             if let rules {
                 guard let data = FileManager.default.contents(atPath: rules) else { throw ValidationError("Cannot read \(rules).") }
-                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: nil).filter { $0.severity == .error }
+                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
                 guard problems.isEmpty else {
                     throw ValidationError(problems.map { "\(rules):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
                 }
+                watcher = Self.watch(rules, project: project, engine: engine, logger: logger)
             }
+            defer { watcher?.cancel() }
             if let source = self.import {
                 let summary = try await FlintExport.import(from: source, into: engine, progress: Self.progress("imported"))
                 FileHandle.standardError.write(Data("Imported \(summary.documents) documents from \(source)\n".utf8))
@@ -101,6 +139,27 @@ extension FlintCommand {
             if let exportOnExit {
                 let summary = try await FlintExport.export(engine, to: exportOnExit, progress: Self.progress("exported"))
                 FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
+            }
+        }
+
+        /// Reloads the rules file whenever it changes; rules that do not compile are reported
+        /// and the previous ones stay in force.
+        static func watch(_ path: String, project: String?, engine: Engine, logger: Logger) -> Task<Void, Never> {
+            Task {
+                func stamp() -> Date? { (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
+                var last = stamp()
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    let now = stamp()
+                    guard now != last, let data = FileManager.default.contents(atPath: path) else { continue }
+                    last = now
+                    let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
+                    if problems.isEmpty {
+                        logger.notice("Reloaded the rules from \(path).")
+                    } else {
+                        for p in problems { logger.error("\(path):\(p.position.line):\(p.position.column): error: \(p.message) (the previous rules stay in force)") }
+                    }
+                }
             }
         }
 

@@ -41,6 +41,7 @@ public struct FlintServer: Sendable {
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(RequestLog(logger: logger, metrics: metrics))
+        router.middlewares.add(GzipResponses())
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(
             CORSMiddleware(

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import CompressNIO
 import NIOCore
 import Testing
 
@@ -158,6 +159,28 @@ extension RulesAPITests {
             #expect(status == .badRequest)
             (status, _) = try await Self.call(client, .post, "/emulator/v1:import", #"{"directory":"/nonexistent/flint"}"#)
             #expect(status == .badRequest)
+        }
+    }
+}
+
+extension RulesAPITests {
+    @Test func responsesAreGzippedWhenAsked() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            _ = try await Self.call(client, .patch, "/v1/projects/gz/databases/(default)/documents/c/a", #"{"fields":{"s":{"stringValue":"\#(String(repeating: "z", count: 2000))"}}}"#)
+            let (encoding, body) = try await client.execute(
+                uri: "/v1/projects/gz/databases/(default)/documents/c/a", method: .get, headers: [.acceptEncoding: "gzip, deflate"]
+            ) { response in (response.headers[.contentEncoding], response.body) }
+            #expect(encoding == "gzip")
+            var compressed = body
+            #expect(compressed.readableBytes < 500)
+            let plain = try compressed.decompress(with: .gzip())
+            let json = try JSONSerialization.jsonObject(with: Data(buffer: plain)) as? [String: Any]
+            #expect(json?["name"] as? String == "projects/gz/databases/(default)/documents/c/a")
+            let (plainEncoding, _) = try await client.execute(uri: "/v1/projects/gz/databases/(default)/documents/c/a", method: .get) { response in
+                (response.headers[.contentEncoding], response.body)
+            }
+            #expect(plainEncoding == nil)
         }
     }
 }

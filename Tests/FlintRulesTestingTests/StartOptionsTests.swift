@@ -1,0 +1,43 @@
+import FlintEngine
+import Foundation
+import Logging
+import Testing
+
+@testable import FlintCLI
+
+/// `flint start`'s firebase.json reading and its rules watcher.
+struct StartOptionsTests {
+    @Test func firebaseJSONGivesRulesIndexesHostAndPort() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try #"{"firestore": {"rules": "firestore.rules", "indexes": "conf/firestore.indexes.json"}, "emulators": {"firestore": {"host": "0.0.0.0", "port": "9099"}}}"#
+            .write(toFile: dir + "/firebase.json", atomically: true, encoding: .utf8)
+        let config = try FlintCommand.Start.FirebaseConfig(path: dir + "/firebase.json")
+        #expect(config.rules == dir + "/firestore.rules")
+        #expect(config.indexes == dir + "/conf/firestore.indexes.json")
+        #expect(config.host == "0.0.0.0" && config.port == 9099)
+        try #"{"firestore": [{"database": "(default)", "rules": "/abs/a.rules"}]}"#.write(toFile: dir + "/multi.json", atomically: true, encoding: .utf8)
+        #expect(try FlintCommand.Start.FirebaseConfig(path: dir + "/multi.json").rules == "/abs/a.rules")
+        #expect(throws: (any Error).self) { try FlintCommand.Start.FirebaseConfig(path: dir + "/missing.json") }
+    }
+
+    @Test func theRulesFileIsReloadedWhenItChanges() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-watch-\(UUID().uuidString).rules").path
+        let first = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if false; } }"
+        try first.write(toFile: path, atomically: true, encoding: .utf8)
+        let engine = Engine()
+        engine.rules.load(first, project: "w")
+        let watcher = FlintCommand.Start.watch(path, project: "w", engine: engine, logger: Logger(label: "test"))
+        defer { watcher.cancel() }
+        try await Task.sleep(for: .milliseconds(1100))  // file times have a one-second grain on some file systems
+        try "service cloud.firestore { broken".write(toFile: path, atomically: true, encoding: .utf8)
+        try await Task.sleep(for: .milliseconds(1300))
+        #expect(engine.rules.rules(for: "w")?.source == first)  // invalid rules leave the old ones in force
+        let second = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if true; } }"
+        try await Task.sleep(for: .milliseconds(1100))
+        try second.write(toFile: path, atomically: true, encoding: .utf8)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while engine.rules.rules(for: "w")?.source != second, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(engine.rules.rules(for: "w")?.source == second)
+    }
+}
