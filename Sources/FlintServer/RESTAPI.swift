@@ -36,7 +36,17 @@ struct RESTAPI: Sendable {
             // Read on every request, as the reference does; the rules decide with it.
             let auth = try AuthContext(authorization: request.headers[.authorization])
             let target = try Self.parse(request.uri.path)
-            return try await dispatch(request, target, calls.acting(as: auth))
+            let alt = request.uri.queryParameters["$alt"].map(String.init) ?? ""
+            let asInts = alt.split(separator: ";").contains { $0.replacingOccurrences(of: " ", with: "") == "enum-encoding=int" }
+            // TaskLocal's withValue rethrows untyped errors; the answer carries its own error.
+            let result: Result<Response, FlintError> = await Self.$enumsAsInts.withValue(asInts) {
+                do throws(FlintError) {
+                    return .success(try await dispatch(request, target, calls.acting(as: auth)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return try result.get()
         } catch {
             return error.restResponse()
         }
@@ -218,8 +228,17 @@ struct RESTAPI: Sendable {
         }
     }
 
+    /// Set for a request asking `$alt=json;enum-encoding=int`: enums as numbers, not names.
+    @TaskLocal static var enumsAsInts = false
+
+    static var encoding: JSONEncodingOptions {
+        var options = JSONEncodingOptions()
+        options.alwaysPrintEnumsAsInts = enumsAsInts
+        return options
+    }
+
     static func json(_ message: some SwiftProtobuf.Message) throws(FlintError) -> Response {
-        do { return respond(try message.jsonUTF8Data()) } catch {
+        do { return respond(try message.jsonUTF8Data(options: encoding)) } catch {
             throw FlintError(.internal, "The answer could not be encoded: \(error)")
         }
     }
@@ -230,7 +249,7 @@ struct RESTAPI: Sendable {
         do {
             for (i, m) in messages.enumerated() {
                 if i > 0 { data.append(contentsOf: ",".utf8) }
-                data.append(try m.jsonUTF8Data())
+                data.append(try m.jsonUTF8Data(options: encoding))
             }
         } catch {
             throw FlintError(.internal, "The answer could not be encoded: \(error)")

@@ -184,3 +184,22 @@ extension RulesAPITests {
         }
     }
 }
+
+extension RulesAPITests {
+    /// `$alt=json;enum-encoding=int`, as some clients send: enums as numbers in requests and answers.
+    @Test func enumsAsNumbers() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            _ = try await Self.call(client, .patch, "/v1/projects/en/databases/(default)/documents/c/a", #"{"fields":{"n":{"integerValue":"3"},"z":{"nullValue":null}}}"#)
+            _ = try await Self.call(client, .patch, "/v1/projects/en/databases/(default)/documents/c/b", #"{"fields":{"n":{"integerValue":"1"}}}"#)
+            // op 4 is GREATER_THAN_OR_EQUAL, direction 2 is DESCENDING.
+            let query = #"{"structuredQuery":{"from":[{"collectionId":"c"}],"where":{"fieldFilter":{"field":{"fieldPath":"n"},"op":4,"value":{"integerValue":"1"}}},"orderBy":[{"field":{"fieldPath":"n"},"direction":2}]}}"#
+            let (status, answer) = try await Self.call(client, .post, "/v1/projects/en/databases/(default)/documents:runQuery?$alt=json;enum-encoding=int", query)
+            #expect(status == .ok)
+            let names = (answer as? [[String: Any]])?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }
+            #expect(names == ["projects/en/databases/(default)/documents/c/a", "projects/en/databases/(default)/documents/c/b"])
+            let (_, doc) = try await Self.call(client, .get, "/v1/projects/en/databases/(default)/documents/c/a?$alt=json;enum-encoding=int")
+            #expect(((doc as? [String: Any])?["fields"] as? [String: Any])?["z"] != nil)
+        }
+    }
+}
