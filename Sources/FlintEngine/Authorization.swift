@@ -1,3 +1,4 @@
+import Foundation
 import FlintModel
 import FlintQuery
 import FlintRules
@@ -243,5 +244,46 @@ extension Database {
             }
         }
         return out
+    }
+}
+
+/// A rules decision with what led to it, for rules authors.
+public struct RulesExplanation: Sendable {
+    public var allowed: Bool
+    /// The denial message ("" when allowed).
+    public var message: String
+    public var debug: [String]
+    /// Each line the denial names, with the values its expressions took.
+    public var lines: [(line: Int, text: String, values: [(expression: String, values: String)])]
+}
+
+extension Database {
+    /// Evaluates the rules in force for one request described directly, without performing it:
+    /// `path` names a document (or, for `list`, a collection); `data` is the document after a
+    /// write, or for `list` the fields its query pins. Nil when no rules are loaded.
+    public func explainRules(method: Method, path: [String], auth: AuthContext, data: MapValue?) -> RulesExplanation? {
+        guard let loaded = rules?.rules(for: id.project) else { return nil }
+        let coverage = Coverage()
+        let reader = StoreDocumentReader(store: store, database: id, readTime: nil)
+        var request = RulesRequest(
+            method: method, database: id.database, target: method == .list ? .collection(path, group: false) : .document(path),
+            auth: Self.authValue(auth), time: RulesTimestamp(clock.now()))
+        if method == .list {
+            request.resource = .map(["data": .map(RulesValue.fields(data ?? [:]))])
+            request.query = .map(["limit": .null, "offset": .int(0), "orderBy": .map([:])])
+        } else if let key = try? DocumentKey(ResourcePath(path)) {
+            let stored = store.document(key, at: nil)
+            request.resource = stored.map { .resource(database: id.database, path: path, fields: $0.fields) } ?? .null
+            if method == .create || method == .update {
+                request.requestResource = .resource(database: id.database, path: path, fields: data ?? stored?.fields ?? [:])
+            }
+        }
+        let decision = loaded.ruleset.decide(request, reader: reader, coverage: coverage)
+        let source = loaded.source.split(separator: "\n", omittingEmptySubsequences: false)
+        let mentioned = Set(decision.message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).sorted()
+        let lines = mentioned.filter { $0 >= 1 && $0 <= source.count }.map { line in
+            (line, source[line - 1].trimmingCharacters(in: .whitespaces), coverage.values(onLine: line, of: loaded.ruleset))
+        }
+        return RulesExplanation(allowed: decision.allowed, message: decision.message, debug: decision.debugLog, lines: lines)
     }
 }

@@ -1,5 +1,7 @@
 import FlintEngine
 import FlintExport
+import FlintFixtures
+import FlintRules
 import FlintModel
 import Foundation
 import Hummingbird
@@ -171,6 +173,59 @@ struct AdminAPI: Sendable {
             return error.restResponse()
         } catch {
             return FlintError(.failedPrecondition, "\(error)").restResponse()
+        }
+    }
+
+    /// `POST /emulator/v1/projects/{p}:evaluateRules` (Flint's): decides one request described
+    /// directly — `{"method": "get", "path": "users/alice", "auth": {"uid": "alice", "claims":
+    /// {…}} | null, "data": {REST fields}, "database": "(default)"}` — without performing it,
+    /// and answers the decision with the lines that decided and their values.
+    func evaluateRules(_ request: Request) async -> Response {
+        do throws(FlintError) {
+            let project = try Self.rulesProject(request.uri.path, verb: ":evaluateRules")
+            let bytes: ByteBuffer
+            do { bytes = try await request.body.collect(upTo: Limits.maxRequestBytes) } catch { throw .invalidArgument("The body could not be read.") }
+            guard let body = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any],
+                let methodName = body["method"] as? String, let method = Method(rawValue: methodName), let path = body["path"] as? String
+            else {
+                throw .invalidArgument(#"Expected {"method": "get|list|create|update|delete", "path": "users/alice", "auth": …, "data": …}."#)
+            }
+            let database = DatabaseID(project: project, database: body["database"] as? String ?? DatabaseID.defaultDatabase)
+            var auth = AuthContext.unauthenticated
+            if let a = body["auth"] as? [String: Any], let uid = a["uid"] as? String {
+                var token: MapValue = ["sub": .string(uid), "user_id": .string(uid)]
+                if let claims = a["claims"] as? [String: Any] {
+                    for (k, v) in claims { token[k] = Self.plain(v) }
+                }
+                auth = .user(uid: uid, token: token)
+            }
+            let data = try body["data"].map { json throws(FlintError) in try DocumentJSON.fields(json, database: database, at: "data") }
+            let segments = path.split(separator: "/").map(String.init)
+            guard let explanation = await engine.database(database).explainRules(method: method, path: segments, auth: auth, data: data) else {
+                throw FlintError(.failedPrecondition, "No rules are loaded for project \(project).")
+            }
+            let report: [String: Any] = [
+                "allowed": explanation.allowed, "message": explanation.message, "debug": explanation.debug,
+                "lines": explanation.lines.map { l in
+                    ["line": l.line, "text": l.text, "expressions": l.values.map { ["expression": $0.expression, "values": $0.values] }] as [String: Any]
+                },
+            ]
+            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8))
+        } catch {
+            return error.restResponse()
+        }
+    }
+
+    /// A plain JSON claim as a value.
+    static func plain(_ v: Any) -> Value {
+        switch v {
+        case let b as Bool: return .boolean(b)
+        case let i as Int: return .integer(Int64(i))
+        case let d as Double: return .double(d)
+        case let s as String: return .string(s)
+        case let a as [Any]: return .array(a.map(plain))
+        case let m as [String: Any]: return .map(MapValue(m.map { ($0.key, plain($0.value)) }))
+        default: return .null
         }
     }
 

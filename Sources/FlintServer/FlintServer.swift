@@ -71,7 +71,9 @@ public struct FlintServer: Sendable {
         router.post("/emulator/v1:export") { request, _ in await admin.export(request) }
         router.post("/emulator/v1:import") { request, _ in await admin.importExport(request) }
         router.post("/emulator/v1/**") { request, _ in
-            request.uri.path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
+            let path = request.uri.path
+            if path.hasSuffix(":evaluateRules") { return await admin.evaluateRules(request) }
+            return path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
         }
         let rest = RESTAPI(engine: engine)
         for method in [HTTPRequest.Method.get, .post, .patch, .delete] {

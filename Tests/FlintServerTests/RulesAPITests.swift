@@ -203,3 +203,46 @@ extension RulesAPITests {
         }
     }
 }
+
+extension RulesAPITests {
+    @Test func rulesAreEvaluatedDirectlyWithTheirTrace() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let rules = """
+                rules_version = '2';
+                service cloud.firestore {
+                  match /databases/{database}/documents {
+                    match /posts/{post} {
+                      allow update: if request.auth.uid == resource.data.author && request.resource.data.title is string;
+                      allow list: if resource.data.public == true;
+                    }
+                  }
+                }
+                """
+            _ = try await Self.call(client, .put, "/emulator/v1/projects/ev:securityRules", Self.rulesBody(rules))
+            _ = try await Self.call(client, .patch, "/v1/projects/ev/databases/(default)/documents/posts/p", #"{"fields":{"author":{"stringValue":"ann"}}}"#, auth: "Bearer owner")
+            var (status, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
+                #"{"method":"update","path":"posts/p","auth":{"uid":"bob"},"data":{"title":{"stringValue":"T"}}}"#)
+            #expect(status == .ok)
+            var report = try #require(answer as? [String: Any])
+            #expect(report["allowed"] as? Bool == false)
+            #expect(report["message"] as? String == "\nfalse for 'update' @ L5")
+            let line = try #require((report["lines"] as? [[String: Any]])?.first)
+            #expect(line["line"] as? Int == 5)
+            let expressions = (line["expressions"] as? [[String: String]]) ?? []
+            #expect(expressions.contains(["expression": "request.auth.uid", "values": "\"bob\""]))
+            #expect(expressions.contains(["expression": "resource.data.author", "values": "\"ann\""]))
+            (status, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
+                #"{"method":"update","path":"posts/p","auth":{"uid":"ann"},"data":{"title":{"stringValue":"T"}}}"#)
+            report = try #require(answer as? [String: Any])
+            #expect(report["allowed"] as? Bool == true)
+            (_, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
+                #"{"method":"list","path":"posts","data":{"public":{"booleanValue":true}}}"#)
+            #expect((answer as? [String: Any])?["allowed"] as? Bool == true)
+            (status, _) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules", #"{"method":"peek"}"#)
+            #expect(status == .badRequest)
+            (status, _) = try await Self.call(client, .post, "/emulator/v1/projects/none:evaluateRules", #"{"method":"get","path":"a/b"}"#)
+            #expect(status == .badRequest)
+        }
+    }
+}
