@@ -57,8 +57,13 @@ extension Database {
         FlintError(.permissionDenied, decision.message, details: decision.debugLog.map { "debug: " + $0 })
     }
 
-    /// Passes what `debug()` printed to the configured log, allowed or not.
+    /// Passes what `debug()` printed to the configured log, allowed or not, and the verdict to
+    /// the request's trace.
     private func logDebug(_ decision: RulesDecision, _ method: Method, _ path: [String]) {
+        if let trace = RulesTrace.current {
+            let lines = decision.message.matches(of: /@ L\d+/).map { String($0.output) }.joined(separator: ", ")
+            trace.record("\(method.rawValue) \(path.joined(separator: "/")) " + (decision.allowed ? "allowed" : "denied" + (lines.isEmpty ? "" : " " + lines)))
+        }
         guard !decision.debugLog.isEmpty, let log = configuration.rulesDebugLog else { return }
         let verdict = decision.allowed ? "allowed" : "denied"
         for line in decision.debugLog { log("rules debug() for \(method.rawValue) \(path.joined(separator: "/")) (\(verdict)): \(line)") }

@@ -189,3 +189,17 @@ final class LogLines: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }
+
+extension RulesEnforcementTests {
+    @Test func verdictsReachTheRequestsTrace() async throws {
+        let (db, _) = try Self.database()
+        _ = try await db.commit([.set(key("profiles/ann"), ["visibility": "public"])])
+        let trace = RulesTrace()
+        await RulesTrace.$current.withValue(trace) {
+            _ = try? await db.get(key("profiles/ann"), auth: Self.user("ann"))
+            _ = try? await db.get(key("profiles/ann"), auth: Self.user("bob"))
+            _ = try? await db.get(key("profiles/ann"), auth: .owner)
+        }
+        #expect(trace.all == ["get profiles/ann allowed", "get profiles/ann denied @ L6"])
+    }
+}
