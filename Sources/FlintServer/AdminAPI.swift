@@ -86,7 +86,12 @@ struct AdminAPI: Sendable {
                 throw .invalidArgument(
                     "Error compiling rules:\n" + errors.map { "L\($0.position.line):\($0.position.column) \($0.message)" }.joined(separator: "\n"))
             }
-            return RESTAPI.respond(Data("{\n}\n".utf8))
+            // Loaded. Warnings (functions no rule calls) come back as issues; none: `{}` as the reference.
+            guard !diagnostics.isEmpty else { return RESTAPI.respond(Data("{\n}\n".utf8)) }
+            let issues: [[String: Any]] = diagnostics.map { d in
+                ["sourcePosition": ["line": d.position.line, "column": d.position.column], "description": d.message, "severity": "WARNING"]
+            }
+            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["issues": issues], options: [.sortedKeys])) ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
         }

@@ -61,6 +61,13 @@ struct RulesAPITests {
                 L5:19 Missing 'if' before conditional expression.
                 L6:33 An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff
                 """)
+            let unused = "service cloud.firestore { function f() { return true; } match /databases/{d}/documents/a/{b} { allow read; } }"
+            let (warned, issues) = try await Self.call(client, .put, "/emulator/v1/projects/warn:securityRules", Self.rulesBody(unused))
+            #expect(warned == .ok)
+            let issue = ((issues as? [String: Any])?["issues"] as? [[String: Any]])?.first
+            #expect(issue?["severity"] as? String == "WARNING")
+            #expect(issue?["description"] as? String == "Function f is never called by any rule.")
+            #expect(issue?["sourcePosition"] as? [String: Int] == ["line": 1, "column": 27])
             let (malformed, _) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", #"{"rules": 3}"#)
             #expect(malformed == .badRequest)
             // Nothing was loaded: the project is still open.
