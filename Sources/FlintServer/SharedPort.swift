@@ -65,6 +65,17 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// The server allows half-closure, so a client that closes before saying anything leaves
+    /// the connection half open: nothing else would ever close it, and a graceful shutdown
+    /// would wait for it forever.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if !decided, let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
         if let bytes = buffered {
             buffered = nil

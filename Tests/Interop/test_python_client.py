@@ -336,3 +336,31 @@ def test_oversized_documents_and_requests_are_refused(col):
         col.document("bigger").set({"x": "a" * (11 << 20)})
     assert "Request payload size exceeds the limit: 10485760 bytes." in str(request.value)
     assert not col.document("big").get().exists
+
+
+def test_server_keeps_serving_after_broken_and_reconnecting_clients(flint_host, col):
+    import socket
+
+    host, port = flint_host.rsplit(":", 1)
+    # A request cut off halfway, a connection closed after the preface, and one left idle.
+    cut = socket.create_connection((host, int(port)))
+    cut.sendall(b"POST /v1/projects/p/databases/(default)/documents:commit HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"wri")
+    cut.close()
+    preface = socket.create_connection((host, int(port)))
+    preface.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+    preface.close()
+    idle = socket.create_connection((host, int(port)))
+    try:
+        # The same client, on fresh connections after each close, is served.
+        for i in range(3):
+            conn = socket.create_connection((host, int(port)))
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(4096):
+                answer += chunk
+            conn.close()
+            assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"Ok")
+        col.document("after").set({"ok": True})
+        assert col.document("after").get().to_dict() == {"ok": True}
+    finally:
+        idle.close()
