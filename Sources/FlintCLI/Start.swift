@@ -63,6 +63,8 @@ extension FlintCommand {
             var indexes: String?
             var host: String?
             var port: Int?
+            /// Per-database rules, from a `firestore` list naming databases.
+            var databaseRules: [(database: String, rules: String)] = []
 
             init(path: String) throws {
                 guard let data = FileManager.default.contents(atPath: path),
@@ -73,6 +75,12 @@ extension FlintCommand {
                 // `firestore` is an object, or a list of per-database objects (the first is used).
                 let firestore = (root["firestore"] as? [String: Any]) ?? (root["firestore"] as? [[String: Any]])?.first
                 rules = relative(firestore?["rules"] as? String)
+                for entry in (root["firestore"] as? [[String: Any]]) ?? [] {
+                    if let database = entry["database"] as? String, let path = relative(entry["rules"] as? String) {
+                        databaseRules.append((database, path))
+                    }
+                }
+                if !databaseRules.isEmpty { rules = nil }
                 indexes = relative(firestore?["indexes"] as? String)
                 let emulator = (root["emulators"] as? [String: Any])?["firestore"] as? [String: Any]
                 host = emulator?["host"] as? String
@@ -114,6 +122,13 @@ extension FlintCommand {
                 }
             } else {
                 engine = Engine(configuration: configuration)
+            }
+            for (database, path) in file?.databaseRules ?? [] where self.rules == nil {
+                guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("Cannot read \(path).") }
+                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
+                guard problems.isEmpty else {
+                    throw ValidationError(problems.map { "\(path):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
+                }
             }
             var watcher: Task<Void, Never>?
             if let rules {

@@ -38,7 +38,7 @@ extension Database {
     /// The rules for this request, or nil when they do not apply (owner, or no rules loaded).
     private func ruleset(for auth: AuthContext) -> RulesRegistry.Loaded? {
         guard auth != .owner else { return nil }
-        return rules?.rules(for: id.project)
+        return rules?.rules(for: id.project, database: id.database)
     }
 
     static func authValue(_ auth: AuthContext) -> RulesValue {
@@ -267,7 +267,7 @@ extension Database {
     /// `path` names a document (or, for `list`, a collection); `data` is the document after a
     /// write, or for `list` the fields its query pins. Nil when no rules are loaded.
     public func explainRules(method: Method, path: [String], auth: AuthContext, data: MapValue?) -> RulesExplanation? {
-        guard let loaded = rules?.rules(for: id.project) else { return nil }
+        guard let loaded = rules?.rules(for: id.project, database: id.database) else { return nil }
         let coverage = Coverage()
         let reader = StoreDocumentReader(store: store, database: id, readTime: nil)
         var request = RulesRequest(

@@ -80,7 +80,8 @@ struct AdminAPI: Sendable {
             else {
                 throw .invalidArgument("Expected {\"rules\": {\"files\": [{\"content\": \"…\"}]}}.")
             }
-            let diagnostics = engine.rules.load(content, project: project)
+            // firebase-tools loads a project's rules; a "database" field scopes them to one database.
+            let diagnostics = engine.rules.load(content, project: project, database: object["database"] as? String)
             let errors = diagnostics.filter { $0.severity == .error }
             guard errors.isEmpty else {
                 throw .invalidArgument(

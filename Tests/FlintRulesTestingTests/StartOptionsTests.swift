@@ -16,8 +16,12 @@ struct StartOptionsTests {
         #expect(config.rules == dir + "/firestore.rules")
         #expect(config.indexes == dir + "/conf/firestore.indexes.json")
         #expect(config.host == "0.0.0.0" && config.port == 9099)
-        try #"{"firestore": [{"database": "(default)", "rules": "/abs/a.rules"}]}"#.write(toFile: dir + "/multi.json", atomically: true, encoding: .utf8)
-        #expect(try FlintCommand.Start.FirebaseConfig(path: dir + "/multi.json").rules == "/abs/a.rules")
+        try #"{"firestore": [{"database": "(default)", "rules": "/abs/a.rules"}, {"database": "other", "rules": "b.rules"}]}"#
+            .write(toFile: dir + "/multi.json", atomically: true, encoding: .utf8)
+        let multi = try FlintCommand.Start.FirebaseConfig(path: dir + "/multi.json")
+        #expect(multi.rules == nil)
+        #expect(multi.databaseRules.map(\.database) == ["(default)", "other"])
+        #expect(multi.databaseRules.map(\.rules) == ["/abs/a.rules", dir + "/b.rules"])
         #expect(throws: (any Error).self) { try FlintCommand.Start.FirebaseConfig(path: dir + "/missing.json") }
     }
 
@@ -39,5 +43,19 @@ struct StartOptionsTests {
         let deadline = ContinuousClock.now + .seconds(5)
         while engine.rules.rules(for: "w")?.source != second, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         #expect(engine.rules.rules(for: "w")?.source == second)
+    }
+
+    @Test func rulesApplyPerDatabaseThenProjectThenDefault() {
+        let engine = Engine()
+        let open = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read; } }"
+        let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
+        engine.rules.load(open, project: nil)
+        engine.rules.load(shut, project: nil, database: "locked")
+        engine.rules.load(shut, project: "p")
+        engine.rules.load(open, project: "p", database: "free")
+        #expect(engine.rules.rules(for: "x")?.source == open)
+        #expect(engine.rules.rules(for: "x", database: "locked")?.source == shut)
+        #expect(engine.rules.rules(for: "p")?.source == shut)
+        #expect(engine.rules.rules(for: "p", database: "free")?.source == open)
     }
 }

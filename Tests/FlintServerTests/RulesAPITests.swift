@@ -253,3 +253,19 @@ extension RulesAPITests {
         }
     }
 }
+
+extension RulesAPITests {
+    @Test func rulesCanBeScopedToOneDatabase() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
+            let body = String(Self.rulesBody(shut).dropLast()) + #","database":"other"}"#
+            var (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pd:securityRules", body)
+            #expect(status == .ok)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/other/documents/a/b")
+            #expect(status == .forbidden)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/(default)/documents/a/b")
+            #expect(status == .notFound)  // no rules for the default database: open
+        }
+    }
+}
