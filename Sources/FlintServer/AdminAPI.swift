@@ -237,7 +237,12 @@ struct AdminAPI: Sendable {
 
     /// `POST /shutdown`: answers, then stops the server as SIGTERM would.
     func shutdownNow() -> Response {
-        shutdown.fire()
+        // Fired a moment later, so this answer is written before connections start closing.
+        let trigger = shutdown
+        Task {
+            try? await Task.sleep(for: .milliseconds(100))
+            trigger.fire()
+        }
         return RESTAPI.respond(Data("{}".utf8))
     }
 }

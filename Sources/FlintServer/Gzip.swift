@@ -11,7 +11,9 @@ struct GzipResponses<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         guard let accept = request.headers[.acceptEncoding], Self.acceptsGzip(accept), response.headers[.contentEncoding] == nil,
-            response.status != .noContent, response.status.code != 101
+            response.status != .noContent, response.status.code != 101,
+            // Small answers gain nothing from compression.
+            (response.body.contentLength ?? Int.max) >= 1024
         else { return response }
         let body = response.body
         response.body = ResponseBody { writer in
