@@ -137,7 +137,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintDifferentialTests",
-            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting"],
+            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting", "FlintRulesTesting", "FlintFixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintProtoTests",

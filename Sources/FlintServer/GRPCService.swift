@@ -21,12 +21,12 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     /// Reads the caller's `authorization` metadata as REST reads the header, then runs the call
     /// on the caller's behalf.
     private func unary<Request, Response>(
-        _ request: ServerRequest<Request>, _ body: (FirestoreCalls, Request) async throws(FlintError) -> Response
+        _ request: ServerRequest<Request>, _ body: (FirestoreCalls) -> (Request) async throws(FlintError) -> Response
     ) async throws -> ServerResponse<Response> {
         metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
             let auth = try Self.auth(request.metadata)
-            return ServerResponse(message: try await body(calls.acting(as: auth), request.message))
+            return ServerResponse(message: try await body(calls.acting(as: auth))(request.message))
         } catch {
             throw error.rpcError
         }
@@ -34,12 +34,12 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
     /// Server streaming: the answer is computed at one read time, then streamed.
     private func streaming<Request, Response>(
-        _ request: ServerRequest<Request>, _ body: (FirestoreCalls, Request) async throws(FlintError) -> [Response]
+        _ request: ServerRequest<Request>, _ body: (FirestoreCalls) -> (Request) async throws(FlintError) -> [Response]
     ) async throws -> StreamingServerResponse<Response> {
         metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
             let auth = try Self.auth(request.metadata)
-            let responses = try await body(calls.acting(as: auth), request.message)
+            let responses = try await body(calls.acting(as: auth))(request.message)
             return StreamingServerResponse { writer in
                 try await writer.write(contentsOf: responses)
                 return [:]
@@ -57,59 +57,59 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
     func getDocument(request: ServerRequest<Google_Firestore_V1_GetDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_Document>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.getDocument(r) } }
+    { try await unary(request, FirestoreCalls.getDocument) }
 
     func listDocuments(request: ServerRequest<Google_Firestore_V1_ListDocumentsRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_ListDocumentsResponse>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.listDocuments(r) } }
+    { try await unary(request, FirestoreCalls.listDocuments) }
 
     func createDocument(request: ServerRequest<Google_Firestore_V1_CreateDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_Document>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.createDocument(r) } }
+    { try await unary(request, FirestoreCalls.createDocument) }
 
     func updateDocument(request: ServerRequest<Google_Firestore_V1_UpdateDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_Document>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.updateDocument(r) } }
+    { try await unary(request, FirestoreCalls.updateDocument) }
 
     func deleteDocument(request: ServerRequest<Google_Firestore_V1_DeleteDocumentRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Protobuf_Empty>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.deleteDocument(r) } }
+    { try await unary(request, FirestoreCalls.deleteDocument) }
 
     func batchGetDocuments(request: ServerRequest<Google_Firestore_V1_BatchGetDocumentsRequest>, context: ServerContext)
         async throws -> StreamingServerResponse<Google_Firestore_V1_BatchGetDocumentsResponse>
-    { try await streaming(request) { calls, r throws(FlintError) in try await calls.batchGetDocuments(r) } }
+    { try await streaming(request, FirestoreCalls.batchGetDocuments) }
 
     func beginTransaction(request: ServerRequest<Google_Firestore_V1_BeginTransactionRequest>, context: ServerContext)
         async throws -> ServerResponse<Google_Firestore_V1_BeginTransactionResponse>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.beginTransaction(r) } }
+    { try await unary(request, FirestoreCalls.beginTransaction) }
 
     func commit(request: ServerRequest<Google_Firestore_V1_CommitRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_CommitResponse>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.commit(r) } }
+    { try await unary(request, FirestoreCalls.commit) }
 
     func rollback(request: ServerRequest<Google_Firestore_V1_RollbackRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Protobuf_Empty>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.rollback(r) } }
+    { try await unary(request, FirestoreCalls.rollback) }
 
     func runQuery(request: ServerRequest<Google_Firestore_V1_RunQueryRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_RunQueryResponse>
-    { try await streaming(request) { calls, r throws(FlintError) in try await calls.runQuery(r) } }
+    { try await streaming(request, FirestoreCalls.runQuery) }
 
     func runAggregationQuery(request: ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>, context: ServerContext)
         async throws -> StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse>
-    { try await streaming(request) { calls, r throws(FlintError) in try await calls.runAggregationQuery(r) } }
+    { try await streaming(request, FirestoreCalls.runAggregationQuery) }
 
     func partitionQuery(request: ServerRequest<Google_Firestore_V1_PartitionQueryRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_PartitionQueryResponse>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.partitionQuery(r) } }
+    { try await unary(request, FirestoreCalls.partitionQuery) }
 
     func listCollectionIds(request: ServerRequest<Google_Firestore_V1_ListCollectionIdsRequest>, context: ServerContext)
         async throws -> ServerResponse<Google_Firestore_V1_ListCollectionIdsResponse>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.listCollectionIds(r) } }
+    { try await unary(request, FirestoreCalls.listCollectionIds) }
 
     func batchWrite(request: ServerRequest<Google_Firestore_V1_BatchWriteRequest>, context: ServerContext) async throws
         -> ServerResponse<Google_Firestore_V1_BatchWriteResponse>
-    { try await unary(request) { calls, r throws(FlintError) in try await calls.batchWrite(r) } }
+    { try await unary(request, FirestoreCalls.batchWrite) }
 
     /// The mobile SDKs' write stream: the first request names the database and gets a stream id
     /// and token; every later request carries one batch, committed atomically and answered with
