@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "flint", targets: ["flint"]),
         .library(name: "FlintEngine", targets: ["FlintEngine"]),
         .library(name: "FlintRulesTesting", targets: ["FlintRulesTesting"]),
+        .library(name: "FlintFirestore", targets: ["FlintFirestore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -52,6 +53,16 @@ let package = Package(
         .target(
             name: "FlintRulesTesting",
             dependencies: ["FlintModel", "FlintQuery", "FlintRules", "FlintEngine", "FlintFixtures", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict),
+        // A client shaped like FirebaseFirestore's Swift API, embedded or over gRPC, with
+        // document triggers for tests.
+        .target(
+            name: "FlintFirestore",
+            dependencies: [
+                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintRules",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+            ],
             swiftSettings: strict),
         // Firestore's JSON files: REST document datasets and their loader, firestore.indexes.json.
         .target(name: "FlintFixtures", dependencies: ["FlintModel", "FlintQuery", "FlintEngine"], swiftSettings: strict),
@@ -142,6 +153,10 @@ let package = Package(
         .testTarget(
             name: "FlintProtoTests",
             dependencies: ["FlintProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FlintFirestoreTests",
+            dependencies: ["FlintFirestore", "FlintServer", "FlintEngine"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintServerTests",

@@ -31,6 +31,8 @@ public actor Database {
     private var nextWaiter: UInt64 = 0
     /// Open listen streams and their targets.
     var watch = WatchRegistry()
+    /// Observers of every commit (document triggers in tests).
+    var commitFeed = CommitFeed()
 
     private struct LockWaiter {
         let continuation: CheckedContinuation<Void, Never>
@@ -126,6 +128,7 @@ public actor Database {
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
         noteWatchedChanges(changed)
+        publishCommit(changed, before: { original[$0] ?? nil }, at: commitTime)
         return CommitResult(commitTime: commitTime, writeResults: results)
     }
 
@@ -139,6 +142,7 @@ public actor Database {
         try checkRequestSize(writes)
         let commitTime = nextCommitTime()
         var changed: [DocumentWrite] = []
+        var before: [DocumentKey: DocumentState] = [:]
         var results: [Result<WriteResult, FlintError>] = []
         for write in writes {
             do throws(FlintError) {
@@ -148,7 +152,10 @@ public actor Database {
                 try authorizeWrites(
                     [StagedWrite(write: write, before: current, after: next)], final: [write.key: next], auth: auth, time: commitTime,
                     inTransaction: false)
-                if next != current { changed.append(DocumentWrite(key: write.key, state: next)) }
+                if next != current {
+                    changed.append(DocumentWrite(key: write.key, state: next))
+                    before[write.key] = current
+                }
                 results.append(.success(result))
             } catch {
                 results.append(.failure(error))
@@ -163,6 +170,7 @@ public actor Database {
         store.apply(changed, commitTime: commitTime, horizon: horizon(commitTime))
         compactIfDue(commitTime)
         noteWatchedChanges(changed)
+        publishCommit(changed, before: { before[$0] }, at: commitTime)
         return results
     }
 

@@ -9,8 +9,11 @@ extension Database {
     /// SDKs index them. A target the rules deny, or an invalid query, throws its error. The
     /// sequence is pulled: while the caller is busy nothing queues up, and the next snapshot
     /// carries everything that changed meanwhile. Stop by ending the iteration.
-    public nonisolated func snapshots(of scope: WatchScope, auth: AuthContext = .owner) -> SnapshotSequence {
-        SnapshotSequence(database: self, scope: scope, auth: auth)
+    ///
+    /// `presentedIn` orders the snapshots' documents and change indexes by another query than
+    /// the target's (a `limitToLast` view runs its query reversed but shows it forwards).
+    public nonisolated func snapshots(of scope: WatchScope, auth: AuthContext = .owner, presentedIn order: Query? = nil) -> SnapshotSequence {
+        SnapshotSequence(database: self, scope: scope, auth: auth, order: order)
     }
 }
 
@@ -20,6 +23,7 @@ public struct SnapshotSequence: AsyncSequence, Sendable {
     let database: Database
     let scope: WatchScope
     let auth: AuthContext
+    let order: Query?
 
     public func makeAsyncIterator() -> Iterator { Iterator(self) }
 
@@ -62,7 +66,7 @@ public struct SnapshotSequence: AsyncSequence, Sendable {
             watch = id
             signal = stream.makeAsyncIterator()
             if case .query(let q) = source.scope {
-                views.register(1, query: try NormalizedQuery(q, database: db.id))
+                views.register(1, query: try NormalizedQuery(source.order ?? q, database: db.id))
             } else {
                 views.register(1, query: nil)
             }
