@@ -159,6 +159,10 @@ let package = Package(
             dependencies: ["FlintFirestore", "FlintServer", "FlintEngine"],
             swiftSettings: strict),
         .testTarget(
+            name: "FlintScenarioTests",
+            dependencies: ["FlintFirestore", "FlintServer", "FlintEngine", "FlintFixtures", "FlintModel"],
+            swiftSettings: strict),
+        .testTarget(
             name: "FlintServerTests",
             dependencies: [
                 "FlintServer", "FlintEngine", "FlintProto",
