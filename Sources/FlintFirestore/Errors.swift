@@ -4,10 +4,12 @@ import Foundation
 /// The error domain of every error the client reports, as in FirebaseFirestore.
 public let FirestoreErrorDomain = "FIRFirestoreErrorDomain"
 
-/// A Firestore error: a gRPC status code and the server's (or the client's) message. It
-/// bridges to `NSError` in `FirestoreErrorDomain`, so both `catch let e as FirestoreErrorCode`
-/// and `(error as NSError).code` work, as with the SDK.
-public struct FirestoreErrorCode: Error, CustomNSError, CustomStringConvertible, Sendable, Equatable {
+/// A Firestore error: a gRPC status code and the server's (or the client's) message. It is an
+/// `NSError` in `FirestoreErrorDomain` (on Linux too, where Swift errors do not bridge), so
+/// `catch let e as NSError` with `e.code == FirestoreErrorCode.permissionDenied.rawValue`,
+/// `catch let e as FirestoreErrorCode` with `e.code == .permissionDenied`, and
+/// `e.localizedDescription` all work as with the SDK.
+public final class FirestoreErrorCode: NSError, @unchecked Sendable {
     public enum Code: Int, Sendable, CaseIterable {
         case OK = 0
         case cancelled = 1
@@ -26,37 +28,38 @@ public struct FirestoreErrorCode: Error, CustomNSError, CustomStringConvertible,
         case unavailable = 14
         case dataLoss = 15
         case unauthenticated = 16
-    }
 
-    public let code: Code
-    public let message: String
+        /// `error.code == .permissionDenied` where `code` is NSError's `Int`.
+        public static func == (lhs: Int, rhs: Code) -> Bool { lhs == rhs.rawValue }
+        public static func == (lhs: Int?, rhs: Code) -> Bool { lhs == rhs.rawValue }
+        public static func != (lhs: Int, rhs: Code) -> Bool { lhs != rhs.rawValue }
+        public static func ~= (pattern: Code, value: Int) -> Bool { pattern.rawValue == value }
+    }
 
     public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+        super.init(domain: FirestoreErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: message])
     }
 
-    /// Reads an error thrown by the client back as a Firestore error (nil for other errors).
-    public init?(_ error: any Error) {
-        if let e = error as? FirestoreErrorCode {
-            self = e
-        } else if let e = error as? FlintError {
-            self.init(flint: e)
-        } else {
-            let ns = error as NSError
-            guard ns.domain == FirestoreErrorDomain, let code = Code(rawValue: ns.code) else { return nil }
-            self.init(code, ns.localizedDescription)
-        }
-    }
-
-    init(flint error: FlintError) {
+    convenience init(flint error: FlintError) {
         self.init(Code(rawValue: error.code.rawValue) ?? .unknown, error.message)
     }
 
-    public static var errorDomain: String { FirestoreErrorDomain }
-    public var errorCode: Int { code.rawValue }
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    public var description: String { "FirestoreErrorCode(\(code)): \(message)" }
+    public required init?(coder: NSCoder) { nil }
+
+    /// The status as the enum.
+    public var status: Code { Code(rawValue: code) ?? .unknown }
+    /// The server's message.
+    public var message: String { localizedDescription }
+
+    /// Reads an error thrown by the client (or an engine error) as a Firestore error; nil for
+    /// other errors.
+    public static func from(_ error: any Error) -> FirestoreErrorCode? {
+        if let e = error as? FirestoreErrorCode { return e }
+        if let e = error as? FlintError { return FirestoreErrorCode(flint: e) }
+        return nil
+    }
+
+    public override var description: String { "FirestoreErrorCode(\(status)): \(message)" }
 
     public static var cancelled: Code { .cancelled }
     public static var unknown: Code { .unknown }

@@ -136,7 +136,7 @@ enum Listener {
                         listener(snapshot, nil)
                     }
                 } catch {
-                    if !Task.isCancelled { listener(nil, FirestoreErrorCode(error) ?? error) }
+                    if !Task.isCancelled { listener(nil, FirestoreErrorCode.from(error) ?? error) }
                 }
             })
     }

@@ -133,7 +133,7 @@ extension Firestore {
                 value = try await updateBlock(transaction)
             } catch {
                 try? await backend.rollback(id, auth: auth)
-                if let e = FirestoreErrorCode(error), e.code == .aborted, attempt < Self.maxTransactionAttempts { continue }
+                if let e = FirestoreErrorCode.from(error), e.code == .aborted, attempt < Self.maxTransactionAttempts { continue }
                 throw error
             }
             do {

@@ -172,7 +172,7 @@ public final class DocumentTriggers: Sendable {
             case .write(let h): try await h(Change(before: before, after: after), context)
             }
         } catch {
-            let message = (FirestoreErrorCode(error)?.description) ?? String(describing: error)
+            let message = (FirestoreErrorCode.from(error)?.description) ?? String(describing: error)
             state.withLock { $0.failures.append(TriggerFailure(pattern: r.pattern, path: ref.path, message: message)) }
         }
     }

@@ -272,7 +272,7 @@ final class VibesService: Sendable {
             // The guide's thread listener is refused: the rule needs sender or recipient.
             let refused = Inbox<String>()
             let guideListener = bob.listenToMessages(threadId: "thread_0") { _, error in
-                refused.put(FirestoreErrorCode(error ?? CancellationError())?.code == .permissionDenied ? "denied" : "other")
+                refused.put((error as? NSError)?.code == FirestoreErrorCode.permissionDenied.rawValue ? "denied" : "other")
             }
             defer { guideListener.remove() }
             #expect(try await refused.next() == "denied")
