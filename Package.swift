@@ -148,7 +148,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintDifferentialTests",
-            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting", "FlintRulesTesting", "FlintFixtures"],
+            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintProtoTests",

@@ -39,13 +39,21 @@ final class RemoteConnection: Sendable {
         return (address, port)
     }
 
+    /// Lets calls in flight finish for a moment, then cuts the rest (open listeners would
+    /// otherwise keep a graceful shutdown waiting forever), as the SDK's `terminate` does.
     func close() async {
         let current = state.withLock { s in
             defer { s = nil }
             return s
         }
-        current?.client.beginGracefulShutdown()
-        await current?.runner.value
+        guard let current else { return }
+        current.client.beginGracefulShutdown()
+        let cutoff = Task {
+            try? await Task.sleep(for: .milliseconds(500))
+            current.runner.cancel()
+        }
+        await current.runner.value
+        cutoff.cancel()
     }
 
     deinit {
