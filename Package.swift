@@ -117,7 +117,10 @@ let package = Package(
         .target(name: "CHeapStats", path: "bench/CHeapStats"),
         .executableTarget(
             name: "FlintBench",
-            dependencies: ["FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "FlintExport", "CHeapStats"],
+            dependencies: [
+                "FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "FlintExport", "FlintFirestore",
+                "FlintServer", "CHeapStats",
+            ],
             path: "bench/FlintBench",
             swiftSettings: strict),
 

@@ -83,7 +83,7 @@ private func listenerLatencies(_ db: Database, listeners: Int, commits: Int) asy
     return out
 }
 
-private func percentile(_ values: [Int], _ p: Double) -> Int {
+func percentile(_ values: [Int], _ p: Double) -> Int {
     guard !values.isEmpty else { return 0 }
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
