@@ -52,6 +52,7 @@ import Testing
                 try await db.document("cities/nowhere").updateData(["a": 1])
             }
             #expect(error?.code == .notFound)
+            #expect(error?.localizedDescription.hasPrefix("No document to update: ") == true)
             #expect((error.map { $0 as NSError })?.domain == FirestoreErrorDomain)
             #expect((error.map { $0 as NSError })?.code == FirestoreErrorCode.Code.notFound.rawValue)
         }
@@ -288,6 +289,28 @@ import Testing
             let registration = bob.collection("notes").addSnapshotListener { s, e in inbox.put(s, e) }
             defer { registration.remove() }
             await #expect(throws: FirestoreErrorCode.self) { try await inbox.next() }
+        }
+    }
+
+    @Test func settingsAndUseEmulatorPointAnInstanceAtAServer() async throws {
+        try await Backend.remote.run { admin, engine in
+            let host = admin.settings.host
+            // Data written through the server is what an instance pointed there reads.
+            try await admin.document("c/d").setData(["v": 1])
+            let viaSettings = try Firestore.embedded(project: admin.databaseID.project, engine: Engine(), user: .owner)
+            var settings = viaSettings.settings
+            settings.host = host
+            settings.isSSLEnabled = false
+            viaSettings.settings = settings
+            #expect(try await viaSettings.document("c/d").getDocument().get("v") as? Int == 1)
+            let parts = host.split(separator: ":")
+            let viaUseEmulator = try Firestore.embedded(project: admin.databaseID.project, engine: Engine())
+            viaUseEmulator.useEmulator(withHost: String(parts[0]), port: Int(parts[1])!)
+            viaUseEmulator.useMockUserToken(uid: "alice")
+            #expect(viaUseEmulator.user == .user(uid: "alice", claims: [:]))
+            #expect(try await viaUseEmulator.document("c/d").getDocument().get("v") as? Int == 1)
+            await viaSettings.terminate()
+            await viaUseEmulator.terminate()
         }
     }
 
