@@ -1,46 +1,40 @@
 import ArgumentParser
-import FlintEngine
-import FlintServer
 import Foundation
-import Hummingbird
-import Logging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 extension FlintCommand {
-    /// `flint exec -- CMD ARGS...`: runs a command against a fresh Flint on a free port.
+    /// `flint exec [options] -- CMD ARGS...`: runs a command against a fresh Flint on a free port.
     struct Exec: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Start Flint on a free port, run a command with FIRESTORE_EMULATOR_HOST set, stop, and exit with its status.")
+            abstract: "Start Flint on a free port, run a command with FIRESTORE_EMULATOR_HOST set, stop, and exit with its status.",
+            usage: "flint exec [<options>] -- <command> [<arguments> ...]")
 
-        @Option(help: "Address to listen on.")
-        var host = "127.0.0.1"
+        @OptionGroup var options: ServerOptions
 
-        @Argument(parsing: .captureForPassthrough, help: "The command and its arguments, after --.")
-        var command: [String]
+        @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
+        var command: [String] = []
 
         func validate() throws {
-            if command.first == "--" { return }
             guard !command.isEmpty else { throw ValidationError("Give the command to run after --.") }
         }
 
         func run() async throws {
-            let argv = command.first == "--" ? Array(command.dropFirst()) : command
-            guard !argv.isEmpty else { throw ValidationError("Give the command to run after --.") }
-            var logger = Logger(label: "flint")
-            logger.logLevel = .warning
-            let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: host, port: 0), logger: logger)
-            let ready = AsyncStream<Int>.makeStream()
-            let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-            var ports = ready.stream.makeAsyncIterator()
-            guard let port = await ports.next() else { throw ExitCode.failure }
-            let status = await Self.spawnAndWait(argv, environment: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
-            // Stop the way a user would, so open connections close gracefully.
-            kill(getpid(), SIGTERM)
-            _ = try? await serving.value
-            throw ExitCode(status)
+            let status = CommandStatus()
+            let command = self.command
+            // --port is honoured when given; firebase.json's port is not, so suites run side by side.
+            try await options.serve(port: options.port ?? 0) { host, port in
+                Task {
+                    let exit = await Self.spawnAndWait(command, environment: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
+                    status.value.store(exit, ordering: .relaxed)
+                    // Stop the way a user would, so open connections close and --export-on-exit runs.
+                    kill(getpid(), SIGTERM)
+                }
+            }
+            throw ExitCode(status.value.load(ordering: .relaxed))
         }
 
         /// Runs the command with this process's stdio and environment plus `environment`, and
@@ -70,4 +64,9 @@ extension FlintCommand {
             }
         }
     }
+}
+
+/// The command's exit status, set once it ends and read after Flint has stopped.
+private final class CommandStatus: Sendable {
+    let value = Atomic<Int32>(0)
 }

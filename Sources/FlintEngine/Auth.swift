@@ -16,6 +16,11 @@ public enum AuthContext: Sendable, Equatable {
             self = .unauthenticated
             return
         }
+        // Admin SDKs send exactly this on every request.
+        if header == "Bearer owner" {
+            self = .owner
+            return
+        }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw FlintError(.unauthenticated, "The Authorization header must be \"Bearer owner\" or \"Bearer <ID token>\".")

@@ -55,6 +55,10 @@ struct RESTAPI: Sendable {
     static func parse(_ rawPath: String) throws(FlintError) -> Target {
         var segments: [String] = []
         for raw in rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2) {
+            guard raw.utf8.contains(UInt8(ascii: "%")) else {
+                segments.append(String(raw))
+                continue
+            }
             guard let decoded = String(raw).removingPercentEncoding else {
                 throw .invalidArgument("The path \"\(rawPath)\" has invalid percent-encoding.")
             }

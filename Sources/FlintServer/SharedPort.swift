@@ -134,7 +134,9 @@ struct SharedPortChannel: ServerChildChannel {
     func handle(value: Value, logger: Logger) async {
         // gRPC connections live on in the gRPC server; only HTTP/1.1 is served here.
         guard case .http1(let channel)? = try? await value.route.get() else { return }
-        await http1.handle(value: channel, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await http1.handle(value: channel, logger: logger)
+        }
     }
 }
 

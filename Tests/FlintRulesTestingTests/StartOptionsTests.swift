@@ -12,17 +12,17 @@ struct StartOptionsTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try #"{"firestore": {"rules": "firestore.rules", "indexes": "conf/firestore.indexes.json"}, "emulators": {"firestore": {"host": "0.0.0.0", "port": "9099"}}}"#
             .write(toFile: dir + "/firebase.json", atomically: true, encoding: .utf8)
-        let config = try FlintCommand.Start.FirebaseConfig(path: dir + "/firebase.json")
+        let config = try ServerOptions.FirebaseConfig(path: dir + "/firebase.json")
         #expect(config.rules == dir + "/firestore.rules")
         #expect(config.indexes == dir + "/conf/firestore.indexes.json")
         #expect(config.host == "0.0.0.0" && config.port == 9099)
         try #"{"firestore": [{"database": "(default)", "rules": "/abs/a.rules"}, {"database": "other", "rules": "b.rules"}]}"#
             .write(toFile: dir + "/multi.json", atomically: true, encoding: .utf8)
-        let multi = try FlintCommand.Start.FirebaseConfig(path: dir + "/multi.json")
+        let multi = try ServerOptions.FirebaseConfig(path: dir + "/multi.json")
         #expect(multi.rules == nil)
         #expect(multi.databaseRules.map(\.database) == ["(default)", "other"])
         #expect(multi.databaseRules.map(\.rules) == ["/abs/a.rules", dir + "/b.rules"])
-        #expect(throws: (any Error).self) { try FlintCommand.Start.FirebaseConfig(path: dir + "/missing.json") }
+        #expect(throws: (any Error).self) { try ServerOptions.FirebaseConfig(path: dir + "/missing.json") }
     }
 
     @Test func theRulesFileIsReloadedWhenItChanges() async throws {
@@ -31,7 +31,7 @@ struct StartOptionsTests {
         try first.write(toFile: path, atomically: true, encoding: .utf8)
         let engine = Engine()
         engine.rules.load(first, project: "w")
-        let watcher = FlintCommand.Start.watch(path, project: "w", engine: engine, logger: Logger(label: "test"))
+        let watcher = ServerOptions.watch(path, project: "w", engine: engine, logger: Logger(label: "test"))
         defer { watcher.cancel() }
         try await Task.sleep(for: .milliseconds(1100))  // file times have a one-second grain on some file systems
         try "service cloud.firestore { broken".write(toFile: path, atomically: true, encoding: .utf8)

@@ -49,4 +49,51 @@ struct ExecTests {
         let (missing, _) = try Self.run([Self.flint, "exec", "--", "/no/such/command"])
         #expect(missing == 127)
     }
+
+    @Test func startOptionsApplyToTheServerItRuns() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
+            Issue.record("flint binary not found next to the tests at \(Self.flint)")
+            return
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-exec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rules = dir.appendingPathComponent("firestore.rules").path
+        try "rules_version = '2';\nservice cloud.firestore { match /databases/{db}/documents { match /open/{id} { allow read, write: if true; } } }\n"
+            .write(toFile: rules, atomically: true, encoding: .utf8)
+        let export = dir.appendingPathComponent("export").path
+        // Without a token the rules decide: /open is writable, /closed is not; the owner bypasses them.
+        let script = """
+            base="http://$FIRESTORE_EMULATOR_HOST/v1/projects/p/databases/(default)/documents"
+            printf '%s ' "$(curl -s -o /dev/null -w '%{http_code}' -X PATCH "$base/open/a" -d '{"fields":{"n":{"integerValue":"1"}}}')"
+            printf '%s ' "$(curl -s -o /dev/null -w '%{http_code}' -X PATCH "$base/closed/a" -d '{"fields":{}}')"
+            printf '%s' "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer owner' -X PATCH "$base/closed/b" -d '{"fields":{}}')"
+            """
+        let (status, output) = try Self.run([Self.flint, "exec", "--rules", rules, "--export-on-exit", export, "--", "/bin/bash", "-c", script])
+        #expect(status == 0)
+        #expect(output == "200 403 200")
+        // The export ran after the command, with the two documents written.
+        let manifest = try #require(FileManager.default.contents(atPath: export + "/flint-export.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: manifest) as? [String: Any])
+        let databases = try #require(json["databases"] as? [[String: Any]])
+        #expect(databases.count == 1)
+        #expect(databases.first?["name"] as? String == "projects/p/databases/(default)")
+        #expect(databases.first?["documents"] as? Int == 2)
+    }
+
+    @Test func helpUsageAndStartFailuresHaveTheirOwnStatuses() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
+            Issue.record("flint binary not found next to the tests at \(Self.flint)")
+            return
+        }
+        let (help, usage) = try Self.run([Self.flint, "exec", "--help"])
+        #expect(help == 0)
+        #expect(usage.contains("flint exec [<options>] -- <command>"))
+        #expect(usage.contains("--rules"))
+        let (missing, _) = try Self.run([Self.flint, "exec"])
+        #expect(missing == 64)
+        let (unreadable, printed) = try Self.run([Self.flint, "exec", "--rules", "/no/such.rules", "--", "/bin/true"])
+        #expect(unreadable == 1)
+        #expect(printed.isEmpty)
+    }
 }

@@ -1,0 +1,192 @@
+import ArgumentParser
+import FlintDurable
+import FlintEngine
+import FlintExport
+import FlintFixtures
+import FlintModel
+import FlintServer
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import Logging
+
+/// The options that describe a Flint server, shared by `flint start` and `flint exec`.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Address to listen on (default 127.0.0.1, or emulators.firestore.host of firebase.json).")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one (default 8080, or emulators.firestore.port).")
+    var port: Int?
+
+    @Option(help: "A firebase.json to read firestore.rules, firestore.indexes and emulators.firestore host/port from (default: ./firebase.json when present).")
+    var config: String?
+
+    @Option(help: "The project the rules apply to (default: every project that has not loaded its own).")
+    var project: String?
+
+    @Option(help: "A firestore.indexes.json whose composite indexes and field overrides are declared.")
+    var indexes: String?
+
+    @Flag(help: "Refuse queries that production would refuse for lack of a declared index.")
+    var requireIndexes = false
+
+    @Option(help: "A firestore.rules file, reloaded whenever it changes; applied to --project, else to every project without rules of its own.")
+    var rules: String?
+
+    @Option(help: "Keep every database in DIR/flint.sqlite and restore them at start (default: memory only).")
+    var dataDir: String?
+
+    @Flag(help: "With --data-dir: fsync every commit, so commits survive power loss too (slower).")
+    var syncEveryCommit = false
+
+    @Option(help: "Load a Flint export (flint export, --export-on-exit) before serving.")
+    var `import`: String?
+
+    @Option(help: "On SIGINT or SIGTERM, export every database here before exiting.")
+    var exportOnExit: String?
+
+    @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
+    var logLevel = "notice"
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535.") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
+    }
+
+    /// What firebase.json says, paths made relative to it.
+    struct FirebaseConfig {
+        var rules: String?
+        var indexes: String?
+        var host: String?
+        var port: Int?
+        /// Per-database rules, from a `firestore` list naming databases.
+        var databaseRules: [(database: String, rules: String)] = []
+
+        init(path: String) throws {
+            guard let data = FileManager.default.contents(atPath: path),
+                let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { throw CLIFailure("\(path) is not readable JSON.") }
+            let base = (path as NSString).deletingLastPathComponent
+            func relative(_ p: String?) -> String? { p.map { $0.hasPrefix("/") ? $0 : (base as NSString).appendingPathComponent($0) } }
+            // `firestore` is an object, or a list of per-database objects (the first is used).
+            let firestore = (root["firestore"] as? [String: Any]) ?? (root["firestore"] as? [[String: Any]])?.first
+            rules = relative(firestore?["rules"] as? String)
+            for entry in (root["firestore"] as? [[String: Any]]) ?? [] {
+                if let database = entry["database"] as? String, let path = relative(entry["rules"] as? String) {
+                    databaseRules.append((database, path))
+                }
+            }
+            if !databaseRules.isEmpty { rules = nil }
+            indexes = relative(firestore?["indexes"] as? String)
+            let emulator = (root["emulators"] as? [String: Any])?["firestore"] as? [String: Any]
+            host = emulator?["host"] as? String
+            port = (emulator?["port"] as? Int) ?? (emulator?["port"] as? String).flatMap { Int($0) }
+        }
+    }
+
+    /// Builds the engine these options describe and serves it until SIGINT, SIGTERM or
+    /// `POST /shutdown`, exporting at exit when asked. `port` overrides --port and firebase.json.
+    func serve(port portOverride: Int? = nil, onReady: @escaping @Sendable (String, Int) async -> Void) async throws {
+        let configPath = config ?? (FileManager.default.fileExists(atPath: "firebase.json") ? "firebase.json" : nil)
+        let file = try configPath.map { try FirebaseConfig(path: $0) }
+        let host = self.host ?? file?.host ?? "127.0.0.1"
+        let port = portOverride ?? self.port ?? file?.port ?? 8080
+        let rules = self.rules ?? file?.rules
+        let indexes = self.indexes ?? file?.indexes
+        var configuration = DatabaseConfiguration()
+        configuration.requireIndexes = requireIndexes
+        if let indexes {
+            guard let data = FileManager.default.contents(atPath: indexes) else {
+                throw CLIFailure("Cannot read \(indexes).")
+            }
+            do throws(FlintError) {
+                let parsed = try IndexFile.parse(data)
+                configuration.declaredIndexes = parsed.indexes
+                configuration.fieldOverrides = parsed.overrides
+            } catch {
+                throw CLIFailure("\(indexes): \(error.message)")
+            }
+        }
+        var logger = Logger(label: "flint")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
+        let rulesLogger = logger
+        configuration.rulesDebugLog = { line in rulesLogger.notice("\(line)") }
+        let engine: Engine
+        if let dataDir {
+            do {
+                engine = try Engine.durable(directory: dataDir, configuration: configuration, sync: syncEveryCommit ? .everyCommit : .processCrashSafe)
+            } catch let error as FlintError {
+                throw CLIFailure("--data-dir \(dataDir): \(error.message)")
+            }
+        } else {
+            engine = Engine(configuration: configuration)
+        }
+        for (database, path) in file?.databaseRules ?? [] where self.rules == nil {
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("Cannot read \(path).") }
+            let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
+            guard problems.isEmpty else {
+                throw CLIFailure(problems.map { "\(path):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
+            }
+        }
+        var watcher: Task<Void, Never>?
+        if let rules {
+            guard let data = FileManager.default.contents(atPath: rules) else { throw CLIFailure("Cannot read \(rules).") }
+            let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
+            guard problems.isEmpty else {
+                throw CLIFailure(problems.map { "\(rules):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
+            }
+            watcher = Self.watch(rules, project: project, engine: engine, logger: logger)
+        }
+        defer { watcher?.cancel() }
+        if let source = self.import {
+            let summary = try await FlintExport.import(from: source, into: engine, progress: Self.progress("imported"))
+            FileHandle.standardError.write(Data("Imported \(summary.documents) documents from \(source)\n".utf8))
+        }
+        let server = FlintServer(
+            engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
+        try await server.run(onReady: onReady)
+        if let exportOnExit {
+            let summary = try await FlintExport.export(engine, to: exportOnExit, progress: Self.progress("exported"))
+            FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
+        }
+    }
+
+    /// Reloads the rules file whenever it changes; rules that do not compile are reported
+    /// and the previous ones stay in force.
+    static func watch(_ path: String, project: String?, engine: Engine, logger: Logger) -> Task<Void, Never> {
+        Task {
+            func stamp() -> Date? { (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
+            var last = stamp()
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                let now = stamp()
+                guard now != last, let data = FileManager.default.contents(atPath: path) else { continue }
+                last = now
+                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
+                if problems.isEmpty {
+                    logger.notice("Reloaded the rules from \(path).")
+                } else {
+                    for p in problems { logger.error("\(path):\(p.position.line):\(p.position.column): error: \(p.message) (the previous rules stay in force)") }
+                }
+            }
+        }
+    }
+
+    /// Progress lines on a terminal only, so logs and pipes stay clean.
+    static func progress(_ verb: String) -> (@Sendable (Int) -> Void)? {
+        guard isatty(2) != 0 else { return nil }
+        return { n in FileHandle.standardError.write(Data("\r\(verb) \(n) documents…".utf8)) }
+    }
+}
+
+/// A problem found while running a command (a file that cannot be read, rules that do not
+/// compile): printed as `Error: …` and exit status 1, without the usage text that belongs to
+/// mistakes in the arguments themselves.
+struct CLIFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
