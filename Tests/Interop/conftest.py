@@ -6,6 +6,9 @@ import uuid
 
 import pytest
 
+# The session's Flint process, for tests that watch its memory.
+FLINT_PROCESS = {}
+
 FLINT = os.environ.get("FLINT_BINARY", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "flint"))
 
 
@@ -20,6 +23,7 @@ def flint_host():
         raise RuntimeError("flint did not start: " + line + proc.stderr.read())
     host = line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
     os.environ["FIRESTORE_EMULATOR_HOST"] = host
+    FLINT_PROCESS["pid"] = proc.pid
     yield host
     proc.terminate()
     proc.wait(timeout=10)

@@ -1,0 +1,110 @@
+"""Hostile connections over raw sockets: the server answers them clearly, keeps its memory
+bounded and keeps serving everyone else."""
+
+import json
+import socket
+import threading
+import time
+
+from conftest import FLINT_PROCESS
+
+BASE = "/v1/projects/interop-conn/databases/(default)/documents"
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def read_response(sock):
+    """Status code and body of one HTTP/1.1 answer with a Content-Length."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, data
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    lines = head.decode().split("\r\n")
+    length = next(int(l.split(":")[1]) for l in lines if l.lower().startswith("content-length:"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk
+        body += chunk
+    return int(lines[0].split()[1]), body[:length]
+
+
+def connect(host):
+    address, port = host.rsplit(":", 1)
+    sock = socket.create_connection((address, int(port)), timeout=30)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def test_a_body_far_over_the_limit_is_refused_without_being_held(flint_host):
+    pid = FLINT_PROCESS["pid"]
+    size = 256 * 1024 * 1024
+    baseline = rss_bytes(pid)
+    peak = [baseline]
+    sending = True
+
+    def sample():
+        while sending:
+            peak[0] = max(peak[0], rss_bytes(pid))
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    sock = connect(flint_host)
+    try:
+        sock.sendall(
+            f"POST {BASE}:commit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {size}\r\n\r\n".encode()
+        )
+        chunk = b"x" * (1024 * 1024)
+        try:
+            for _ in range(size // len(chunk)):
+                sock.sendall(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server may stop reading once it has answered
+        status, body = read_response(sock)
+    finally:
+        sending = False
+        sampler.join()
+        sock.close()
+    assert status == 400
+    assert json.loads(body)["error"]["message"] == "Request payload size exceeds the limit: 10485760 bytes."
+    # Holding the body would cost 256 MiB; the limit's worth (10 MiB) and buffers are allowed.
+    assert peak[0] - baseline < 64 * 1024 * 1024, (baseline, peak[0])
+
+
+def test_a_slow_client_does_not_hold_up_the_others(flint_host):
+    body = json.dumps({"fields": {"n": {"integerValue": "1"}}}).encode()
+    request = (
+        f"PATCH {BASE}/slow/doc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer owner\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    slow = connect(flint_host)
+    # Half the request, then a pause far longer than the other client's whole run.
+    slow.sendall(request[: len(request) // 2])
+    # Were the slow connection holding the server up, these reads would time out (30 s).
+    fast = connect(flint_host)
+    for i in range(50):
+        other = (
+            f"PATCH {BASE}/fast/d{i} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer owner\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+        fast.sendall(other)
+        status, _ = read_response(fast)
+        assert status == 200
+    fast.close()
+    # The slow request, trickled a byte at a time, is then served in full.
+    for byte in request[len(request) // 2 :]:
+        slow.sendall(bytes([byte]))
+        time.sleep(0.001)
+    status, answer = read_response(slow)
+    slow.close()
+    assert status == 200
+    assert json.loads(answer)["fields"] == {"n": {"integerValue": "1"}}
