@@ -58,18 +58,28 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !decided {
-            decided = true
-            closedEarly()
-        }
+        closeUndecided()
         context.fireChannelInactive()
+    }
+
+    /// A channel closed before it ever became active (a connection accepted as the server shuts
+    /// down) is torn down without `channelInactive`; whoever waits for the decision still hears.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closeUndecided()
+    }
+
+    private func closeUndecided() {
+        guard !decided else { return }
+        decided = true
+        closedEarly()
     }
 
     /// The server allows half-closure, so a client that closes before saying anything leaves
     /// the connection half open: nothing else would ever close it, and a graceful shutdown
-    /// would wait for it forever.
+    /// would wait for it forever. Likewise a connection that has said nothing when the server
+    /// shuts down has no request to finish, so it is closed rather than waited for.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if !decided, let event = event as? ChannelEvent, event == .inputClosed {
+        if !decided, (event as? ChannelEvent) == .inputClosed || event is ChannelShouldQuiesceEvent {
             context.close(promise: nil)
             return
         }
