@@ -123,7 +123,9 @@ struct TransactionTests {
         #expect(try await db.get(key, transaction: younger) == nil)
         let waited = ContinuousClock.now - started
         #expect(waited >= .milliseconds(100))
-        #expect(waited < .seconds(5))
+        // Far above the 100 ms: only a wait that never ends should fail here, not a test run
+        // whose two pool threads are busy with other suites.
+        #expect(waited < .seconds(60))
         // Reading anyway, it shares the lock; the older one still wins at commit.
         let loser = await Self.code { _ = try await db.commit([.set(key, ["by": .string("younger")])], transaction: younger) }
         #expect(loser == .aborted)

@@ -12,8 +12,16 @@ struct ExecTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("flint").path
     }
 
-    /// Runs argv with stdout to a file; returns the exit status and what it printed.
-    static func run(_ argv: [String]) throws -> (Int32, String) {
+    /// Runs argv with stdout to a file and returns the exit status and what it printed. It waits
+    /// on a thread of its own: waitpid would otherwise hold one of the concurrency pool's two
+    /// threads, stalling the tests running beside it.
+    static func run(_ argv: [String]) async throws -> (Int32, String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try runBlocking(argv) }) }
+        }
+    }
+
+    private static func runBlocking(_ argv: [String]) throws -> (Int32, String) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("flint-exec-\(UUID().uuidString)").path
         defer { unlink(out) }
         var actions = posix_spawn_file_actions_t()
@@ -30,7 +38,7 @@ struct ExecTests {
         return ((status >> 8) & 0xFF, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
 
-    @Test func runsTheCommandAgainstAFreshFlintAndPassesItsStatusOn() throws {
+    @Test func runsTheCommandAgainstAFreshFlintAndPassesItsStatusOn() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
             Issue.record("flint binary not found next to the tests at \(Self.flint)")
             return
@@ -43,14 +51,14 @@ struct ExecTests {
             curl -sf --max-time 5 "http://$FIRESTORE_EMULATOR_HOST/v1/projects/p/databases/(default)/documents/c/x" | grep -q '"name"'
             exit 7
             """
-        let (status, output) = try Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", script])
+        let (status, output) = try await Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", script])
         #expect(status == 7)
         #expect(output == "Ok")
-        let (missing, _) = try Self.run([Self.flint, "exec", "--", "/no/such/command"])
+        let (missing, _) = try await Self.run([Self.flint, "exec", "--", "/no/such/command"])
         #expect(missing == 127)
     }
 
-    @Test func startOptionsApplyToTheServerItRuns() throws {
+    @Test func startOptionsApplyToTheServerItRuns() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
             Issue.record("flint binary not found next to the tests at \(Self.flint)")
             return
@@ -69,7 +77,7 @@ struct ExecTests {
             printf '%s ' "$(curl -s -o /dev/null -w '%{http_code}' -X PATCH "$base/closed/a" -d '{"fields":{}}')"
             printf '%s' "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer owner' -X PATCH "$base/closed/b" -d '{"fields":{}}')"
             """
-        let (status, output) = try Self.run([Self.flint, "exec", "--rules", rules, "--export-on-exit", export, "--", "/bin/bash", "-c", script])
+        let (status, output) = try await Self.run([Self.flint, "exec", "--rules", rules, "--export-on-exit", export, "--", "/bin/bash", "-c", script])
         #expect(status == 0)
         #expect(output == "200 403 200")
         // The export ran after the command, with the two documents written.
@@ -81,18 +89,18 @@ struct ExecTests {
         #expect(databases.first?["documents"] as? Int == 2)
     }
 
-    @Test func helpUsageAndStartFailuresHaveTheirOwnStatuses() throws {
+    @Test func helpUsageAndStartFailuresHaveTheirOwnStatuses() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
             Issue.record("flint binary not found next to the tests at \(Self.flint)")
             return
         }
-        let (help, usage) = try Self.run([Self.flint, "exec", "--help"])
+        let (help, usage) = try await Self.run([Self.flint, "exec", "--help"])
         #expect(help == 0)
         #expect(usage.contains("flint exec [<options>] -- <command>"))
         #expect(usage.contains("--rules"))
-        let (missing, _) = try Self.run([Self.flint, "exec"])
+        let (missing, _) = try await Self.run([Self.flint, "exec"])
         #expect(missing == 64)
-        let (unreadable, printed) = try Self.run([Self.flint, "exec", "--rules", "/no/such.rules", "--", "/bin/true"])
+        let (unreadable, printed) = try await Self.run([Self.flint, "exec", "--rules", "/no/such.rules", "--", "/bin/true"])
         #expect(unreadable == 1)
         #expect(printed.isEmpty)
     }
