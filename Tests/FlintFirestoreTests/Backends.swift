@@ -46,7 +46,7 @@ final class Inbox<T: Sendable>: Sendable {
     }
 
     /// The next callback, failing after `seconds`.
-    func next(within seconds: Double = 5) async throws -> T {
+    func next(within seconds: Double = 30) async throws -> T {
         let stream = self.stream
         return try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask {

@@ -40,7 +40,7 @@ struct StartOptionsTests {
         let second = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if true; } }"
         try await Task.sleep(for: .milliseconds(1100))
         try second.write(toFile: path, atomically: true, encoding: .utf8)
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while engine.rules.rules(for: "w")?.source != second, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         #expect(engine.rules.rules(for: "w")?.source == second)
     }

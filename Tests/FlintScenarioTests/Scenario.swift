@@ -115,7 +115,7 @@ final class Inbox<T: Sendable>: Sendable {
     func put(_ value: T) { continuation.yield(value) }
 
     /// The next value for which `accept` holds (earlier ones are skipped), or a timeout.
-    func next(within seconds: Double = 5, where accept: @escaping @Sendable (T) -> Bool = { _ in true }) async throws -> T {
+    func next(within seconds: Double = 30, where accept: @escaping @Sendable (T) -> Bool = { _ in true }) async throws -> T {
         let stream = self.stream
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {

@@ -34,7 +34,7 @@ struct GRPCStreamHygieneTests {
 
     static func waitForListenStreams(_ port: Int, toBe expected: Int) async throws -> Int {
         var count = try await listenStreams(port)
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while count != expected, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
             count = try await listenStreams(port)

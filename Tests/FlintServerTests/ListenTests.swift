@@ -20,7 +20,7 @@ private actor Mailbox {
     }
 
     /// The next `count` messages, or what arrived before the deadline.
-    func take(_ count: Int, within seconds: Double = 5) async -> [Google_Firestore_V1_ListenResponse] {
+    func take(_ count: Int, within seconds: Double = 30) async -> [Google_Firestore_V1_ListenResponse] {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while messages.count < count, !finished, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
@@ -31,7 +31,7 @@ private actor Mailbox {
     }
 
     /// How the call ended, waiting for it up to the deadline.
-    func end(within seconds: Double = 5) async -> (finished: Bool, error: (any Error)?) {
+    func end(within seconds: Double = 30) async -> (finished: Bool, error: (any Error)?) {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !finished, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         return (finished, ended)
