@@ -505,22 +505,3 @@ final class ValueDecoder: Swift.Decoder {
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(type) }
     }
 }
-
-extension Value {
-    var typeName: String {
-        switch self {
-        case .null: "null"
-        case .boolean: "boolean"
-        case .integer: "integer"
-        case .double: "double"
-        case .timestamp: "timestamp"
-        case .string: "string"
-        case .bytes: "bytes"
-        case .reference: "reference"
-        case .geoPoint: "geo point"
-        case .array: "array"
-        case .map: "map"
-        case .vector: "vector"
-        }
-    }
-}

@@ -8,8 +8,7 @@ import Synchronization
 public final class Transaction: @unchecked Sendable {
     let firestore: Firestore
     let id: TransactionID
-    private let writes = Mutex<[Write]>([])
-    private let problem = Mutex<(any Error)?>(nil)
+    private let gathered = GatheredWrites()
 
     init(_ firestore: Firestore, _ id: TransactionID) {
         self.firestore = firestore
@@ -24,7 +23,7 @@ public final class Transaction: @unchecked Sendable {
 
     /// Reads a document inside the transaction (for async update blocks).
     public func getDocument(_ document: DocumentReference) async throws -> DocumentSnapshot {
-        if !writes.withLock({ $0.isEmpty }) {
+        if gathered.hasWrites {
             throw invalidArgument("Firestore transactions require all reads to be executed before all writes.")
         }
         let key = try document.key
@@ -35,12 +34,7 @@ public final class Transaction: @unchecked Sendable {
     }
 
     private func add(_ build: () throws -> Write) -> Transaction {
-        do {
-            let w = try build()
-            writes.withLock { $0.append(w) }
-        } catch {
-            problem.withLock { if $0 == nil { $0 = error } }
-        }
+        gathered.add(build)
         return self
     }
 
@@ -70,8 +64,7 @@ public final class Transaction: @unchecked Sendable {
     }
 
     func commit() async throws {
-        if let problem = problem.withLock({ $0 }) { throw problem }
-        let all = writes.withLock { $0 }
+        let all = try gathered.all()
         let db = firestore
         let id = self.id
         db.pendingWrites.begin()

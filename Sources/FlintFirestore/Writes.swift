@@ -175,18 +175,12 @@ final class PendingWrites: Sendable {
 /// Writes applied together, atomically, by `commit()`.
 public final class WriteBatch: @unchecked Sendable {
     private let firestore: Firestore
-    private let writes = Mutex<[Write]>([])
-    private let problem = Mutex<(any Error)?>(nil)
+    private let gathered = GatheredWrites()
 
     init(_ firestore: Firestore) { self.firestore = firestore }
 
     private func add(_ build: () throws -> Write) -> WriteBatch {
-        do {
-            let w = try build()
-            writes.withLock { $0.append(w) }
-        } catch {
-            problem.withLock { if $0 == nil { $0 = error } }
-        }
+        gathered.add(build)
         return self
     }
 
@@ -222,15 +216,33 @@ public final class WriteBatch: @unchecked Sendable {
     }
 
     public func commit() async throws {
-        if let problem = problem.withLock({ $0 }) { throw problem }
-        try await firestore.commit(writes.withLock { $0 })
+        try await firestore.commit(try gathered.all())
     }
 
     public func commit(completion: (@Sendable ((any Error)?) -> Void)?) {
-        if let problem = problem.withLock({ $0 }) {
-            completion?(problem)
-            return
+        firestore.background(completion, Result { try gathered.all() })
+    }
+}
+
+/// The writes a batch or transaction has gathered. A write whose arguments were wrong is
+/// remembered instead, and `all()` throws the first such error at commit, as the SDKs do.
+final class GatheredWrites: Sendable {
+    private let state = Mutex<(writes: [Write], problem: (any Error)?)>(([], nil))
+
+    func add(_ build: () throws -> Write) {
+        do {
+            let write = try build()
+            state.withLock { $0.writes.append(write) }
+        } catch {
+            state.withLock { if $0.problem == nil { $0.problem = error } }
         }
-        firestore.background(completion, .success(writes.withLock { $0 }))
+    }
+
+    var hasWrites: Bool { state.withLock { !$0.writes.isEmpty } }
+
+    func all() throws -> [Write] {
+        let (writes, problem) = state.withLock { ($0.writes, $0.problem) }
+        if let problem { throw problem }
+        return writes
     }
 }
