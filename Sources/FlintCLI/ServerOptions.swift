@@ -6,9 +6,6 @@ import FlintFixtures
 import FlintModel
 import FlintServer
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 import Logging
 
 /// The options that describe a Flint server, shared by `flint start` and `flint exec`.
@@ -123,19 +120,11 @@ struct ServerOptions: ParsableArguments {
             engine = Engine(configuration: configuration)
         }
         for (database, path) in file?.databaseRules ?? [] where self.rules == nil {
-            guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("Cannot read \(path).") }
-            let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
-            guard problems.isEmpty else {
-                throw CLIFailure(problems.map { "\(path):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
-            }
+            try loadRules(path, into: engine, database: database)
         }
         var watcher: Task<Void, Never>?
         if let rules {
-            guard let data = FileManager.default.contents(atPath: rules) else { throw CLIFailure("Cannot read \(rules).") }
-            let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
-            guard problems.isEmpty else {
-                throw CLIFailure(problems.map { "\(rules):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
-            }
+            try loadRules(rules, into: engine)
             watcher = Self.watch(rules, project: project, engine: engine, logger: logger)
         }
         defer { watcher?.cancel() }
@@ -149,6 +138,15 @@ struct ServerOptions: ParsableArguments {
         if let exportOnExit {
             let summary = try await FlintExport.export(engine, to: exportOnExit, progress: Self.progress("exported"))
             FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
+        }
+    }
+
+    /// Loads a rules file for `--project` (or every project), refusing to start on any error.
+    private func loadRules(_ path: String, into engine: Engine, database: String? = nil) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("Cannot read \(path).") }
+        let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
+        guard problems.isEmpty else {
+            throw CLIFailure(problems.map { "\(path):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
         }
     }
 

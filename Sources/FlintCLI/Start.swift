@@ -2,14 +2,10 @@ import ArgumentParser
 import FlintDurable
 import FlintEngine
 import FlintExport
-import FlintFixtures
-import FlintModel
-import FlintServer
 import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import Logging
 
 extension FlintCommand {
     /// `flint start`: serves Flint until interrupted.
