@@ -58,17 +58,17 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        closeUndecided()
+        reportClosedIfUndecided()
         context.fireChannelInactive()
     }
 
     /// A channel closed before it ever became active (a connection accepted as the server shuts
     /// down) is torn down without `channelInactive`; whoever waits for the decision still hears.
     func handlerRemoved(context: ChannelHandlerContext) {
-        closeUndecided()
+        reportClosedIfUndecided()
     }
 
-    private func closeUndecided() {
+    private func reportClosedIfUndecided() {
         guard !decided else { return }
         decided = true
         closedEarly()
