@@ -20,12 +20,9 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             try await body(db, engine)
         case .remote:
             let server = FlintServer(engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-            let ready = AsyncStream<Int>.makeStream()
-            let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-            defer { serving.cancel() }
-            var ports = ready.stream.makeAsyncIterator()
-            guard let port = await ports.next() else { throw CancellationError() }
-            let db = Firestore.remote(host: "127.0.0.1:\(port)", project: project, user: .owner)
+            let running = try await server.start()
+            defer { running.stop() }
+            let db = Firestore.remote(host: running.address, project: project, user: .owner)
             defer { Task { await db.terminate() } }
             try await body(db, engine)
         }

@@ -61,11 +61,9 @@ struct EnvironmentTests {
 
     @Test func theSameAssertionsAgainstARunningFlint() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let ready = AsyncStream<Int>.makeStream()
-        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-        defer { serving.cancel() }
-        var ports = ready.stream.makeAsyncIterator()
-        let port = try #require(await ports.next())
+        let running = try await server.start()
+        defer { running.stop() }
+        let port = running.port
 
         let env = try await RulesTestEnvironment(rules: Self.rules, emulatorHost: "127.0.0.1:\(port)")
         try await env.withSecurityRulesDisabled { try await $0.set("users/alice", ["name": "Alice"]) }

@@ -54,12 +54,9 @@ struct Scenario: Sendable {
             try await body(Scenario(project: project, admin: embedded, triggers: triggers, fixture: fixture))
         case .remote:
             let server = FlintServer(engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-            let ready = AsyncStream<Int>.makeStream()
-            let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-            defer { serving.cancel() }
-            var ports = ready.stream.makeAsyncIterator()
-            guard let port = await ports.next() else { throw CancellationError() }
-            let remote = Firestore.remote(host: "127.0.0.1:\(port)", project: project, user: .owner)
+            let running = try await server.start()
+            defer { running.stop() }
+            let remote = Firestore.remote(host: running.address, project: project, user: .owner)
             try await body(Scenario(project: project, admin: remote, triggers: triggers, fixture: fixture))
             await remote.terminate()
         }

@@ -20,11 +20,9 @@ struct GRPCTests {
     /// A running Flint on a free port and a gRPC client connected to it.
     static func withFlint(_ body: (Client, Int) async throws -> Void) async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let ready = AsyncStream<Int>.makeStream()
-        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-        defer { serving.cancel() }
-        var ports = ready.stream.makeAsyncIterator()
-        let port = try #require(await ports.next())
+        let running = try await server.start()
+        defer { running.stop() }
+        let port = running.port
         try await withGRPCClient(
             transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
         ) { client in
@@ -268,15 +266,23 @@ struct GRPCTests {
         }
     }
 
+    @Test func aServerThatCannotBindSaysWhyInsteadOfWaiting() async throws {
+        let first = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
+        defer { first.stop() }
+        let second = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: first.port))
+        await #expect(throws: (any Error).self) { _ = try await second.start() }
+        // The first still serves.
+        let (status, _) = try await Self.http(first.port, "GET", "/")
+        #expect(status == 200)
+    }
+
     @Test func shutdownEndpointStopsTheServer() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let ready = AsyncStream<Int>.makeStream()
-        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-        var ports = ready.stream.makeAsyncIterator()
-        let port = try #require(await ports.next())
+        let running = try await server.start()
+        let port = running.port
         let (status, _) = try await Self.http(port, "POST", "/shutdown")
         #expect(status == 200)
-        try await serving.value
+        try await running.finished()
         await #expect(throws: (any Error).self) { try await Self.http(port, "GET", "/") }
     }
 }

@@ -20,11 +20,9 @@ struct WebSocketListenTests {
     static func withFlint(_ body: (Engine, Int) async throws -> Void) async throws {
         let engine = Engine()
         let server = FlintServer(engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let ready = AsyncStream<Int>.makeStream()
-        let serving = Task { try await server.run { _, port in ready.continuation.yield(port) } }
-        defer { serving.cancel() }
-        var ports = ready.stream.makeAsyncIterator()
-        let port = try #require(await ports.next())
+        let running = try await server.start()
+        defer { running.stop() }
+        let port = running.port
         try await body(engine, port)
     }
 
