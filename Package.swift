@@ -52,7 +52,9 @@ let package = Package(
         // coverage), and a Swift API shaped like @firebase/rules-unit-testing.
         .target(
             name: "FlintRulesTesting",
-            dependencies: ["FlintModel", "FlintQuery", "FlintRules", "FlintEngine", "FlintFixtures", .product(name: "Yams", package: "Yams")],
+            dependencies: ["FlintModel", "FlintQuery", "FlintRules", "FlintEngine", "FlintFixtures", "FlintHTTPClient",
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strict),
         // A client shaped like FirebaseFirestore's Swift API, embedded or over gRPC, with
         // document triggers for tests.
@@ -101,6 +103,14 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict),
+        // One HTTP/1.1 request to a running emulator, over NIO (no URLSession in the binary).
+        .target(
+            name: "FlintHTTPClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // Test support: a manual clock and ready-made engines.
         .target(name: "FlintTesting", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
         // The command line, kept thin: it builds configurations and calls the library.
@@ -108,6 +118,7 @@ let package = Package(
             name: "FlintCLI",
             dependencies: [
                 "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting", "FlintDurable", "FlintExport",
+                "FlintHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "FlintServerTests",
             dependencies: [
-                "FlintServer", "FlintEngine", "FlintProto",
+                "FlintServer", "FlintEngine", "FlintProto", "FlintHTTPClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -2,10 +2,8 @@ import ArgumentParser
 import FlintDurable
 import FlintEngine
 import FlintExport
+import FlintHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 extension FlintCommand {
     /// `flint start`: serves Flint until interrupted.
@@ -73,16 +71,16 @@ extension FlintCommand {
                 return
             }
             let address = host ?? ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] ?? "127.0.0.1:8080"
-            var request = URLRequest(url: URL(string: "http://\(address)/emulator/v1:export")!)
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: ["directory": target])
-            let data: Data
-            let response: URLResponse
-            do { (data, response) = try await URLSession.shared.data(for: request) } catch {
-                throw CLIFailure("No emulator answered at \(address): \(error.localizedDescription)")
+            let body = try JSONSerialization.data(withJSONObject: ["directory": target])
+            let response: HTTPClient.Response
+            do {
+                response = try await HTTPClient.send(
+                    "POST", "/emulator/v1:export", to: address, headers: [("Content-Type", "application/json")], body: [UInt8](body))
+            } catch {
+                throw CLIFailure("No emulator answered at \(address): \(error)")
             }
-            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            let data = Data(response.body)
+            guard response.status == 200 else {
                 throw CLIFailure("The export failed: \(String(decoding: data, as: UTF8.self))")
             }
             let documents = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["documents"] ?? "?"

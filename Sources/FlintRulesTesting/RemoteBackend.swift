@@ -1,12 +1,9 @@
 import FlintEngine
 import FlintFixtures
+import FlintHTTPClient
 import FlintModel
 import FlintQuery
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// The test API against a running Flint (or any Firestore emulator) over REST: rules loaded
 /// through the emulator endpoint, each caller's token sent as the SDKs send it.
@@ -32,13 +29,13 @@ struct RemoteBackend: Sendable {
 
     /// Sends a request; a non-2xx answer becomes the FlintError it describes.
     func send(_ method: String, _ path: String, _ body: Any? = nil, auth: AuthContext = .owner) async throws -> Any? {
-        var request = URLRequest(url: URL(string: base + path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.union(["?", "=", "&"]))!)!)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let t = token(auth) { request.setValue(t, forHTTPHeaderField: "Authorization") }
-        if let body { request.httpBody = try JSONSerialization.data(withJSONObject: body) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        var headers = [("Content-Type", "application/json")]
+        if let t = token(auth) { headers.append(("Authorization", t)) }
+        let encoded = try body.map { [UInt8](try JSONSerialization.data(withJSONObject: $0)) }
+        let uri = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.union(["?", "=", "&"])) ?? path
+        let response = try await HTTPClient.send(method, uri, to: base, headers: headers, body: encoded)
+        let status = response.status
+        let data = Data(response.body)
         let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         guard (200..<300).contains(status) else {
             let error = (json as? [String: Any])?["error"] as? [String: Any]

@@ -89,6 +89,31 @@ struct ExecTests {
         #expect(databases.first?["documents"] as? Int == 2)
     }
 
+    @Test func exportAsksTheRunningEmulatorAndSaysWhenNoneAnswers() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
+            Issue.record("flint binary not found next to the tests at \(Self.flint)")
+            return
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-export-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // `flint export` inside exec finds the emulator through FIRESTORE_EMULATOR_HOST.
+        let script = """
+            base="http://$FIRESTORE_EMULATOR_HOST/v1/projects/p/databases/(default)/documents"
+            curl -sf -o /dev/null -X PATCH "$base/c/a" -d '{"fields":{}}'
+            curl -sf -o /dev/null -X PATCH "$base/c/b/d/e" -d '{"fields":{}}'
+            "$0" export "$1"
+            """
+        let (status, output) = try await Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", script, Self.flint, dir.path])
+        #expect(status == 0)
+        #expect(output == "Exported 2 documents to \(dir.path)\n")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/flint-export.json"))
+
+        let (refused, printed) = try await Self.run([Self.flint, "export", dir.path + "-never", "--host", "127.0.0.1:1"])
+        #expect(refused == 1)
+        #expect(printed.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "-never"))
+    }
+
     @Test func helpUsageAndStartFailuresHaveTheirOwnStatuses() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
             Issue.record("flint binary not found next to the tests at \(Self.flint)")

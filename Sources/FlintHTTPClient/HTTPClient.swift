@@ -1,0 +1,80 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// One HTTP/1.1 exchange with a running emulator, for the CLI's `export` and the rules tests'
+/// remote mode. Built on NIO rather than URLSession so the `flint` binary does not load
+/// FoundationNetworking and the TLS and network libraries behind it, which would cost every
+/// `flint start` about 6 MiB of resident memory.
+public enum HTTPClient {
+    public struct Response: Sendable {
+        public let status: Int
+        public let body: [UInt8]
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Sends `method path` to `address` ("host:port", "[v6]:port", or either after "http://")
+    /// and collects the whole answer. The connection is closed afterwards.
+    public static func send(
+        _ method: String, _ path: String, to address: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) async throws -> Response {
+        let (host, port) = try split(address)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(5))
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
+            head.headers.add(name: "Host", value: address.hasPrefix("http://") ? String(address.dropFirst(7)) : address)
+            head.headers.add(name: "Connection", value: "close")
+            head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
+            for (name, value) in headers { head.headers.add(name: name, value: value) }
+            try await outbound.write(.head(head))
+            if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+            try await outbound.write(.end(nil))
+
+            var status: Int?
+            var collected = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case .head(let h): status = Int(h.status.code)
+                case .body(var b): collected.writeBuffer(&b)
+                case .end:
+                    guard let status else { break }
+                    return Response(status: status, body: Array(collected.readableBytesView))
+                }
+            }
+            throw Failure(description: "the connection to \(address) closed before a whole answer arrived")
+        }
+    }
+
+    /// The host and port of an address; the port defaults to 80 as in a URL.
+    static func split(_ address: String) throws -> (host: String, port: Int) {
+        var rest = Substring(address)
+        if rest.hasPrefix("http://") { rest = rest.dropFirst(7) }
+        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
+        var host = rest
+        var port = 80
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let p = Int(after.dropFirst()) else { throw Failure(description: "no port in \(address)") }
+                port = p
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            guard let p = Int(rest[rest.index(after: colon)...]) else { throw Failure(description: "no port in \(address)") }
+            port = p
+        }
+        guard !host.isEmpty, (0...65535).contains(port) else { throw Failure(description: "not a host and port: \(address)") }
+        return (String(host), port)
+    }
+}

@@ -1,0 +1,44 @@
+import FlintEngine
+import FlintHTTPClient
+import FlintServer
+import Testing
+
+/// The NIO client that `flint export` and remote rules tests use, against a live Flint.
+struct HTTPClientTests {
+    @Test func sendsARequestAndCollectsTheWholeAnswer() async throws {
+        let running = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
+        defer { running.stop() }
+
+        let root = try await HTTPClient.send("GET", "/", to: running.address)
+        #expect(root.status == 200)
+        #expect(String(decoding: root.body, as: UTF8.self) == "Ok")
+
+        let body = Array(#"{"fields":{"n":{"integerValue":"7"}}}"#.utf8)
+        let written = try await HTTPClient.send(
+            "PATCH", "/v1/projects/p/databases/(default)/documents/c/d", to: "http://" + running.address,
+            headers: [("Content-Type", "application/json"), ("Authorization", "Bearer owner")], body: body)
+        #expect(written.status == 200)
+        #expect(String(decoding: written.body, as: UTF8.self).contains(#""n":{"integerValue":"7"}"#))
+
+        let missing = try await HTTPClient.send("GET", "/v1/projects/p/databases/(default)/documents/c/absent", to: running.address)
+        #expect(missing.status == 404)
+        #expect(String(decoding: missing.body, as: UTF8.self).contains("NOT_FOUND"))
+    }
+
+    @Test func aClosedPortOrABadAddressIsAnError() async throws {
+        let running = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
+        let port = running.port
+        running.stop()
+        try await running.finished()
+        await #expect(throws: (any Error).self) { _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:\(port)") }
+        await #expect(throws: HTTPClient.Failure.self) { _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:http") }
+        await #expect(throws: HTTPClient.Failure.self) { _ = try await HTTPClient.send("GET", "/", to: ":8080") }
+    }
+
+    @Test func bracketedIPv6AddressesAreUnderstood() async throws {
+        let running = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "::1", port: 0)).start()
+        defer { running.stop() }
+        let answer = try await HTTPClient.send("GET", "/", to: "[::1]:\(running.port)")
+        #expect(answer.status == 200)
+    }
+}
