@@ -1,6 +1,6 @@
 """Flint against the reference emulator through real clients, in one run.
 
-    .venv/bin/python bench/clients.py --flint BINARY [--reference HOST:PORT]
+    .venv/bin/python bench/clients.py --flint BINARY [--reference HOST:PORT] [--memory-only]
 
 Starts the given flint binary (a release build) on a free port and measures, for it and for an
 already running reference emulator when one is given: the time from spawn to the first answered
@@ -8,6 +8,9 @@ request, sequential single-document writes with google-cloud-firestore (gRPC) an
 one keep-alive connection (from Python, and from wrk when it is installed: `apt-get install wrk`),
 equality + orderBy queries on 10,000 documents (gRPC and REST),
 BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
+With --memory-only it measures just that last figure, on a freshly started Flint and on the
+reference as given (start it fresh for the same comparison). Build the binary with
+scripts/build-release.sh: it is the one Flint ships.
 """
 
 import argparse
@@ -181,6 +184,14 @@ def listening_pid(port):
     return None
 
 
+def measure_memory(name, host, pid):
+    """Resident memory when idle and after 50,000 small documents in 500-write batches."""
+    db = client_for(host, "bench-" + name)
+    idle = rss_kib(pid) / 1024
+    load(db, "bench-memory", 50000)
+    return {"resident MiB idle": idle, "resident MiB after 50k documents": rss_kib(pid) / 1024}
+
+
 def measure(name, host, pid):
     project = "bench-" + name
     db = client_for(host, project)
@@ -201,18 +212,20 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--flint", required=True)
     parser.add_argument("--reference", help="HOST:PORT of a running reference emulator")
+    parser.add_argument("--memory-only", action="store_true", help="only resident memory, idle and after 50k documents")
     args = parser.parse_args()
+    run = measure_memory if args.memory_only else measure
 
     proc, host, startup = start_flint(args.flint)
     try:
-        results = {"flint": measure("flint", host, proc.pid)}
+        results = {"flint": run("flint", host, proc.pid)}
     finally:
         proc.terminate()
         proc.wait()
     results["flint"]["spawn to first answer, ms"] = startup * 1000
     if args.reference:
         port = int(args.reference.rsplit(":", 1)[1])
-        results["reference"] = measure("reference", args.reference, listening_pid(port))
+        results["reference"] = run("reference", args.reference, listening_pid(port))
 
     keys = list(results["flint"].keys())
     print(f"| measure | Flint | reference | Flint / reference |")
@@ -222,7 +235,7 @@ def main():
         r = results.get("reference", {}).get(k)
         if f is None:
             continue
-        ratio = f"{f / r:.1f}x" if r else ""
+        ratio = f"{f / r:.3g}x" if r else ""
         print(f"| {k} | {f:,.1f} | {'' if r is None else f'{r:,.1f}'} | {ratio} |")
 
 

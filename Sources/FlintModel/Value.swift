@@ -67,8 +67,13 @@ public struct MapValue: Sendable, Hashable {
 
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, Value) {
         entries = []
+        entries.reserveCapacity(pairs.underestimatedCount)
         for (k, v) in pairs { self[k] = v }
     }
+
+    /// Room for `n` entries in one allocation. Stored documents live long, and an array grown
+    /// by doubling would keep up to twice the space its entries need.
+    public mutating func reserveCapacity(_ n: Int) { entries.reserveCapacity(n) }
 
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }

@@ -162,9 +162,9 @@ public struct SortedMap<Key: SortKey, Element> {
         let half = chunks[c].keys.count / 2
         let upper = Chunk(
             keys: Array(chunks[c].keys[half...]), elements: Array(chunks[c].elements[half...]))
-        chunks[c].prefixes.removeSubrange(half...)
-        chunks[c].keys.removeSubrange(half...)
-        chunks[c].elements.removeSubrange(half...)
+        // Fresh arrays for the lower half too: trimmed in place they would keep the capacity of a
+        // full chunk, and ids written in ascending order never fill a lower half again.
+        chunks[c] = Chunk(keys: Array(chunks[c].keys[..<half]), elements: Array(chunks[c].elements[..<half]))
         chunks.insert(upper, at: c + 1)
         firstKeys.insert(upper.keys[0], at: c + 1)
         firstPrefixes.insert(upper.prefixes[0], at: c + 1)

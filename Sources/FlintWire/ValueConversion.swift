@@ -48,6 +48,7 @@ public enum Wire {
 
     public static func fields(_ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {
         var map = MapValue()
+        map.reserveCapacity(p.count)
         for (k, v) in p { map[k] = try value(v, db) }
         return map
     }

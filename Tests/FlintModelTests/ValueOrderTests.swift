@@ -107,4 +107,17 @@ struct ValueOrderTests {
         #expect(ranks == ranks.sorted())
         #expect(Set(ranks).count == 11)
     }
+
+    /// Stored documents keep their maps for a long time: one built from pairs is allocated at
+    /// its size (give or take malloc's rounding) instead of at the next power of two.
+    @Test func aMapBuiltFromPairsHoldsNoSlack() {
+        let map = MapValue((0..<5).map { ("f\($0)", Value.integer(Int64($0))) })
+        #expect(map.count == 5)
+        #expect(map.entries.capacity < 8)
+        var reserved = MapValue()
+        reserved.reserveCapacity(3)
+        for k in ["c", "a", "b"] { reserved[k] = .string(k) }
+        #expect(reserved.keys == ["a", "b", "c"])
+        #expect(reserved.entries.capacity < 4)
+    }
 }

@@ -60,4 +60,18 @@ struct SortedMapTests {
         #expect(order == ["Z", "a", "e\u{301}", "\u{e9}", "\u{fffd}", "\u{1F600}"])
         #expect(map.count == 6)
     }
+
+    /// Keys written in ascending order (sequential ids) split the last chunk over and over; the
+    /// halves left behind must not keep the capacity of the full chunk they came from.
+    @Test func chunksLeftBehindBySplitsHoldNoSlack() {
+        var map = SortedMap<Int, Int>()
+        for key in 0..<10_000 { map.set(key, key) }
+        #expect(map.chunks.count == 10_000 / (SortedMap<Int, Int>.maxChunk / 2))
+        let reserved = map.chunks.map { $0.keys.capacity + $0.elements.capacity + $0.prefixes.capacity }.reduce(0, +)
+        // Every chunk but the last holds maxChunk / 2 keys in arrays of about that size (malloc may
+        // round up a little); the last one grows by doubling. Trimmed in place, each lower half
+        // would have kept twice that.
+        #expect(reserved <= 3 * (10_000 + SortedMap<Int, Int>.maxChunk))
+        for chunk in map.chunks.dropLast() { #expect(chunk.keys.capacity < chunk.keys.count + 8) }
+    }
 }
