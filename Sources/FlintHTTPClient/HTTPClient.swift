@@ -22,14 +22,21 @@ public enum HTTPClient {
         _ method: String, _ path: String, to address: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) async throws -> Response {
         let (host, port) = try split(address)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(5))
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(5))
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                    }
                 }
-            }
+        } catch let error as NIOConnectionError {
+            // NIO reports every address it tried; the first failure says what went wrong.
+            let reason = error.connectionErrors.first.map { "\($0.error)" } ?? (error.dnsAError ?? error.dnsAAAAError).map { "\($0)" } ?? "\(error)"
+            throw Failure(description: "cannot connect to \(host):\(port): \(reason)")
+        }
         return try await channel.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
             head.headers.add(name: "Host", value: address.hasPrefix("http://") ? String(address.dropFirst(7)) : address)

@@ -30,7 +30,9 @@ struct HTTPClientTests {
         let port = running.port
         running.stop()
         try await running.finished()
-        await #expect(throws: (any Error).self) { _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:\(port)") }
+        let refused = await #expect(throws: HTTPClient.Failure.self) { _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:\(port)") }
+        #expect(refused?.description.hasPrefix("cannot connect to 127.0.0.1:\(port): ") == true)
+        #expect(refused?.description.contains("Connection refused") == true)
         await #expect(throws: HTTPClient.Failure.self) { _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:http") }
         await #expect(throws: HTTPClient.Failure.self) { _ = try await HTTPClient.send("GET", "/", to: ":8080") }
     }
