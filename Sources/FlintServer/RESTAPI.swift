@@ -53,6 +53,18 @@ struct RESTAPI: Sendable {
     }
 
     static func parse(_ rawPath: String) throws(FlintError) -> Target {
+        // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
+        // and any `:verb`, with no need to split it here and join it again.
+        if rawPath.hasPrefix("/v1/projects/"), !rawPath.utf8.contains(UInt8(ascii: "%")) {
+            var name = rawPath.dropFirst(4)
+            var verb: String?
+            if let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"), verbs.contains(String(name[name.index(after: colon)...])) {
+                verb = String(name[name.index(after: colon)...])
+                name = name[..<colon]
+            }
+            let parsed = try ResourceName.parse(String(name))
+            return Target(database: parsed.database, path: parsed.path, verb: verb)
+        }
         var segments: [String] = []
         for raw in rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2) {
             guard raw.utf8.contains(UInt8(ascii: "%")) else {

@@ -1,0 +1,42 @@
+import FlintModel
+import Testing
+
+@testable import FlintServer
+
+/// REST paths name the same resource whether or not they are percent-encoded (the two take
+/// different routes through the parser).
+struct RESTPathTests {
+    @Test(arguments: [
+        ("/v1/projects/p/databases/(default)/documents/users/alice", "/v1/projects/p/databases/%28default%29/documents/users/alice"),
+        ("/v1/projects/p/databases/(default)/documents:commit", "/v1/projects/p/databases/%28default%29/documents:commit"),
+        ("/v1/projects/p/databases/db2/documents/rooms/r1:runQuery", "/v1/projects/p/databases/db2/documents/rooms/r%31:runQuery"),
+        ("/v1/projects/p/databases/(default)/documents/a/b:c", "/v1/projects/p/databases/(default)/documents/a/b%3Ac"),
+    ])
+    func encodedAndPlainPathsAgree(plain: String, encoded: String) throws {
+        let a = try RESTAPI.parse(plain)
+        let b = try RESTAPI.parse(encoded)
+        #expect(a.database == b.database)
+        #expect(a.path == b.path)
+        #expect(a.verb == b.verb)
+    }
+
+    @Test func verbsAndIDsAreToldApart() throws {
+        let commit = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents:commit")
+        #expect(commit.verb == "commit")
+        #expect(commit.path.isEmpty)
+        // An id may hold a colon; only Firestore's verbs are split off.
+        let id = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b:c")
+        #expect(id.verb == nil)
+        #expect(id.path.canonical == "a/b:c")
+        let query = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b:runQuery")
+        #expect(query.verb == "runQuery")
+        #expect(query.path.canonical == "a/b")
+    }
+
+    @Test func malformedPathsAreRefusedByBothRoutes() {
+        #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a//b") }
+        #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/%28default%29/documents/a//b") }
+        #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/(default)/docs/a") }
+        #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/%zz") }
+    }
+}
