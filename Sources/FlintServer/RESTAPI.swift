@@ -23,7 +23,15 @@ struct RESTAPI: Sendable {
         var path: ResourcePath
         /// The `:verb` after the last segment, if one of Firestore's.
         var verb: String?
-        var documentsName: String { path.isEmpty ? database.documentsRoot : database.documentsRoot + "/" + path.canonical }
+        /// The full resource name, `projects/{p}/databases/{d}/documents[/{path}]`.
+        var documentsName: String
+
+        init(database: DatabaseID, path: ResourcePath, verb: String?, name: String? = nil) {
+            self.database = database
+            self.path = path
+            self.verb = verb
+            documentsName = name ?? (path.isEmpty ? database.documentsRoot : database.documentsRoot + "/" + path.canonical)
+        }
     }
 
     static let verbs: Set<String> = [
@@ -62,8 +70,10 @@ struct RESTAPI: Sendable {
                 verb = String(name[name.index(after: colon)...])
                 name = name[..<colon]
             }
-            let parsed = try ResourceName.parse(String(name))
-            return Target(database: parsed.database, path: parsed.path, verb: verb)
+            // Parsing refused empty segments, so the text is already the canonical name.
+            let text = String(name)
+            let parsed = try ResourceName.parse(text)
+            return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
         var segments: [String] = []
         for raw in rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2) {

@@ -18,6 +18,8 @@ struct RESTPathTests {
         #expect(a.database == b.database)
         #expect(a.path == b.path)
         #expect(a.verb == b.verb)
+        #expect(a.documentsName == b.documentsName)
+        #expect(a.documentsName == ResourceName(database: a.database, path: a.path).text)
     }
 
     @Test func verbsAndIDsAreToldApart() throws {
