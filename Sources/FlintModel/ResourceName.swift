@@ -22,7 +22,9 @@ public struct ResourceName: Sendable, Hashable {
             throw .invalidArgument(
                 "\(kind) name is longer than \(Limits.maxDocumentNameBytes) bytes.")
         }
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        // Split on the byte: "/" is ASCII, and splitting by Character would run grapheme
+        // breaking over every name of every request.
+        let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases",
             parts[4] == "documents", !parts[1].isEmpty, !parts[3].isEmpty
         else {

@@ -64,14 +64,18 @@ struct RESTAPI: Sendable {
         // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
         // and any `:verb`, with no need to split it here and join it again.
         if rawPath.hasPrefix("/v1/projects/"), !rawPath.utf8.contains(UInt8(ascii: "%")) {
-            var name = rawPath.dropFirst(4)
+            let bytes = rawPath.utf8.dropFirst(4)
+            var name = bytes
             var verb: String?
-            if let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"), verbs.contains(String(name[name.index(after: colon)...])) {
-                verb = String(name[name.index(after: colon)...])
-                name = name[..<colon]
+            if let colon = bytes.lastIndex(of: UInt8(ascii: ":")), !bytes[colon...].contains(UInt8(ascii: "/")) {
+                let word = String(Substring(bytes[bytes.index(after: colon)...]))
+                if verbs.contains(word) {
+                    verb = word
+                    name = bytes[..<colon]
+                }
             }
             // Parsing refused empty segments, so the text is already the canonical name.
-            let text = String(name)
+            let text = String(Substring(name))
             let parsed = try ResourceName.parse(text)
             return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
