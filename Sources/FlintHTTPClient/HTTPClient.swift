@@ -17,9 +17,25 @@ public enum HTTPClient {
     }
 
     /// Sends `method path` to `address` ("host:port", "[v6]:port", or either after "http://")
-    /// and collects the whole answer. The connection is closed afterwards.
+    /// and collects the whole answer. The connection is closed afterwards. A server that has
+    /// not answered within `timeout` gets a Failure instead of a caller waiting forever.
     public static func send(
-        _ method: String, _ path: String, to address: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+        _ method: String, _ path: String, to address: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        timeout: Duration = .seconds(300)
+    ) async throws -> Response {
+        try await withThrowingTaskGroup(of: Response.self) { group in
+            group.addTask { try await exchange(method, path, to: address, headers: headers, body: body) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw Failure(description: "no answer from \(address) within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    private static func exchange(
+        _ method: String, _ path: String, to address: String, headers: [(String, String)], body: [UInt8]?
     ) async throws -> Response {
         let (host, port) = try split(address)
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>

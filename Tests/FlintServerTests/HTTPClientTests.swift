@@ -3,6 +3,10 @@ import FlintHTTPClient
 import FlintServer
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The NIO client that `flint export` and remote rules tests use, against a live Flint.
 struct HTTPClientTests {
     @Test func sendsARequestAndCollectsTheWholeAnswer() async throws {
@@ -40,5 +44,27 @@ struct HTTPClientTests {
         defer { running.stop() }
         let answer = try await HTTPClient.send("GET", "/", to: "[::1]:\(running.port)")
         #expect(answer.status == 200)
+    }
+
+    /// A listener that accepts (the kernel's backlog does) but never answers.
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let began = ContinuousClock.now
+        let silence = await #expect(throws: HTTPClient.Failure.self) {
+            _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:\(port)", timeout: .milliseconds(300))
+        }
+        #expect(silence?.description.hasPrefix("no answer from 127.0.0.1:\(port) within") == true)
+        #expect(ContinuousClock.now - began < .seconds(30))
     }
 }
