@@ -21,22 +21,13 @@ final class RemoteConnection: Sendable {
     func client() throws -> Client {
         try state.withLock { s in
             if let s { return Client(wrapping: s.client) }
-            let (address, port) = try Self.split(host)
-            let transport = try HTTP2ClientTransport.Posix(target: .dns(host: address, port: port), transportSecurity: .plaintext)
+            let target = try HostAndPort(parsing: host)
+            let transport = try HTTP2ClientTransport.Posix(target: .dns(host: target.host, port: target.port), transportSecurity: .plaintext)
             let client = GRPCClient(transport: transport)
             let runner = Task { _ = try? await client.runConnections() }
             s = (client, runner)
             return Client(wrapping: client)
         }
-    }
-
-    static func split(_ host: String) throws(FlintError) -> (String, Int) {
-        guard let colon = host.lastIndex(of: ":"), let port = Int(host[host.index(after: colon)...]) else {
-            throw .invalidArgument("The emulator host must be HOST:PORT, not \"\(host)\".")
-        }
-        var address = String(host[..<colon])
-        if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
-        return (address, port)
     }
 
     /// Lets calls in flight finish for a moment, then cuts the rest (open listeners would

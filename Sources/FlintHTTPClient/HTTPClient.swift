@@ -1,3 +1,4 @@
+import FlintModel
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -37,7 +38,8 @@ public enum HTTPClient {
     private static func exchange(
         _ method: String, _ path: String, to address: String, headers: [(String, String)], body: [UInt8]?
     ) async throws -> Response {
-        let (host, port) = try split(address)
+        let target = try parse(address)
+        let (host, port) = (target.host, target.port)
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -55,7 +57,7 @@ public enum HTTPClient {
         }
         return try await channel.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
-            head.headers.add(name: "Host", value: address.hasPrefix("http://") ? String(address.dropFirst(7)) : address)
+            head.headers.add(name: "Host", value: target.description)
             head.headers.add(name: "Connection", value: "close")
             head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
             for (name, value) in headers { head.headers.add(name: name, value: value) }
@@ -78,26 +80,12 @@ public enum HTTPClient {
         }
     }
 
-    /// The host and port of an address; the port defaults to 80 as in a URL.
-    static func split(_ address: String) throws -> (host: String, port: Int) {
-        var rest = Substring(address)
-        if rest.hasPrefix("http://") { rest = rest.dropFirst(7) }
-        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
-        var host = rest
-        var port = 80
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let p = Int(after.dropFirst()) else { throw Failure(description: "no port in \(address)") }
-                port = p
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let p = Int(rest[rest.index(after: colon)...]) else { throw Failure(description: "no port in \(address)") }
-            port = p
+    /// The host and port of an address, which may start with "http://".
+    static func parse(_ address: String) throws -> HostAndPort {
+        do {
+            return try HostAndPort(parsing: address.hasPrefix("http://") ? String(address.dropFirst(7)) : address)
+        } catch {
+            throw Failure(description: error.message)
         }
-        guard !host.isEmpty, (0...65535).contains(port) else { throw Failure(description: "not a host and port: \(address)") }
-        return (String(host), port)
     }
 }
