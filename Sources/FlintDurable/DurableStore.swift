@@ -40,8 +40,8 @@ public final class DurableStore: StoreBackend {
 
     public func collectionIDs(under parent: ResourcePath, at readTime: Timestamp?) -> [String] { memory.collectionIDs(under: parent, at: readTime) }
 
-    public func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath] {
-        memory.collectionPaths(withID: collectionID, under: parent)
+    public func collectionPaths(under parent: ResourcePath, withID collectionID: String?, anyDepth: Bool) -> [ResourcePath] {
+        memory.collectionPaths(under: parent, withID: collectionID, anyDepth: anyDepth)
     }
 
     public func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String] {

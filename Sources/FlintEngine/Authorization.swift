@@ -111,7 +111,15 @@ extension Database {
     func authorizeQuery(_ query: Query, auth: AuthContext, at readTime: Timestamp?) throws(FlintError) {
         guard let ruleset = ruleset(for: auth) else { return }
         let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
-        let collection = query.parent.segments + [query.collectionID]
+        let target: RulesRequest.Target
+        let logged: [String]
+        if let id = query.collectionID {
+            target = .collection(query.parent.segments + [id], group: query.allDescendants)
+            logged = query.parent.segments + [id]
+        } else {
+            target = .anyCollection(query.parent.segments, anyDepth: query.allDescendants)
+            logged = query.parent.segments + [query.allDescendants ? "**" : "*"]
+        }
         // As the emulator gives it: limit null when absent, offset 0, orderBy a map from field
         // path to "ASC" or "DESC".
         var orderBy: [String: RulesValue] = [:]
@@ -122,7 +130,7 @@ extension Database {
         let now = RulesTimestamp(clock.now())
         for way in Self.ways(query.filter) {
             var request = RulesRequest(
-                method: .list, database: id.database, target: .collection(collection, group: query.allDescendants),
+                method: .list, database: id.database, target: target,
                 auth: Self.authValue(auth), time: now, query: .map(queryMap))
             if let named = way.name {
                 // A way that names its document is decided on that document.
@@ -132,7 +140,7 @@ extension Database {
                 request.resource = .map(["data": .map(way.data)])
             }
             let decision = ruleset.ruleset.decide(request, reader: reader, coverage: ruleset.coverage)
-            logDebug(decision, .list, collection)
+            logDebug(decision, .list, logged)
             if !decision.allowed { throw Self.denied(decision) }
         }
     }

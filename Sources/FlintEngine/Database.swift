@@ -450,7 +450,8 @@ public actor Database {
         return BatchGetResult(readTime: t ?? currentReadTime(), documents: results)
     }
 
-    /// One page of a collection's documents.
+    /// One page of a collection's documents or, without a collection id, of the documents of
+    /// every collection directly below the parent, in name order.
     public func listDocuments(_ request: ListDocumentsRequest) throws(FlintError) -> ListDocumentsPage {
         guard request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
         if request.showMissing && !request.orderBy.isEmpty {
@@ -459,63 +460,86 @@ public actor Database {
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
         try authorizeQuery(Query(parent: request.parent, collectionID: request.collectionID), auth: request.auth, at: readTime)
-        let collection = request.parent.appending(request.collectionID)
         let limit = request.pageSize == 0 ? Int.max : request.pageSize
+        // A token holds the last listed document's path below the parent: collection id, document id.
+        let after = token.map { ResourcePath($0.after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)) }
+        guard after.map({ $0.count == 2 }) ?? true else { throw .invalidArgument("invalid page token") }
+        let collections = store.collectionPaths(under: request.parent, withID: request.collectionID, anyDepth: false).sorted()
 
-        var page: [ListedDocument] = []
-        var more = false
+        // One more than a page, to know whether another follows.
+        let wanted = limit == Int.max ? limit : limit + 1
+        var listed: [ListedDocument] = []
         if request.orderBy.isEmpty {
-            // Existing documents come from the ordered scan; missing ones (only subcollections)
-            // are merged in by id.
-            var existing: [(DocumentKey, DocumentState)] = []
-            store.scan(collection: collection, at: readTime, startAfter: token?.after) { key, state in
-                existing.append((key, state))
-                return existing.count <= limit
-            }
-            var missing: [String] = []
-            if request.showMissing {
-                missing = store.missingDocumentIDs(in: collection, at: readTime)
-                if let after = token?.after { missing.removeAll { compareUTF8($0, after) <= 0 } }
-            }
-            var e = 0
-            var m = 0
-            while e < existing.count || m < missing.count {
-                if page.count == limit { more = true; break }
-                if m < missing.count, e == existing.count || compareUTF8(missing[m], existing[e].0.documentID) < 0 {
-                    page.append(ListedDocument(key: DocumentKey(unchecked: collection.appending(missing[m])), document: nil))
-                    m += 1
-                } else {
-                    let (key, state) = existing[e]
-                    page.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
-                    e += 1
+            for collection in collections where listed.count < wanted {
+                var startAfter: String?
+                if let after {
+                    let c = compareSegments(collection.last ?? "", after.segments[0])
+                    if c < 0 { continue }
+                    if c == 0 { startAfter = after.segments[1] }
                 }
+                listed += listing(collection, startAfter: startAfter, atMost: wanted - listed.count, request, readTime)
             }
         } else {
             var all: [(DocumentKey, DocumentState)] = []
-            store.scan(collection: collection, at: readTime, startAfter: nil) { key, state in
-                if request.orderBy.allSatisfy({ $0.field.isDocumentID || state.fields.value(at: $0.field) != nil }) {
-                    all.append((key, state))
+            for collection in collections {
+                store.scan(collection: collection, at: readTime, startAfter: nil) { key, state in
+                    if request.orderBy.allSatisfy({ $0.field.isDocumentID || state.fields.value(at: $0.field) != nil }) {
+                        all.append((key, state))
+                    }
+                    return true
                 }
-                return true
             }
             all.sort { Self.orders($0, before: $1, by: request.orderBy) }
             var start = 0
-            if let after = token?.after {
-                start = (all.firstIndex { equalUTF8($0.0.documentID, after) }).map { $0 + 1 } ?? all.count
+            if let after {
+                let last = request.parent.appending(after)
+                start = (all.firstIndex { $0.0.path == last }).map { $0 + 1 } ?? all.count
             }
-            for (key, state) in all[start...] {
-                if page.count == limit { more = true; break }
-                page.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+            for (key, state) in all[start...].prefix(wanted) {
+                listed.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
             }
         }
+        let more = listed.count > limit
+        let page = Array(listed.prefix(limit))
         if let transaction = request.transaction {
             for listed in page {
                 let state = listed.document.map { DocumentState(fields: $0.fields, createTime: $0.createTime, updateTime: $0.updateTime) }
                 recordRead(transaction, listed.key, state)
             }
         }
-        let next = more ? page.last.map { PageToken(readTime: readTime, after: $0.key.documentID).encoded() } : nil
+        let next = more ? page.last.map { PageToken(readTime: readTime, after: "\($0.key.collectionID)/\($0.key.documentID)").encoded() } : nil
         return ListDocumentsPage(documents: page, nextPageToken: next, readTime: readTime)
+    }
+
+    /// Up to `atMost` documents of one collection in id order, after `startAfter`; with
+    /// `showMissing`, documents that do not exist but have subcollections are merged in.
+    private func listing(
+        _ collection: ResourcePath, startAfter: String?, atMost: Int, _ request: ListDocumentsRequest, _ readTime: Timestamp
+    ) -> [ListedDocument] {
+        var existing: [(DocumentKey, DocumentState)] = []
+        store.scan(collection: collection, at: readTime, startAfter: startAfter) { key, state in
+            existing.append((key, state))
+            return existing.count < atMost
+        }
+        var missing: [String] = []
+        if request.showMissing {
+            missing = store.missingDocumentIDs(in: collection, at: readTime)
+            if let startAfter { missing.removeAll { compareSegments($0, startAfter) <= 0 } }
+        }
+        var out: [ListedDocument] = []
+        var e = 0
+        var m = 0
+        while out.count < atMost, e < existing.count || m < missing.count {
+            if m < missing.count, e == existing.count || compareSegments(missing[m], existing[e].0.documentID) < 0 {
+                out.append(ListedDocument(key: DocumentKey(unchecked: collection.appending(missing[m])), document: nil))
+                m += 1
+            } else {
+                let (key, state) = existing[e]
+                out.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+                e += 1
+            }
+        }
+        return out
     }
 
     /// Orders by the given fields, then by name in the direction of the last one.

@@ -10,7 +10,8 @@ public struct BatchGetResult: Sendable {
 public struct ListDocumentsRequest: Sendable {
     /// The document holding the collection, or the root.
     public var parent: ResourcePath
-    public var collectionID: String
+    /// nil lists the documents of every collection directly below `parent`.
+    public var collectionID: String?
     /// 0 means no limit.
     public var pageSize: Int
     public var pageToken: String?
@@ -24,7 +25,7 @@ public struct ListDocumentsRequest: Sendable {
     public var auth: AuthContext = .owner
 
     public init(
-        parent: ResourcePath = .root, collectionID: String, pageSize: Int = 0, pageToken: String? = nil,
+        parent: ResourcePath = .root, collectionID: String?, pageSize: Int = 0, pageToken: String? = nil,
         orderBy: [Ordering] = [], mask: [FieldPath]? = nil, showMissing: Bool = false,
         readTime: Timestamp? = nil, transaction: TransactionID? = nil
     ) {

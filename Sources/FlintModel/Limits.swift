@@ -10,19 +10,39 @@ public enum Limits {
 
 /// Checks of ids, names and document contents, with Firestore's messages where it has good ones.
 public enum Validation {
-    /// A collection or document id: 1–1,500 bytes, not `.` or `..`, not `__.*__`, no `/`.
-    public static func validateID(_ id: String) throws(FlintError) {
+    /// A collection id: 1–1,500 bytes, not `.` or `..`, no `/`, not `__.*__`.
+    public static func validateCollectionID(_ id: String) throws(FlintError) {
+        try validateIDShape(id)
+        if isReserved(id) { throw .invalidArgument("Collection id \"\(id)\" is invalid because it is reserved.") }
+    }
+
+    /// A document id: as a collection id, except that a numeric id (`__id<n>__`, see `NumericID`)
+    /// is allowed.
+    public static func validateDocumentID(_ id: String) throws(FlintError) {
+        try validateIDShape(id)
+        guard isReserved(id) else { return }
+        switch NumericID.parse(id) {
+        case .valid: return
+        case .outOfRange: throw .invalidArgument("Resource id \"\(id)\" is invalid because it is not a 64 bit integer.")
+        case .notNumeric: throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        }
+    }
+
+    /// The id at `index` of a path: collection ids at even positions, document ids at odd ones.
+    public static func validateSegment(_ id: String, at index: Int) throws(FlintError) {
+        if index % 2 == 0 { try validateCollectionID(id) } else { try validateDocumentID(id) }
+    }
+
+    /// The checks every id gets: length, `.` and `..`, and `/`.
+    private static func validateIDShape(_ id: String) throws(FlintError) {
         let n = id.utf8.count
         if n == 0 { throw .invalidArgument("Resource id must not be empty.") }
         if n > Limits.maxIDBytes {
             throw .invalidArgument("The key path element name is longer than \(Limits.maxIDBytes) bytes.")
         }
         if id == "." || id == ".." { throw .invalidArgument("Resource id \"\(id)\" is invalid.") }
-        if isReserved(id) {
-            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
-        }
         if id.utf8.contains(UInt8(ascii: "/")) {
-            throw .invalidArgument("Resource id \"\(id)\" must not contain \"/\".")
+            throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".")
         }
     }
 

@@ -35,7 +35,7 @@ public struct ResourceName: Sendable, Hashable {
         var offset = parts[0...4].reduce(0) { $0 + $1.utf8.count + 1 }
         var segments: [String] = []
         segments.reserveCapacity(parts.count - 5)
-        for part in parts.dropFirst(5) {
+        for (i, part) in parts.dropFirst(5).enumerated() {
             let id = String(part)
             if id.isEmpty {
                 throw .invalidArgument("\(kind) name \"\(name)\" lacks a resource id at index \(offset).")
@@ -44,7 +44,7 @@ public struct ResourceName: Sendable, Hashable {
                 throw .invalidArgument(
                     "\(kind) name \"\(name)\" contains a resource id \"\(id)\" at index \(offset).")
             }
-            try Validation.validateID(id)
+            try Validation.validateSegment(id, at: i)
             segments.append(id)
             offset += part.utf8.count + 1
         }

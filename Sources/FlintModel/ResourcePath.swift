@@ -1,6 +1,6 @@
 /// An immutable path of segments below a database's `documents` root, such as `users/alice`.
 ///
-/// Segments compare and hash by their UTF-8 bytes. Use `DocumentKey` for documents and a
+/// Segments compare as Firestore orders them (`compareSegments`) and hash by their UTF-8 bytes. Use `DocumentKey` for documents and a
 /// `ResourcePath` with an odd number of segments for collections.
 public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let segments: [String]
@@ -32,10 +32,10 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
         other.segments.count == segments.count + 1 && isPrefix(of: other)
     }
 
-    /// Segment-by-segment comparison by UTF-8 bytes; a prefix sorts first.
+    /// Segment-by-segment comparison (`compareSegments`); a prefix sorts first.
     public func compare(_ other: ResourcePath) -> Int {
         for (a, b) in zip(segments, other.segments) {
-            let c = compareUTF8(a, b)
+            let c = compareSegments(a, b)
             if c != 0 { return c }
         }
         return segments.count < other.segments.count ? -1 : (segments.count == other.segments.count ? 0 : 1)
@@ -71,7 +71,7 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Parses `coll/doc/...` with validation of every id; for tests, fixtures and the CLI.
     public init(parsing text: String) throws(FlintError) {
         let segments = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        for s in segments { try Validation.validateID(s) }
+        for (i, s) in segments.enumerated() { try Validation.validateSegment(s, at: i) }
         try self.init(ResourcePath(segments))
     }
 

@@ -21,3 +21,20 @@ public struct UTF8Key: Comparable, Hashable, Sendable, CustomStringConvertible {
     public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
     public var description: String { string }
 }
+
+/// A document id as a sorted key, in Firestore's order of ids (`compareSegments`): numeric ids
+/// first, by value, then every other id by its UTF-8 bytes.
+public struct DocumentIDKey: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public let string: String
+
+    public init(_ string: String) { self.string = string }
+
+    /// An other id's first eight bytes, as for `UTF8Key`; numeric ids all take 0, the lowest,
+    /// which keeps the prefix order-preserving (an equal prefix decides nothing).
+    public var prefix: UInt64 { NumericID.value(string) == nil ? UTF8Key(string).prefix : 0 }
+
+    public static func < (a: DocumentIDKey, b: DocumentIDKey) -> Bool { compareSegments(a.string, b.string) < 0 }
+    public static func == (a: DocumentIDKey, b: DocumentIDKey) -> Bool { equalUTF8(a.string, b.string) }
+    public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
+    public var description: String { string }
+}

@@ -96,6 +96,15 @@ enum FilterRules {
 
     // MARK: - Validation
 
+    /// Every field the filter tests, in order, with repeats.
+    static func fields(_ filter: Filter) -> [FieldPath] {
+        switch filter {
+        case .field(let f): [f.field]
+        case .unary(let u): [u.field]
+        case .composite(let c): c.filters.flatMap(fields)
+        }
+    }
+
     static func validate(_ filter: Filter) throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false

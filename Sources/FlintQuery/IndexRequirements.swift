@@ -98,6 +98,8 @@ public struct IndexRequirements: Sendable {
     /// ordered field alone uses its single-field index; anything else needs a composite index.
     public static func of(_ q: NormalizedQuery) -> IndexRequirements {
         var out = IndexRequirements()
+        // A kindless query only filters and orders by name, which needs no index.
+        guard let collectionGroup = q.query.collectionID else { return out }
         let order = q.orderBy.filter { !$0.field.isDocumentID }
             .map { ($0.field, $0.descending ? IndexSpec.Mode.descending : .ascending) }
         let scope: IndexSpec.Scope = q.query.allDescendants ? .collectionGroup : .collection
@@ -110,13 +112,13 @@ public struct IndexRequirements: Sendable {
             if order.isEmpty || (equalities.isEmpty && order.count == 1) {
                 if scope == .collectionGroup {
                     for (field, mode) in equalities + order {
-                        let o = FieldOverride(collectionGroup: q.query.collectionID, field: field, mode: mode)
+                        let o = FieldOverride(collectionGroup: collectionGroup, field: field, mode: mode)
                         if !out.fieldOverrides.contains(o) { out.fieldOverrides.append(o) }
                     }
                 }
                 continue
             }
-            let need = CompositeRequirement(collectionGroup: q.query.collectionID, scope: scope, equalities: equalities, order: order)
+            let need = CompositeRequirement(collectionGroup: collectionGroup, scope: scope, equalities: equalities, order: order)
             if !out.composites.contains(need) { out.composites.append(need) }
         }
         return out

@@ -8,8 +8,8 @@ public struct NormalizedQuery: Sendable {
     public let query: Query
     public let database: DatabaseID
     public let orderBy: [Ordering]
-    /// The collection a non-group query reads.
-    public let collection: ResourcePath
+    /// The collection a query of one collection reads; nil for group and kindless queries.
+    public let collection: ResourcePath?
 
     public static let maxDisjunctions = 30
     public static let maxInValues = 30
@@ -18,10 +18,10 @@ public struct NormalizedQuery: Sendable {
     public init(_ query: Query, database: DatabaseID) throws(FlintError) {
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
-        try Validation.validateID(query.collectionID)
+        if let id = query.collectionID { try Validation.validateCollectionID(id) } else { try Self.checkKindless(query) }
         self.query = query
         self.database = database
-        self.collection = query.parent.appending(query.collectionID)
+        self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
         var seen = Set<FieldPath>()
         for (i, o) in query.orderBy.enumerated() {
@@ -62,6 +62,21 @@ public struct NormalizedQuery: Sendable {
         }
     }
 
+    /// A query without a collection id reads documents of every kind, so it can only filter on
+    /// and order by what every document has: its name, ascending.
+    static func checkKindless(_ query: Query) throws(FlintError) {
+        for o in query.orderBy where !o.field.isDocumentID || o.descending {
+            throw .invalidArgument(
+                "A query without a collection id can only be ordered by __name__ ascending, not by \(o.field.canonical)\(o.descending ? " descending" : "").")
+        }
+        if let filter = query.filter, let field = FilterRules.fields(filter).first(where: { !$0.isDocumentID }) {
+            throw .invalidArgument("A query without a collection id can only filter on __name__, not on \(field.canonical).")
+        }
+        if query.findNearest != nil {
+            throw .invalidArgument("A query without a collection id cannot search for nearest neighbours.")
+        }
+    }
+
     // MARK: - Matching
 
     /// The value a document has at `path`; `__name__` is the document's reference.
@@ -69,13 +84,18 @@ public struct NormalizedQuery: Sendable {
         path.isDocumentID ? .reference(DocumentReference(database: database, key: key)) : fields.value(at: path)
     }
 
-    /// Whether the document belongs to the collection or group the query reads.
+    /// Whether the document belongs to the collection, group or subtree the query reads.
     public func inScope(_ key: DocumentKey) -> Bool {
-        if query.allDescendants {
-            return equalUTF8(key.collectionID, query.collectionID) && key.path.count > query.parent.count + 1
-                && query.parent.isPrefix(of: key.path)
+        let parent = query.parent
+        guard let id = query.collectionID else {
+            // Kindless: the documents of every collection directly below the parent, or at any depth.
+            let depth = key.path.count - parent.count
+            return (query.allDescendants ? depth >= 2 : depth == 2) && parent.isPrefix(of: key.path)
         }
-        return key.path.count == collection.count + 1 && collection.isPrefix(of: key.path)
+        if query.allDescendants {
+            return equalUTF8(key.collectionID, id) && key.path.count > parent.count + 1 && parent.isPrefix(of: key.path)
+        }
+        return key.path.count == parent.count + 2 && equalUTF8(key.collectionID, id) && parent.isPrefix(of: key.path)
     }
 
     /// Scope, filter, every ordered field present, and within the cursors.

@@ -5,8 +5,11 @@ import FlintModel
 public struct Query: Sendable {
     /// The document holding the collection, or the root.
     public var parent: ResourcePath
-    public var collectionID: String
-    /// A collection group: every collection with this id at any depth below `parent`.
+    /// The collection's id; nil reads every collection, as the server SDKs' recursive deletes
+    /// do (a "kindless" query, limited to `__name__` filters and ascending `__name__` order).
+    public var collectionID: String?
+    /// A collection group: every collection with this id (or, kindless, every document) at
+    /// any depth below `parent`.
     public var allDescendants: Bool
     public var filter: Filter?
     /// The orders the client asked for; `NormalizedQuery` adds the implicit ones.
@@ -20,7 +23,7 @@ public struct Query: Sendable {
     public var findNearest: FindNearest?
 
     public init(
-        parent: ResourcePath = .root, collectionID: String, allDescendants: Bool = false,
+        parent: ResourcePath = .root, collectionID: String?, allDescendants: Bool = false,
         filter: Filter? = nil, orderBy: [Ordering] = [], startAt: Cursor? = nil, endAt: Cursor? = nil,
         offset: Int = 0, limit: Int? = nil, projection: [FieldPath]? = nil, findNearest: FindNearest? = nil
     ) {

@@ -24,6 +24,10 @@ public struct RulesRequest: Sendable {
         /// The documents a query could return: a collection (or, for collection groups, any
         /// collection with this id below the parent) and an unknown document id.
         case collection([String], group: Bool)
+        /// The documents a query without a collection id could return: those of every
+        /// collection directly below the parent, or with `anyDepth` at every depth below it.
+        /// Only a recursive wildcard matches the unknown rest of such a path.
+        case anyCollection([String], anyDepth: Bool)
     }
 
     public var method: Method
@@ -59,7 +63,7 @@ public struct RulesRequest: Sendable {
     /// The full path, `/databases/{db}/documents/...`.
     var fullPath: RulesPath {
         switch target {
-        case .document(let p), .collection(let p, _): RulesPath(["databases", database, "documents"] + p)
+        case .document(let p), .collection(let p, _), .anyCollection(let p, _): RulesPath(["databases", database, "documents"] + p)
         }
     }
 
@@ -83,11 +87,13 @@ public struct RulesDecision: Sendable {
     public var debugLog: [String]
 }
 
-/// A segment of the path being matched: a name, the unknown id of a listed document, or the
-/// unknown run of segments in front of a collection group.
+/// A segment of the path being matched: a name, the unknown id of a listed document or of the
+/// collection of a query without one, or an unknown run of segments (in front of a collection
+/// group, or below the parent of a query without a collection id).
 enum MatchSegment: Equatable {
     case name(String)
     case unknownID
+    case unknownCollectionID
     case anyPrefix
 }
 
@@ -108,6 +114,9 @@ extension Ruleset {
                 segments += p.map { .name($0) }
             }
             segments.append(.unknownID)
+        case .anyCollection(let p, let anyDepth):
+            segments += p.map { .name($0) }
+            segments += anyDepth ? [.anyPrefix] : [.unknownCollectionID, .unknownID]
         }
         let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads)
         if coverage != nil { evaluator.observed = [:] }
@@ -164,6 +173,7 @@ extension Ruleset {
             switch path[at] {
             case .name(let s): bound = .string(s)
             case .unknownID: bound = .error("Variable \(name) is not bound: a query names no document id.")
+            case .unknownCollectionID: bound = .error("Variable \(name) is not bound: the query names no collection id.")
             case .anyPrefix: return []
             }
             for (b, end) in match(rest, path, at + 1, version: version) { out.append(([(name, bound)] + b, end)) }

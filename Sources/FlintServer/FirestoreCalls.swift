@@ -41,9 +41,9 @@ struct FirestoreCalls: Sendable {
 
     func listDocuments(_ r: Google_Firestore_V1_ListDocumentsRequest) async throws(FlintError) -> Google_Firestore_V1_ListDocumentsResponse {
         let (id, parent) = try ResourceName.parseParent(r.parent)
-        guard !r.collectionID.isEmpty else { throw .invalidArgument("A listing names the collection to list.") }
-        try Validation.validateID(r.collectionID)
-        var list = ListDocumentsRequest(parent: parent, collectionID: r.collectionID)
+        // Without a collection id, every collection directly below the parent is listed.
+        if !r.collectionID.isEmpty { try Validation.validateCollectionID(r.collectionID) }
+        var list = ListDocumentsRequest(parent: parent, collectionID: r.collectionID.isEmpty ? nil : r.collectionID)
         list.auth = auth
         list.pageSize = Int(r.pageSize)
         list.pageToken = r.pageToken.isEmpty ? nil : r.pageToken
@@ -69,9 +69,9 @@ struct FirestoreCalls: Sendable {
 
     func createDocument(_ r: Google_Firestore_V1_CreateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
         let (id, parent) = try ResourceName.parseParent(r.parent)
-        try Validation.validateID(r.collectionID)
+        try Validation.validateCollectionID(r.collectionID)
         let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
-        try Validation.validateID(documentID)
+        try Validation.validateDocumentID(documentID)
         let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
         try Validation.validateDocumentName(id, key)
         let db = engine.database(id)

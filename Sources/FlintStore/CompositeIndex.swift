@@ -37,7 +37,7 @@ protocol IndexName: Sendable {
     static func order(_ a: Self, _ b: Self) -> Int
 }
 
-extension UTF8Key: IndexName {}
+extension DocumentIDKey: IndexName {}
 
 extension DocumentKey: IndexName {
     static func order(_ a: DocumentKey, _ b: DocumentKey) -> Int { a.path.compare(b.path) }

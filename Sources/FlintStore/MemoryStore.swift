@@ -31,16 +31,16 @@ public final class MemoryStore: StoreBackend {
 
     /// A class, so a lookup retains one object instead of copying the maps it holds.
     final class Collection {
-        var documents = SortedMap<UTF8Key, Record>()
+        var documents = SortedMap<DocumentIDKey, Record>()
         var liveCount = 0
         /// Documents of this collection that have subcollections.
-        var parentsOfSubcollections: Set<UTF8Key> = []
+        var parentsOfSubcollections: Set<DocumentIDKey> = []
         /// Indexes built for the queries run so far, kept current on every write.
-        var indexes: [IndexDefinition: CompositeIndex<UTF8Key>] = [:]
+        var indexes: [IndexDefinition: CompositeIndex<DocumentIDKey>] = [:]
 
-        func index(_ definition: IndexDefinition) -> CompositeIndex<UTF8Key> {
+        func index(_ definition: IndexDefinition) -> CompositeIndex<DocumentIDKey> {
             if let existing = indexes[definition] { return existing }
-            let index = CompositeIndex<UTF8Key>(definition)
+            let index = CompositeIndex<DocumentIDKey>(definition)
             documents.forEach { id, record in
                 if let state = record.latest.state { index.add(id: id, state: state) }
                 return true
@@ -66,13 +66,13 @@ public final class MemoryStore: StoreBackend {
     public init() {}
 
     public func document(_ key: DocumentKey, at readTime: Timestamp?) -> DocumentState? {
-        collection(PathKey(collectionOf: key))?.documents[UTF8Key(key.documentID)]?.version(at: readTime)?.state
+        collection(PathKey(collectionOf: key))?.documents[DocumentIDKey(key.documentID)]?.version(at: readTime)?.state
     }
 
     public func apply(_ writes: [DocumentWrite], commitTime: Timestamp, horizon: Timestamp) {
         for write in writes {
             let collectionPath = PathKey(collectionOf: write.key)
-            let id = UTF8Key(write.key.documentID)
+            let id = DocumentIDKey(write.key.documentID)
             let collection = self.collection(collectionPath) ?? registerCollection(write.key.collection)
             let newVersion = StoredVersion(
                 fields: write.state?.fields,
@@ -140,7 +140,7 @@ public final class MemoryStore: StoreBackend {
         subcollections[parent, default: []].insert(UTF8Key(path.last ?? ""))
         if let parentKey = parent.documentKey {
             let grandparent = collections[PathKey(collectionOf: parentKey)] ?? registerCollection(parentKey.collection)
-            grandparent.parentsOfSubcollections.insert(UTF8Key(parentKey.documentID))
+            grandparent.parentsOfSubcollections.insert(DocumentIDKey(parentKey.documentID))
         }
         return collection
     }
@@ -150,7 +150,7 @@ public final class MemoryStore: StoreBackend {
         _ body: (DocumentKey, DocumentState) -> Bool
     ) {
         guard let c = collections[PathKey(collection)] else { return }
-        let start = startAfter.map { c.documents.index(from: UTF8Key($0), inclusive: false) }
+        let start = startAfter.map { c.documents.index(from: DocumentIDKey($0), inclusive: false) }
         c.documents.forEach(from: start) { id, record in
             guard let state = record.version(at: readTime)?.state else { return true }
             return body(DocumentKey(unchecked: collection.appending(id.string)), state)
@@ -180,16 +180,17 @@ public final class MemoryStore: StoreBackend {
             stats.indexEntriesScanned += scanned
             stats.documentsScanned += out.count
         }
-        if q.query.allDescendants {
-            groupIndex(q.query.collectionID, plan.definition).scan(prefix: plan.prefix) { key, state in
+        if q.query.allDescendants, let collectionID = q.query.collectionID {
+            groupIndex(collectionID, plan.definition).scan(prefix: plan.prefix) { key, state in
                 // A group index spans the whole database; a scoped group keeps its own part.
                 guard q.query.parent.isEmpty || q.inScope(key) else { return true }
                 return consider(key, state)
             }
             return Array(out.dropFirst(q.query.offset))
         }
-        guard let collection = collection(PathKey(q.collection)) else { return [] }
-        let consider = { (id: UTF8Key, state: DocumentState) in consider(DocumentKey(unchecked: q.collection.appending(id.string)), state) }
+        guard let path = q.collection else { return nil }
+        guard let collection = collection(PathKey(path)) else { return [] }
+        let consider = { (id: DocumentIDKey, state: DocumentState) in consider(DocumentKey(unchecked: path.appending(id.string)), state) }
         if plan.definition.components.isEmpty && !plan.definition.nameDescending {
             // Ordered by name only: the collection itself is that index.
             collection.documents.forEach { id, record in
@@ -217,8 +218,22 @@ public final class MemoryStore: StoreBackend {
         return index
     }
 
-    public func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath] {
-        (collectionsByID[UTF8Key(collectionID)] ?? []).filter { parent.isPrefix(of: $0) && $0.count > parent.count }
+    public func collectionPaths(under parent: ResourcePath, withID collectionID: String?, anyDepth: Bool) -> [ResourcePath] {
+        if let collectionID {
+            guard anyDepth else { return [parent.appending(collectionID)] }
+            return (collectionsByID[UTF8Key(collectionID)] ?? []).filter { parent.isPrefix(of: $0) && $0.count > parent.count }
+        }
+        var out: [ResourcePath] = []
+        func visit(_ parent: ResourcePath) {
+            for id in subcollections[parent] ?? [] {
+                let path = parent.appending(id.string)
+                out.append(path)
+                guard anyDepth, let c = collections[PathKey(path)] else { continue }
+                for documentID in c.parentsOfSubcollections { visit(path.appending(documentID.string)) }
+            }
+        }
+        visit(parent)
+        return out
     }
 
     public func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String] {
@@ -282,14 +297,14 @@ public final class MemoryStore: StoreBackend {
                 documentCount -= c.liveCount
                 collections[pathKey] = nil
             } else if path.isDocumentPath, collectionPath == path.dropLast,
-                let removed = c.documents[UTF8Key(path.last ?? "")]
+                let removed = c.documents[DocumentIDKey(path.last ?? "")]
             {
                 if let fields = removed.latest.fields {
                     documentCount -= 1
                     c.liveCount -= 1
-                    for index in c.indexes.values { index.remove(id: UTF8Key(path.last ?? ""), fields: fields) }
+                    for index in c.indexes.values { index.remove(id: DocumentIDKey(path.last ?? ""), fields: fields) }
                 }
-                c.documents.set(UTF8Key(path.last ?? ""), nil)
+                c.documents.set(DocumentIDKey(path.last ?? ""), nil)
             }
         }
         // Keep the collection indexes consistent with what is left.

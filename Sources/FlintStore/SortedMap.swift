@@ -276,3 +276,7 @@ extension SortedMap.Index: Sendable {}
 extension UTF8Key: SortKey {
     public static func order(_ a: UTF8Key, _ b: UTF8Key) -> Int { compareUTF8(a.string, b.string) }
 }
+
+extension DocumentIDKey: SortKey {
+    public static func order(_ a: DocumentIDKey, _ b: DocumentIDKey) -> Int { compareSegments(a.string, b.string) }
+}

@@ -43,8 +43,9 @@ public protocol StoreBackend: AnyObject {
     /// least one existing document at any depth, in UTF-8 order.
     func collectionIDs(under parent: ResourcePath, at readTime: Timestamp?) -> [String]
 
-    /// Every collection path whose last id is `collectionID`, at any depth below `parent`.
-    func collectionPaths(withID collectionID: String, under parent: ResourcePath) -> [ResourcePath]
+    /// The collections below `parent` (root or a document) whose id is `collectionID` (nil: any
+    /// id): only those directly below it, or with `anyDepth` those at every depth.
+    func collectionPaths(under parent: ResourcePath, withID collectionID: String?, anyDepth: Bool) -> [ResourcePath]
 
     /// Ids of documents in `collection` that do not exist but have existing descendants.
     func missingDocumentIDs(in collection: ResourcePath, at readTime: Timestamp?) -> [String]

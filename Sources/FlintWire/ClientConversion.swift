@@ -61,7 +61,7 @@ extension Wire {
     public static func proto(_ q: Query, _ db: DatabaseID) -> (parent: String, query: Google_Firestore_V1_StructuredQuery) {
         var p = Google_Firestore_V1_StructuredQuery()
         var from = Google_Firestore_V1_StructuredQuery.CollectionSelector()
-        from.collectionID = q.collectionID
+        from.collectionID = q.collectionID ?? ""
         from.allDescendants = q.allDescendants
         p.from = [from]
         if let f = q.filter { p.where = proto(f) }

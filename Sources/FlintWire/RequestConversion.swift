@@ -65,10 +65,13 @@ extension Wire {
 
     /// A structured query under `parent` (the root or a document of `db`).
     public static func query(_ p: Google_Firestore_V1_StructuredQuery, parent: ResourcePath, _ db: DatabaseID) throws(FlintError) -> Query {
-        guard p.from.count == 1, let from = p.from.first else {
-            throw .invalidArgument("A query must select exactly one collection in \"from\".")
+        guard p.from.count <= 1 else {
+            throw .invalidArgument("StructuredQuery.from cannot have more than one collection selector.")
         }
-        var q = Query(parent: parent, collectionID: from.collectionID, allDescendants: from.allDescendants)
+        // No selector, or one without a collection id, reads documents of every collection.
+        let from = p.from.first ?? Google_Firestore_V1_StructuredQuery.CollectionSelector()
+        var q = Query(
+            parent: parent, collectionID: from.collectionID.isEmpty ? nil : from.collectionID, allDescendants: from.allDescendants)
         if p.hasWhere { q.filter = try filter(p.where, db) }
         for o in p.orderBy {
             let field = try FieldPath(parsing: o.field.fieldPath)

@@ -78,7 +78,7 @@ struct QueryDifferentialTests {
     }
 
     static func json(_ q: Query) -> [String: Any] {
-        var sq: [String: Any] = ["from": [["collectionId": q.collectionID]]]
+        var sq: [String: Any] = ["from": [["collectionId": q.collectionID ?? "", "allDescendants": q.allDescendants]]]
         if let f = q.filter { sq["where"] = json(f) }
         if !q.orderBy.isEmpty {
             sq["orderBy"] = q.orderBy.map { ["field": ["fieldPath": $0.field.canonical], "direction": $0.descending ? "DESCENDING" : "ASCENDING"] }

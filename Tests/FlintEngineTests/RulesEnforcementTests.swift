@@ -203,3 +203,31 @@ extension RulesEnforcementTests {
         #expect(trace.all == ["get profiles/ann allowed", "get profiles/ann denied @ L6"])
     }
 }
+
+extension RulesEnforcementTests {
+    /// A query without a collection id could return documents of any collection: only a match
+    /// that covers every collection allows it, and at any depth only a recursive wildcard does.
+    /// Decisions as the reference emulator gives them.
+    @Test func queriesWithoutACollectionIDNeedRulesCoveringEveryCollection() async throws {
+        let cases: [(match: String, direct: Bool, anyDepth: Bool)] = [
+            ("match /{d=**} { allow read: if true; }", true, true),
+            ("match /a/{id} { allow read: if true; } match /b/{id} { allow read: if true; }", false, false),
+            ("match /{c}/{id} { allow read: if true; }", true, false),
+            ("match /{c}/{id} { allow list: if c == 'a'; }", false, false),
+        ]
+        for (i, c) in cases.enumerated() {
+            let registry = RulesRegistry()
+            let source = "rules_version = '2'; service cloud.firestore { match /databases/{db}/documents { \(c.match) } }"
+            #expect(registry.load(source, project: "k\(i)").isEmpty)
+            let db = Database(id: DatabaseID(project: "k\(i)"), clock: ManualClock(), rules: registry)
+            _ = try await db.commit([.set(key("a/1"), [:]), .set(key("a/1/s/2"), [:]), .set(key("b/1"), [:])])
+            let direct = await Self.denial { _ = try await db.runQuery(Query(collectionID: nil), auth: .unauthenticated) }
+            #expect((direct == nil) == c.direct, "\(c.match)")
+            let anyDepth = await Self.denial {
+                _ = try await db.runQuery(Query(collectionID: nil, allDescendants: true), auth: .unauthenticated)
+            }
+            #expect((anyDepth == nil) == c.anyDepth, "\(c.match)")
+            if c.direct == false, let direct { #expect(direct.code == .permissionDenied) }
+        }
+    }
+}

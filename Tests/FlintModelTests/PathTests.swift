@@ -22,6 +22,15 @@ struct PathTests {
         ("/c/..", "Document name \"projects/p1/databases/(default)/documents/c/..\" contains a resource id \"..\" at index 44."),
         ("/c/.", "Document name \"projects/p1/databases/(default)/documents/c/.\" contains a resource id \".\" at index 44."),
         ("/c/__x__", "Resource id \"__x__\" is invalid because it is reserved."),
+        ("/__x__/d", "Collection id \"__x__\" is invalid because it is reserved."),
+        ("/c/__id0__", "Resource id \"__id0__\" is invalid because it is reserved."),
+        ("/c/__id05__", "Resource id \"__id05__\" is invalid because it is reserved."),
+        ("/c/__id+5__", "Resource id \"__id+5__\" is invalid because it is reserved."),
+        ("/c/__id-0__", "Resource id \"__id-0__\" is invalid because it is reserved."),
+        ("/c/__id9223372036854775808__", "Resource id \"__id9223372036854775808__\" is invalid because it is not a 64 bit integer."),
+        ("/c/__id-9223372036854775809__", "Resource id \"__id-9223372036854775809__\" is invalid because it is not a 64 bit integer."),
+        ("/__id5__/d", "Collection id \"__id5__\" is invalid because it is reserved."),
+        ("/c/__id5__/__id6__/d", "Collection id \"__id6__\" is invalid because it is reserved."),
         ("/c/" + String(repeating: "a", count: 1501), "The key path element name is longer than 1500 bytes."),
     ])
     func rejectsBadDocumentNames(suffix: String, message: String) {
@@ -52,15 +61,50 @@ struct PathTests {
     }
 
     @Test func idValidation() {
-        #expect(throws: FlintError.invalidArgument("Resource id \"a/b\" must not contain \"/\".")) {
-            try Validation.validateID("a/b")
+        #expect(throws: FlintError.invalidArgument("Resource id \"a/b\" is invalid because it contains \"/\".")) {
+            try Validation.validateDocumentID("a/b")
         }
-        #expect(throws: FlintError.invalidArgument("Resource id \"..\" is invalid.")) { try Validation.validateID("..") }
-        #expect(throws: FlintError.self) { try Validation.validateID("") }
+        #expect(throws: FlintError.invalidArgument("Resource id \"..\" is invalid.")) { try Validation.validateCollectionID("..") }
+        #expect(throws: FlintError.self) { try Validation.validateDocumentID("") }
         #expect(Validation.isReserved("__a__"))
         #expect(Validation.isReserved("____"))
         #expect(!Validation.isReserved("__a"))
         #expect(!Validation.isReserved("___"))
+    }
+
+    /// Numeric ids (`__id<n>__`, kept from Datastore) are document ids the reference accepts.
+    @Test func numericDocumentIDsAreAccepted() throws {
+        for id in ["__id5__", "__id-3__", "__id-9223372036854775808__", "__id9223372036854775807__"] {
+            let (_, key) = try ResourceName.parseDocument(Self.root + "/c/" + id)
+            #expect(key.documentID == id)
+            #expect(try DocumentKey(parsing: "c/" + id + "/s/x").path.count == 4)
+        }
+        #expect(NumericID.parse("__id-9223372036854775808__") == .valid(Int64.min))
+        #expect(NumericID.parse("__id12__") == .valid(12))
+        #expect(NumericID.parse("__idx__") == .notNumeric)
+        #expect(NumericID.parse("__id__") == .notNumeric)
+        #expect(NumericID.parse("__id-__") == .notNumeric)
+        #expect(NumericID.parse("__id99999999999999999999__") == .outOfRange)
+        #expect(NumericID.value("id5") == nil)
+        #expect(throws: FlintError.invalidArgument("Collection id \"__id5__\" is invalid because it is reserved.")) {
+            try Validation.validateCollectionID("__id5__")
+        }
+    }
+
+    /// Numeric ids sort before every other id, by value, as the reference orders them.
+    @Test func numericIDsSortFirstByValue() {
+        let ids = ["0", "__id-9223372036854775808__", "A", "__id5__", "__idx", "__id-3__", "\u{0}", "__id40__", "z"]
+        let sorted = ids.sorted { compareSegments($0, $1) < 0 }
+        #expect(sorted == ["__id-9223372036854775808__", "__id-3__", "__id5__", "__id40__", "\u{0}", "0", "A", "__idx", "z"])
+        let keys = ids.map(DocumentIDKey.init).sorted()
+        #expect(keys.map(\.string) == sorted)
+        // The prefix never contradicts the order.
+        for a in keys { for b in keys where a.prefix < b.prefix { #expect(a < b) } }
+        #expect(ResourcePath(["c", "__id40__"]) < ResourcePath(["c", "0"]))
+        #expect(ResourcePath(["c", "__id5__"]) < ResourcePath(["c", "__id40__"]))
+        #expect(ResourcePath(["a", "__id-9223372036854775808__"]) < ResourcePath(["a", "0", "s", "x"]))
+        #expect(ResourcePath(["a", "z", "s", "x"]) < ResourcePath(["a\u{0}", "__id-9223372036854775808__"]))
+        #expect(ResourcePath(["a\u{0}", "__id-9223372036854775808__"]) < ResourcePath(["ab", "0"]))
     }
 
     @Test func pathsCompareBySegmentsAndUTF8() {

@@ -109,6 +109,16 @@ struct RESTTests {
             #expect(nested?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/q/a/sub/c"])
             let group = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"sub","allDescendants":true}]}}"#) as? [[String: Any]]
             #expect(group?.count == 1)
+            // No collection id: every collection below the parent, at any depth when asked.
+            let kindless = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"allDescendants":true}]}}"#) as? [[String: Any]]
+            #expect(kindless?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [
+                Self.name + "/q/a", Self.name + "/q/a/sub/c", Self.name + "/q/b",
+            ])
+            let noFrom = try await Self.call(client, .post, Self.base + "/q/a:runQuery", #"{"structuredQuery":{}}"#) as? [[String: Any]]
+            #expect(noFrom?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/q/a/sub/c"])
+            let twoFrom = try await Self.call(
+                client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"},{"collectionId":"r"}]}}"#, expect: .badRequest)
+            #expect(Self.error(twoFrom)?.1 == "StructuredQuery.from cannot have more than one collection selector.")
             let invalid = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"}],"limit":-1}}"#, expect: .badRequest)
             #expect(Self.error(invalid)?.1 == "limit is negative")
             let agg = try await Self.call(client, .post, Self.base + ":runAggregationQuery", """

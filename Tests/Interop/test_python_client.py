@@ -276,6 +276,31 @@ def test_collection_groups_and_listing(client, col):
     assert sorted(d.id for d in col.list_documents()) == ["group-parent", "other"]
 
 
+def test_recursive_delete_and_recursive_queries(client, col):
+    # The client pages through a query without a collection id, bounded by the lowest numeric
+    # id ("__id-9223372036854775808__") in the collection and in the collection's id + NUL.
+    for path in ["a", "b", "a/sub/x", "a/sub/x/deeper/y", "Z", "0"]:
+        col.document(path).set({"v": 1})
+    sibling = client.collection(col.id + "b")
+    sibling.document("kept").set({"v": 1})
+    found = sorted(s.reference.path for s in col.recursive().stream())
+    assert found == sorted(f"{col.id}/{p}" for p in ["0", "Z", "a", "a/sub/x", "a/sub/x/deeper/y", "b"])
+
+    assert client.recursive_delete(col.document("a")) == 3
+    assert sorted(s.id for s in col.stream()) == ["0", "Z", "b"]
+    assert client.recursive_delete(col) == 3
+    assert list(col.stream()) == []
+    assert [s.id for s in sibling.stream()] == ["kept"]
+
+
+def test_numeric_document_ids_sort_first(col):
+    for doc_id in ["0", "__id7__", "a", "__id-2__"]:
+        col.document(doc_id).set({"v": 1})
+    assert [s.id for s in col.order_by("__name__").stream()] == ["__id-2__", "__id7__", "0", "a"]
+    with pytest.raises(exceptions.InvalidArgument):
+        col.document("__id0__").set({})
+
+
 def test_reads_at_a_past_time(col):
     ref = col.document("versioned")
     first = ref.set({"v": 1})

@@ -1,0 +1,83 @@
+import FlintEngine
+import FlintModel
+import FlintQuery
+import Testing
+
+/// Queries without a collection id and numeric document ids, on Flint's engine and on the
+/// reference emulator: the same full names in the same order, or the same error status.
+struct KindlessDifferentialTests {
+    static let database = DatabaseID(project: "flint-kindless")
+    static let paths = [
+        "a/1", "a/2", "a/__id9__", "a/1/sub/x", "a/1/sub/x/deep/y", "ab/1", "b/1", "b/1/a/2", "c/__id5__", "c/__id-3__", "c/0", "c/Z",
+    ]
+    static let lowest = "__id-9223372036854775808__"
+
+    static func reference(_ segments: String...) -> Value {
+        .reference(DocumentReference(database: database, key: DocumentKey(unchecked: ResourcePath(segments))))
+    }
+
+    static var queries: [(parent: ResourcePath, query: Query)] {
+        let low = reference("a", lowest)
+        let high = reference("a\u{0}", lowest)
+        let a1 = ResourcePath(["a", "1"])
+        return [
+            (.root, Query(collectionID: nil)),
+            (.root, Query(collectionID: nil, allDescendants: true)),
+            (a1, Query(parent: a1, collectionID: nil, allDescendants: true)),
+            (a1, Query(parent: a1, collectionID: nil)),
+            (.root, Query(collectionID: nil, allDescendants: true, filter: .composite(CompositeFilter(.and, [
+                .field(FieldFilter(.documentID, .greaterThanOrEqual, low)), .field(FieldFilter(.documentID, .lessThan, high)),
+            ])))),
+            (.root, Query(collectionID: nil, allDescendants: true, orderBy: [Ordering(.documentID)],
+                          startAt: Cursor(values: [low], before: true), endAt: Cursor(values: [high], before: true))),
+            (.root, Query(collectionID: nil, allDescendants: true, orderBy: [Ordering(.documentID)],
+                          startAt: Cursor(values: [reference("a", "1")], before: false), limit: 3)),
+            (.root, Query(collectionID: nil, filter: .field(FieldFilter(try! FieldPath(["v"]), .equal, 1)))),
+            (.root, Query(collectionID: nil, orderBy: [Ordering(try! FieldPath(["v"]))])),
+            (.root, Query(collectionID: "c")),
+            (.root, Query(collectionID: "c", limit: 2)),
+            (.root, Query(collectionID: "c", filter: .field(FieldFilter(.documentID, .greaterThan, reference("c", lowest))))),
+            (.root, Query(collectionID: "c", filter: .field(FieldFilter(.documentID, .lessThan, reference("c", "0"))))),
+            (.root, Query(collectionID: "a", allDescendants: true, filter: .field(FieldFilter(.documentID, .greaterThanOrEqual, low)))),
+        ]
+    }
+
+    @Test func kindlessQueriesAndNumericIDsAgreeWithTheReference() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential kindless test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let flint = Database(id: Self.database)
+        let keys = try Self.paths.map { try DocumentKey(parsing: $0) }
+        _ = try await flint.commit(keys.map { .set($0, ["v": 1]) })
+        let root = "/v1/" + Self.database.documentsRoot
+        let writes: [[String: Any]] = keys.map { ["update": ["name": Self.database.documentsRoot + "/" + $0.path.canonical, "fields": ["v": ["integerValue": "1"]]]] }
+        let (status, _) = try await reference.request("POST", root + ":commit", ["writes": writes])
+        try #require(status == 200)
+
+        var refused = 0
+        for (i, (parent, query)) in Self.queries.enumerated() {
+            let at = parent.isEmpty ? root : root + "/" + parent.canonical
+            let (code, body) = try await reference.request("POST", at + ":runQuery", QueryDifferentialTests.json(query))
+            let expected: QueryDifferentialTests.Outcome
+            if code == 200, let rows = body as? [[String: Any]] {
+                let prefix = Self.database.documentsRoot + "/"
+                expected = .ids(rows.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }.map { String($0.dropFirst(prefix.count)) })
+            } else {
+                let name = ((body as? [String: Any])?["error"] as? [String: Any])?["status"] as? String ?? "?"
+                expected = .error(StatusCode.allCases.first { $0.name == name } ?? .unknown)
+                refused += 1
+            }
+            let got: QueryDifferentialTests.Outcome
+            do throws(FlintError) {
+                got = .ids(try await flint.runQuery(query).documents.map(\.key.path.canonical))
+            } catch {
+                got = .error(error.code)
+            }
+            #expect(got == expected, "query \(i)")
+        }
+        // Only the filter and the order on a field need a collection id.
+        #expect(refused == 2)
+    }
+}
