@@ -563,7 +563,7 @@ public actor Database {
     public func listCollectionIDs(
         parent: ResourcePath, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil
     ) throws(FlintError) -> CollectionIDsPage {
-        guard pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        guard pageSize >= 0 else { throw .invalidArgument("page_size must be greater than or equal to zero.") }
         let token = try pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let t = try resolveReadTime(token?.readTime ?? readTime)
         var ids = store.collectionIDs(under: parent, at: t)

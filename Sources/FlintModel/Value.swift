@@ -25,15 +25,17 @@ public struct GeoPoint: Sendable, Hashable {
     public var longitude: Double
 
     public init(latitude: Double, longitude: Double) throws(FlintError) {
-        guard latitude >= -90, latitude <= 90 else {
-            throw .invalidArgument("Latitude must be in the range of [-90, 90], got \(latitude).")
-        }
-        guard longitude >= -180, longitude <= 180 else {
-            throw .invalidArgument(
-                "Longitude must be in the range of [-180, 180], got \(longitude).")
-        }
+        // NaN fails both comparisons, so it is refused too.
+        guard latitude >= -90, latitude <= 90 else { throw Self.outOfRange("latitude", latitude, 90) }
+        guard longitude >= -180, longitude <= 180 else { throw Self.outOfRange("longitude", longitude, 180) }
         self.latitude = latitude
         self.longitude = longitude
+    }
+
+    /// The reference emulator's message, with NaN and infinities spelled as it spells them.
+    private static func outOfRange(_ name: String, _ value: Double, _ bound: Int) -> FlintError {
+        let text = value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : "\(value)"
+        return .invalidArgument("Geo point \(name) '\(text)' outside permitted range -\(bound).0 to \(bound).0.")
     }
 }
 

@@ -27,7 +27,7 @@ public enum Aggregator {
 
     /// Checks the list and returns the alias of each entry.
     public static func aliases(_ aggregations: [Aggregation]) throws(FlintError) -> [String] {
-        if aggregations.isEmpty { throw .invalidArgument("At least one aggregation is required.") }
+        if aggregations.isEmpty { throw .invalidArgument("Aggregations can not be empty.") }
         if aggregations.count > maxAggregations {
             throw .invalidArgument("Aggregation queries can have at most \(maxAggregations) aggregations.")
         }

@@ -66,7 +66,7 @@ struct RemoteBackend: Sendable {
     }
 
     func query(_ q: Query, _ auth: AuthContext) async throws -> [Document] {
-        var structured: [String: Any] = ["from": [["collectionId": q.collectionID, "allDescendants": q.allDescendants]]]
+        var structured: [String: Any] = ["from": [["collectionId": q.collectionID ?? "", "allDescendants": q.allDescendants]]]
         if let filter = q.filter { structured["where"] = restFilter(filter) }
         if !q.orderBy.isEmpty {
             structured["orderBy"] = q.orderBy.map { ["field": ["fieldPath": $0.field.canonical], "direction": $0.descending ? "DESCENDING" : "ASCENDING"] }

@@ -76,7 +76,7 @@ struct RESTAPI: Sendable {
             }
             // Parsing refused empty segments, so the text is already the canonical name.
             let text = String(Substring(name))
-            let parsed = try ResourceName.parse(text)
+            let parsed = try parseName(text)
             return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
         var segments: [String] = []
@@ -97,8 +97,24 @@ struct RESTAPI: Sendable {
         }
         let name = "projects/" + segments.dropFirst().joined(separator: "/")
         guard segments.first == "projects" else { throw FlintError(.notFound, "No Firestore resource at \(rawPath).") }
-        let parsed = try ResourceName.parse(name)
+        let parsed = try parseName(name)
         return Target(database: parsed.database, path: parsed.path, verb: verb)
+    }
+
+    /// A name whose `:word` is none of Firestore's methods is a name with a colon in its last
+    /// id, which is fine for a document; when that does not parse but the name before the
+    /// colon does, the client asked for a method that does not exist.
+    private static func parseName(_ name: String) throws(FlintError) -> ResourceName {
+        do {
+            return try ResourceName.parse(name)
+        } catch {
+            guard let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"),
+                (try? ResourceName.parse(String(name[..<colon]))) != nil
+            else { throw error }
+            let word = name[name.index(after: colon)...]
+            throw FlintError(
+                .notFound, "Firestore has no method \"\(word)\"; the REST methods are \(verbs.subtracting(["listen"]).sorted().joined(separator: ", ")).")
+        }
     }
 
     private func dispatch(_ request: Request, _ t: Target, _ calls: FirestoreCalls) async throws(FlintError) -> Response {
@@ -254,7 +270,7 @@ struct RESTAPI: Sendable {
         let data = Data(buffer: buffer)
         if data.isEmpty { return M() }
         do { return try M(jsonUTF8Data: data) } catch {
-            throw .invalidArgument("Invalid JSON payload received. \(error)")
+            throw JSONPayloadError.refusal(error)
         }
     }
 

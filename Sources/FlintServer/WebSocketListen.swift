@@ -121,7 +121,7 @@ struct WebSocketListen: Sendable {
             do {
                 return try Google_Firestore_V1_ListenRequest(jsonString: text)
             } catch {
-                throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON: \(error)")
+                throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON. " + JSONPayloadError.describe(error))
             }
         }
         let session = ListenSession(engine: engine, defaultDatabase: upgrade.database.name, auth: { auth.current.withLock { $0 } })
@@ -306,7 +306,7 @@ extension SnapshotRequest {
             do {
                 structured = try Google_Firestore_V1_StructuredQuery(jsonUTF8Data: try JSONSerialization.data(withJSONObject: query))
             } catch {
-                throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON: \(error)")
+                throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON. " + JSONPayloadError.describe(error))
             }
             var parent = ResourcePath.root
             if let text = subscribe["parent"] as? String, !text.isEmpty { parent = try key(text, db).path }

@@ -190,6 +190,24 @@ struct RESTTests {
                 let answer = try await Self.call(client, method, uri, body, expect: status)
                 #expect(Self.error(answer)?.0 == code, "\(method) \(uri)")
             }
+            // Bodies that are not Firestore's JSON are refused in a sentence, not a library's case name.
+            let refusals: [(String, String)] = [
+                (#"{"writes":[{"bogus":1}]}"#, #"Unknown name "bogus": Cannot find field."#),
+                ("{", "The JSON ends too early."),
+                (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"x"}}}}]}"#, "A number is malformed, or a value that must be a number is not."),
+                (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"1","stringValue":"a"}}}}]}"#,
+                 "Two fields of a oneof are set, such as two kinds of value in one value."),
+            ]
+            for (body, sentence) in refusals {
+                let answer = try await Self.call(client, .post, Self.base + ":commit", body, expect: .badRequest)
+                #expect(Self.error(answer)?.1 == "Invalid JSON payload received. " + sentence)
+            }
+            let geo = try await Self.call(
+                client, .patch, Self.base + "/c/geo", #"{"fields":{"g":{"geoPointValue":{"latitude":100,"longitude":0}}}}"#, expect: .badRequest)
+            #expect(Self.error(geo)?.1 == "Geo point latitude '100.0' outside permitted range -90.0 to 90.0.")
+            // A method Firestore does not have is not found, as on the reference emulator.
+            let unknownVerb = try await Self.call(client, .post, Self.base + ":frobnicate", "{}", expect: .notFound)
+            #expect(Self.error(unknownVerb)?.1.hasPrefix("Firestore has no method \"frobnicate\"") == true)
             let filler = String(repeating: "x", count: 10 * 1_048_576 + 10)
             let big = "{\"writes\":[{\"update\":{\"name\":\"\(Self.name)/c/big\",\"fields\":{\"s\":{\"stringValue\":\"\(filler)\"}}}}]}"
             let tooBig = try await Self.call(client, .post, Self.base + ":commit", big, expect: .badRequest)
