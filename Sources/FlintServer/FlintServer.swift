@@ -30,6 +30,8 @@ public struct FlintServer: Sendable {
     private let logger: Logger
     let metrics = ServerMetrics()
     let shutdown = ShutdownTrigger()
+    /// Fired when shutting down begins, so long-lived calls can end with a status.
+    let draining = Latch()
 
     public init(engine: Engine, configuration: ServerConfiguration, logger: Logger = Logger(label: "flint")) {
         self.engine = engine
@@ -122,7 +124,7 @@ public struct FlintServer: Sendable {
         config.rpc.maxRequestPayloadSize = 4 * Limits.maxRequestBytes
         return GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
-            services: [GRPCFirestoreService(engine: engine, metrics: metrics)])
+            services: [GRPCFirestoreService(engine: engine, metrics: metrics, draining: draining)])
     }
 
     static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
@@ -155,6 +157,7 @@ public struct FlintServer: Sendable {
                 handoff.cancel()
                 throw error
             }
+            draining.fire()
             grpc.beginGracefulShutdown()
             group.addTask {
                 try await Task.sleep(for: gracePeriod)

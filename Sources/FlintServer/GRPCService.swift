@@ -12,10 +12,13 @@ import SwiftProtobuf
 struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     let calls: FirestoreCalls
     let metrics: ServerMetrics
+    /// Fired when the server begins to shut down.
+    let draining: Latch
 
-    init(engine: Engine, metrics: ServerMetrics) {
+    init(engine: Engine, metrics: ServerMetrics, draining: Latch = Latch()) {
         calls = FirestoreCalls(engine: engine)
         self.metrics = metrics
+        self.draining = draining
     }
 
     /// Reads the caller's `authorization` metadata as REST reads the header, then runs the call
@@ -156,11 +159,25 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
             throw error.rpcError
         }
         let session = ListenSession(engine: calls.engine, defaultDatabase: prefix, auth: { auth })
+        let draining = draining
         return StreamingServerResponse { writer in
-            do {
-                try await session.run(request.messages) { try await writer.write($0) }
-            } catch let error as FlintError {
-                throw error.rpcError
+            // A listener has nothing in flight to lose, so shutting down ends it at once with
+            // UNAVAILABLE, which the SDKs retry, instead of a reset stream when the grace
+            // period runs out (the Python client reports a reset as an error in its thread).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        try await session.run(request.messages) { try await writer.write($0) }
+                    } catch let error as FlintError {
+                        throw error.rpcError
+                    }
+                }
+                group.addTask {
+                    await draining.wait()
+                    if !Task.isCancelled { throw RPCError(code: .unavailable, message: "Flint is shutting down.") }
+                }
+                try await group.next()
+                group.cancelAll()
             }
             return [:]
         }

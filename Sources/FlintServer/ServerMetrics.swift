@@ -27,3 +27,44 @@ final class ShutdownTrigger: Sendable {
         _ = await it.next()
     }
 }
+
+/// A one-time signal any number of tasks wait for: the server has begun to shut down.
+final class Latch: Sendable {
+    private struct State {
+        var fired = false
+        var next = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func fire() {
+        let waiters = state.withLock { s in
+            s.fired = true
+            defer { s.waiters = [:] }
+            return s.waiters.values
+        }
+        for w in waiters { w.resume() }
+    }
+
+    /// Returns once fired, or as soon as the waiting task is cancelled.
+    func wait() async {
+        let id = state.withLock { s in
+            s.next += 1
+            return s.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                // A cancellation that came before the waiter was registered is seen here.
+                let now = state.withLock { s in
+                    if s.fired || Task.isCancelled { return true }
+                    s.waiters[id] = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+}

@@ -23,6 +23,9 @@ def start(*args):
     return proc, line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
 
 
+# An open listener ends with UNAVAILABLE, which the client retries until it unsubscribes; a
+# reset stream (CANCELLED) would surface as an exception in the client's watch thread.
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
     from google.cloud import firestore
