@@ -4,10 +4,12 @@ struct Checker {
     let version: Int
     var diagnostics = Diagnostics()
     private let ranges: [SourceRange]
+    private var types: TypeWarnings
 
     init(_ ruleset: Ruleset) {
         version = ruleset.version
         ranges = ruleset.ranges
+        types = TypeWarnings(source: ruleset.source, ranges: ruleset.ranges)
     }
 
     static let maxParameters = 7
@@ -23,7 +25,8 @@ struct Checker {
         guard let service = ruleset.service else { return }
         scopes.append(service.functions)
         checkFunctions(service.functions, scopes: scopes)
-        for m in service.matches { checkMatch(m, scopes: scopes, depth: 1) }
+        for m in service.matches { checkMatch(m, scopes: scopes, depth: 1, wildcards: [:]) }
+        for (at, message) in types.found { diagnostics.warning(message, at: at) }
     }
 
     /// Functions that no allow condition can reach, directly or through other functions.
@@ -51,7 +54,9 @@ struct Checker {
         return all.filter { !reached.contains($0.name) }
     }
 
-    private mutating func checkMatch(_ m: Match, scopes: [[FunctionDecl]], depth: Int) {
+    private mutating func checkMatch(
+        _ m: Match, scopes: [[FunctionDecl]], depth: Int, wildcards outer: [String: TypeWarnings.StaticType]
+    ) {
         if depth > Self.maxMatchDepth { diagnostics.error("Too many nested match blocks (at most \(Self.maxMatchDepth)).", at: m.position) }
         let recursive = m.pattern.enumerated().filter { if case .recursive = $0.element { true } else { false } }
         if version < 2 {
@@ -62,17 +67,23 @@ struct Checker {
             diagnostics.error("A match pattern may hold at most one recursive wildcard.", at: m.position)
         }
         var names = Set<String>()
+        var wildcards = outer
         for segment in m.pattern {
             switch segment {
             case .variable(let n), .recursive(let n):
                 if !names.insert(n).inserted { diagnostics.error("The wildcard {\(n)} is bound twice in one pattern.", at: m.position) }
+                if case .recursive = segment { wildcards[n] = .path } else { wildcards[n] = .string }
             case .literal: break
             }
         }
         let inner = scopes + [m.functions]
         checkFunctions(m.functions, scopes: inner)
-        for a in m.allows { if let c = a.condition { checkExpression(c) } }
-        for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1) }
+        for a in m.allows {
+            guard let c = a.condition else { continue }
+            checkExpression(c)
+            types.check(c, wildcards: wildcards)
+        }
+        for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards) }
     }
 
     private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]]) {
@@ -88,6 +99,8 @@ struct Checker {
             if version < 2, !f.lets.isEmpty { diagnostics.error("let bindings need rules_version = '2'.", at: f.position) }
             for l in f.lets { checkExpression(l.value) }
             checkExpression(f.body)
+            // Parameters and lets are known only at run time; literals still are.
+            for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: [:]) }
             if calls(f, reaching: f.name, scopes: scopes, visited: []) {
                 diagnostics.error("Function \(f.name) calls itself (directly or through other functions); recursion is not allowed.", at: f.position)
             }

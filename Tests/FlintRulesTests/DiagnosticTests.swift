@@ -66,6 +66,15 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b} { allow read: if null is int; }"), "4:35: error: 'null is int' is not allowed; compare with == null."),
     (wrap("    match /a/{b} { allow read: if b.matches('a\\\\1'); }"), "4:45: error: Invalid regular expression 'a\\1': invalid escape sequence: backreferences are not supported (\\1)."),
     (wrap(String(repeating: "    match /a/{b} {\n", count: 11) + "      allow read;\n" + String(repeating: "    }\n", count: 11)), "14:5: error: Too many nested match blocks (at most 10)."),
+    // Types known from the source alone: warnings, at the positions the reference gives.
+    (wrap("    match /q/{d=**} { allow read: if d == 'x'; }"), "4:40: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    match /q/{id} { allow read: if id != 1; }"), "4:39: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    match /q/{id} { allow read: if true && (null ==\n 1); }"), "4:50: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    match /q/{id} {\n      match /r/{d=**} { allow read: if [id] == d; }\n    }"), "5:45: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    function f(x) { return x == 1 || 'a' == true; }\n    match /q/{id} { allow read: if f(id); }"), "4:42: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    match /q/{id} { allow read: if 'a' in 1; }"), "4:43: warning: Invalid type. Received one of [int]. Expected one of [list, set, map, constraint]."),
+    (wrap("    match /q/{id} { allow read: if -id == 1; }"), "4:37: warning: Invalid type. Received one of [string]. Expected one of [int, float, duration]."),
+    (wrap("    match /q/{id} { allow read: if -id == 1; }"), "4:37: warning: Invalid type. There is no type for variable 'id' that satisfies all clauses."),
 ]
 
 struct DiagnosticTests {
@@ -78,6 +87,13 @@ struct DiagnosticTests {
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
         let valid = Ruleset.compile(wrap("    match /a/{b} { allow read: if true; }"))
         #expect(valid.diagnostics.isEmpty && valid.ruleset != nil)
+        // Comparisons that can hold, or whose types only the request knows, give no warning.
+        let unknowable = Ruleset.compile(wrap(
+            "    match /a/{b} { allow read: if 1 == 1.0 && b == 'x' && request.auth.uid == 1 && resource.data.n == b && 'x' in [b]; }"))
+        #expect(unknowable.diagnostics.isEmpty, "\(unknowable.diagnostics)")
+        // A warning does not stop the rules from loading.
+        let warned = Ruleset.compile(wrap("    match /a/{b} { allow read: if b == 1; }"))
+        #expect(warned.ruleset != nil && warned.diagnostics.map(\.severity) == [.warning])
         let invalid = Ruleset.compile(wrap("    match /a/{b} { allow read: if ; }"))
         #expect(!invalid.diagnostics.isEmpty && invalid.ruleset == nil)
     }
