@@ -164,6 +164,8 @@ public final class MemoryStore: StoreBackend {
     }
 
     public func runIndexed(_ q: NormalizedQuery, plan: IndexPlan, stats: inout QueryStats) -> [Document]? {
+        // A query without a collection id has no index of its own; the caller scans.
+        guard q.query.collectionID != nil else { return nil }
         let wanted = q.query.limit.map { q.query.offset + $0 } ?? Int.max
         if wanted == 0 { return [] }
         var out: [Document] = []
@@ -188,8 +190,7 @@ public final class MemoryStore: StoreBackend {
             }
             return Array(out.dropFirst(q.query.offset))
         }
-        guard let path = q.collection else { return nil }
-        guard let collection = collection(PathKey(path)) else { return [] }
+        guard let path = q.collection, let collection = collection(PathKey(path)) else { return [] }
         let consider = { (id: DocumentIDKey, state: DocumentState) in consider(DocumentKey(unchecked: path.appending(id.string)), state) }
         if plan.definition.components.isEmpty && !plan.definition.nameDescending {
             // Ordered by name only: the collection itself is that index.
