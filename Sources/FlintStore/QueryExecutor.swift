@@ -34,9 +34,7 @@ public enum QueryExecutor {
     {
         var out: [Document] = []
         var scanned = 0
-        let collections =
-            q.collection.map { [$0] }
-            ?? store.collectionPaths(under: q.query.parent, withID: q.query.collectionID, anyDepth: q.query.allDescendants)
+        let collections = store.collectionPaths(under: q.query.parent, withID: q.query.collectionID, anyDepth: q.query.allDescendants)
         for collection in collections {
             store.scan(collection: collection, at: readTime, startAfter: nil) { key, state in
                 scanned += 1
