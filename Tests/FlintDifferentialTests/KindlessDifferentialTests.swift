@@ -60,15 +60,9 @@ struct KindlessDifferentialTests {
         for (i, (parent, query)) in Self.queries.enumerated() {
             let at = parent.isEmpty ? root : root + "/" + parent.canonical
             let (code, body) = try await reference.request("POST", at + ":runQuery", QueryDifferentialTests.json(query))
-            let expected: QueryDifferentialTests.Outcome
-            if code == 200, let rows = body as? [[String: Any]] {
-                let prefix = Self.database.documentsRoot + "/"
-                expected = .ids(rows.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }.map { String($0.dropFirst(prefix.count)) })
-            } else {
-                let name = ((body as? [String: Any])?["error"] as? [String: Any])?["status"] as? String ?? "?"
-                expected = .error(StatusCode.allCases.first { $0.name == name } ?? .unknown)
-                refused += 1
-            }
+            let prefix = Self.database.documentsRoot + "/"
+            let expected = QueryDifferentialTests.outcome(code, body) { String($0.dropFirst(prefix.count)) }
+            if case .error = expected { refused += 1 }
             let got: QueryDifferentialTests.Outcome
             do throws(FlintError) {
                 got = .ids(try await flint.runQuery(query).documents.map(\.key.path.canonical))

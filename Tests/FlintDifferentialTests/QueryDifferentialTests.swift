@@ -95,6 +95,16 @@ struct QueryDifferentialTests {
         case error(StatusCode)
     }
 
+    /// The reference's answer to a runQuery: each document's name as `name` gives it, or the
+    /// error status.
+    static func outcome(_ status: Int, _ body: Any, name: (String) -> String) -> Outcome {
+        if status == 200, let rows = body as? [[String: Any]] {
+            return .ids(rows.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }.map(name))
+        }
+        let code = ((body as? [String: Any])?["error"] as? [String: Any])?["status"] as? String ?? "?"
+        return .error(StatusCode.allCases.first { $0.name == code } ?? .unknown)
+    }
+
     /// Runs `queries` on both sides and records every difference.
     static func compare(_ queries: [Query], flint: Database, reference: ReferenceEmulator) async throws -> (errors: Int, nonEmpty: Int) {
         let root = "/v1/" + database.documentsRoot
@@ -102,13 +112,7 @@ struct QueryDifferentialTests {
         var nonEmpty = 0
         for (i, q) in queries.enumerated() {
             let (status, body) = try await reference.request("POST", root + ":runQuery", json(q))
-            let expected: Outcome
-            if status == 200, let rows = body as? [[String: Any]] {
-                expected = .ids(rows.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }.map { String($0.split(separator: "/").last ?? "") })
-            } else {
-                let code = ((body as? [String: Any])?["error"] as? [String: Any])?["status"] as? String ?? "?"
-                expected = .error(StatusCode.allCases.first { $0.name == code } ?? .unknown)
-            }
+            let expected = outcome(status, body) { String($0.split(separator: "/").last ?? "") }
             let got: Outcome
             do throws(FlintError) {
                 got = .ids(try await flint.runQuery(q).documents.map(\.key.documentID))
