@@ -36,12 +36,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Durable storage: every commit written through to SQLite (WAL), restored at start.
         .target(name: "FlintDurable", dependencies: ["FlintModel", "FlintQuery", "FlintStore", "FlintEngine", "CSQLite"], swiftSettings: strict),
-        // Export and import: versioned gzip JSON-lines files of REST documents.
+        // Export and import: versioned gzip JSON-lines files of REST documents, and the managed
+        // export format that Google's tools write.
         .target(
             name: "FlintExport",
             dependencies: [
-                "FlintModel", "FlintEngine", "FlintFixtures",
+                "FlintModel", "FlintEngine", "FlintFixtures", "FlintProto",
                 .product(name: "CompressNIO", package: "compress-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         // Security Rules: parser, checker and evaluator with the standard library. Pure.

@@ -17,6 +17,8 @@ public enum FlintExport {
     public struct Summary: Sendable {
         public var databases: [(name: String, documents: Int)]
         public var documents: Int { databases.reduce(0) { $0 + $1.documents } }
+
+        public init(databases: [(name: String, documents: Int)]) { self.databases = databases }
     }
 
     /// Exports every database (or those of `project`) into `directory`. Everything is written
@@ -80,10 +82,23 @@ public enum FlintExport {
     }
 
     /// Imports an export into `engine` as the owner, 500 documents per commit; documents are
-    /// read as the files decompress, never all at once.
+    /// read as the files decompress, never all at once. A managed export (Google's format) is
+    /// recognised too; its documents go to `project` when given, else to the project they were
+    /// exported from.
     public static func `import`(
-        from directory: String, into engine: Engine, progress: (@Sendable (Int) -> Void)? = nil
+        from directory: String, into engine: Engine, project: String? = nil, progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Summary {
+        if let overview = try managedOverview(directory) {
+            var reader = try ManagedExport.Reader(overview: overview)
+            var counts = DatabaseCounts()
+            while let batch = try reader.next(500) {
+                for (id, documents) in grouped(batch, project: project) {
+                    _ = try await engine.database(id).commit(documents.map { .set($0.key, $0.fields) })
+                    counts.add(documents.count, to: id, progress: progress)
+                }
+            }
+            return counts.summary
+        }
         let root = URL(fileURLWithPath: directory)
         let metaData = try Data(contentsOf: root.appendingPathComponent(metadataFile))
         guard let meta = try JSONSerialization.jsonObject(with: metaData) as? [String: Any], meta["format"] as? String == format else {
@@ -125,8 +140,19 @@ extension FlintExport {
     /// Reads an export's documents a batch at a time, database by database, without an engine:
     /// for loading straight into a data directory in bounded memory.
     public static func forEachBatch(
-        in directory: String, size: Int = 500, _ body: (DatabaseID, [(DocumentKey, Document)]) throws -> Void
+        in directory: String, size: Int = 500, project: String? = nil, _ body: (DatabaseID, [(DocumentKey, Document)]) throws -> Void
     ) throws {
+        if let overview = try managedOverview(directory) {
+            // A managed export keeps no times; its documents are created as they are loaded.
+            let now = Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1e6))
+            var reader = try ManagedExport.Reader(overview: overview)
+            while let batch = try reader.next(size) {
+                for (id, documents) in grouped(batch, project: project) {
+                    try body(id, documents.map { ($0.key, Document(key: $0.key, fields: $0.fields, createTime: now, updateTime: now)) })
+                }
+            }
+            return
+        }
         let root = URL(fileURLWithPath: directory)
         let metaData = try Data(contentsOf: root.appendingPathComponent(metadataFile))
         guard let meta = try JSONSerialization.jsonObject(with: metaData) as? [String: Any], meta["format"] as? String == format,
@@ -151,6 +177,48 @@ extension FlintExport {
             }
         }
     }
+}
+
+extension FlintExport {
+    /// The overview of a managed export at `path`, or nil for a Flint export.
+    static func managedOverview(_ path: String) throws(FlintError) -> URL? {
+        let flintMetadata = URL(fileURLWithPath: path).appendingPathComponent(metadataFile).path
+        if FileManager.default.fileExists(atPath: flintMetadata) { return nil }
+        guard let overview = ManagedExport.overview(at: path) else {
+            throw .invalidArgument(
+                "\(path) holds no export: neither a Flint export (\(metadataFile)) nor a managed export (*\(ManagedExport.overviewSuffix)).")
+        }
+        return overview
+    }
+
+    /// A batch split by database, in the order the databases first appear; moved to `project`
+    /// when one is given.
+    static func grouped(_ batch: [EntityConversion.Loaded], project: String?) -> [(DatabaseID, [EntityConversion.Loaded])] {
+        var groups: [(DatabaseID, [EntityConversion.Loaded])] = []
+        for var document in batch {
+            if let project { document.database = DatabaseID(project: project, database: document.database.database) }
+            if let i = groups.firstIndex(where: { $0.0 == document.database }) {
+                groups[i].1.append(document)
+            } else {
+                groups.append((document.database, [document]))
+            }
+        }
+        return groups
+    }
+}
+
+/// Documents imported per database, in the order the databases were first seen.
+private struct DatabaseCounts {
+    private var counts: [(DatabaseID, Int)] = []
+    private var total = 0
+
+    mutating func add(_ count: Int, to id: DatabaseID, progress: (@Sendable (Int) -> Void)?) {
+        if let i = counts.firstIndex(where: { $0.0 == id }) { counts[i].1 += count } else { counts.append((id, count)) }
+        if (total + count) / 10_000 != total / 10_000 { progress?(total + count) }
+        total += count
+    }
+
+    var summary: FlintExport.Summary { FlintExport.Summary(databases: counts.map { ($0.0.name, $0.1) }) }
 }
 
 /// Counts exported documents and reports progress every 10,000.

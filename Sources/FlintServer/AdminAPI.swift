@@ -143,33 +143,56 @@ struct AdminAPI: Sendable {
         return project
     }
 
-    /// `POST /emulator/v1/projects/{p}:export` (`{"export_directory": DIR}`, as firebase-tools
-    /// sends) exports the project's databases; Flint's `POST /emulator/v1:export`
-    /// (`{"directory": DIR}`) exports every database. Both answer the counts written.
+    /// `POST /emulator/v1/projects/{p}:export`. With `export_name`, as firebase-tools sends it
+    /// (`{"database", "export_directory", "export_name"}`), one database is written in the managed
+    /// export format Google's emulator writes, at `DIR/NAME/`; with `{"export_directory": DIR}`
+    /// alone, Flint's format holds the project's databases. Flint's `POST /emulator/v1:export`
+    /// (`{"directory": DIR}`) exports every database. All answer the counts written.
     func export(_ request: Request) async -> Response {
-        await transfer(request, verb: ":export") { directory, project in
-            try await FlintExport.export(engine, to: directory, project: project)
+        await transfer(request, verb: ":export") { directory, project, body in
+            guard let project, let name = body["export_name"] as? String else {
+                return try await FlintExport.export(engine, to: directory, project: project)
+            }
+            let id = try Self.database(body["database"], project: project)
+            let count = try await ManagedExport.export(engine.database(id), to: directory, name: name)
+            return FlintExport.Summary(databases: [(id.name, count)])
         }
     }
 
-    /// `POST /emulator/v1/projects/{p}:import` and `POST /emulator/v1:import`: loads an export.
+    /// `POST /emulator/v1/projects/{p}:import` and `POST /emulator/v1:import`: loads an export
+    /// from `export_directory` (or `directory`), or the managed export whose overview is
+    /// `metadata_file`. A managed export's documents go to the project in the path, if any.
     func importExport(_ request: Request) async -> Response {
-        await transfer(request, verb: ":import") { directory, _ in
-            try await FlintExport.import(from: directory, into: engine)
+        await transfer(request, verb: ":import") { directory, project, _ in
+            try await FlintExport.import(from: directory, into: engine, project: project)
         }
     }
 
-    private func transfer(_ request: Request, verb: String, _ body: (String, String?) async throws -> FlintExport.Summary) async -> Response {
+    /// `projects/{p}/databases/{d}` from a request body, which must be in `project`; absent,
+    /// the project's (default) database.
+    static func database(_ name: Any?, project: String) throws(FlintError) -> DatabaseID {
+        guard let name else { return DatabaseID(project: project) }
+        let parts = (name as? String)?.split(separator: "/", omittingEmptySubsequences: false) ?? []
+        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[3].isEmpty else {
+            throw .invalidArgument("\"database\" must be a name like projects/\(project)/databases/(default).")
+        }
+        guard parts[1] == project else { throw .invalidArgument("Database \(name) is not in project \(project).") }
+        return DatabaseID(project: project, database: String(parts[3]))
+    }
+
+    private func transfer(
+        _ request: Request, verb: String, _ body: (String, String?, [String: Any]) async throws -> FlintExport.Summary
+    ) async -> Response {
         do {
             let path = request.uri.path
             let project: String? = path == "/emulator/v1" + verb ? nil : try Self.rulesProject(path, verb: verb)
             let bytes = try await request.body.collect(upTo: 1 << 20)
             guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any],
-                let directory = (object["export_directory"] ?? object["directory"]) as? String, !directory.isEmpty
+                let directory = (object["export_directory"] ?? object["directory"] ?? object["metadata_file"]) as? String, !directory.isEmpty
             else {
                 throw FlintError.invalidArgument("Expected {\"export_directory\": \"/path\"}.")
             }
-            let summary = try await body(directory, project)
+            let summary = try await body((object["metadata_file"] as? String) ?? directory, project, object)
             let report: [String: Any] = [
                 "directory": directory, "documents": summary.documents,
                 "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
