@@ -37,11 +37,14 @@ struct ServerOptions: ParsableArguments {
     @Flag(help: "With --data-dir: fsync every commit, so commits survive power loss too (slower).")
     var syncEveryCommit = false
 
-    @Option(help: "Load a Flint export (flint export, --export-on-exit) before serving.")
+    @Option(help: "Load an export before serving: Flint's (flint export, --export-on-exit), or a managed export (firebase emulators:export, gcloud firestore export), whose documents go to --project when given.")
     var `import`: String?
 
-    @Option(help: "On SIGINT or SIGTERM, export every database here before exiting.")
+    @Option(help: "On SIGINT or SIGTERM, export here before exiting, in the format of the export already there, else --export-format.")
     var exportOnExit: String?
+
+    @Option(help: "The format of --export-on-exit: flint (every database) or managed (--project's database, readable by Google's emulator).")
+    var exportFormat: FlintExport.Format = .flint
 
     @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
     var logLevel = "notice"
@@ -128,15 +131,20 @@ struct ServerOptions: ParsableArguments {
             watcher = Self.watch(rules, project: project, engine: engine, logger: logger)
         }
         defer { watcher?.cancel() }
+        if let exportOnExit, let problem = FlintExport.unwritable(exportOnExit) {
+            // Found now rather than when the data is about to be exported.
+            throw ValidationError("--export-on-exit: \(problem)")
+        }
         if let source = self.import {
-            let summary = try await FlintExport.import(from: source, into: engine, progress: Self.progress("imported"))
+            let summary = try await FlintExport.import(from: source, into: engine, project: project, progress: Self.progress("imported"))
             FileHandle.standardError.write(Data("Imported \(summary.documents) documents from \(source)\n".utf8))
         }
         let server = FlintServer(
             engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         try await server.run(onReady: onReady)
         if let exportOnExit {
-            let summary = try await FlintExport.export(engine, to: exportOnExit, progress: Self.progress("exported"))
+            let summary = try await FlintExport.export(
+                engine, to: exportOnExit, format: exportFormat, project: project, progress: Self.progress("exported"))
             FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
         }
     }
@@ -188,3 +196,5 @@ struct CLIFailure: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+extension FlintExport.Format: ExpressibleByArgument {}

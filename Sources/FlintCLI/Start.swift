@@ -3,6 +3,7 @@ import FlintDurable
 import FlintEngine
 import FlintExport
 import FlintHTTPClient
+import FlintModel
 import Foundation
 
 extension FlintCommand {
@@ -34,12 +35,15 @@ extension FlintCommand {
         @Option(help: "The data directory to load it into (created if needed).")
         var dataDir: String
 
+        @Option(help: "For a managed export (firebase emulators:export, gcloud firestore export): the project to load it into (default: the one it came from).")
+        var project: String?
+
         func run() async throws {
             try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
             let file = try DurableFile(path: (dataDir as NSString).appendingPathComponent("flint.sqlite"))
             let progress = ServerOptions.progress("imported")
             var total = 0
-            try FlintExport.forEachBatch(in: directory) { id, batch in
+            try FlintExport.forEachBatch(in: directory, project: project) { id, batch in
                 try file.load(id, batch.map(\.1))
                 total += batch.count
                 if total % 10_000 < batch.count { progress?(total) }
@@ -62,20 +66,52 @@ extension FlintCommand {
         @Option(help: "Export a --data-dir offline instead of asking a running emulator.")
         var dataDir: String?
 
+        @Option(help: "flint (every database) or managed (one database, as Google's emulator and gcloud write it). An export already in DIR keeps its format.")
+        var format: FlintExport.Format = .flint
+
+        @Option(help: "For a managed export: the project whose database to export (default: the one the export in DIR came from).")
+        var project: String?
+
+        @Option(help: "For a managed export: the database id (default: (default)).")
+        var database: String?
+
         func run() async throws {
             let target = URL(fileURLWithPath: directory).standardizedFileURL.path
             if let dataDir {
                 let engine = try Engine.durable(directory: dataDir)
-                let summary = try await FlintExport.export(engine, to: target, progress: ServerOptions.progress("exported"))
+                let summary = try await FlintExport.export(
+                    engine, to: target, format: format, project: project, database: database, progress: ServerOptions.progress("exported"))
                 print("Exported \(summary.documents) documents to \(target)")
                 return
             }
+            if let problem = FlintExport.unwritable(target) { throw CLIFailure(problem) }
             let address = host ?? ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] ?? "127.0.0.1:8080"
-            let body = try JSONSerialization.data(withJSONObject: ["directory": target])
+            let path: String
+            let request: [String: String]
+            let managedThere = !FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(FlintExport.metadataFile))
+                && ManagedExport.overview(at: target) != nil
+            if format == .managed || managedThere {
+                // The call firebase-tools makes, answered in the format it expects.
+                let id: DatabaseID
+                if let project {
+                    id = DatabaseID(project: project, database: database ?? DatabaseID.defaultDatabase)
+                } else if let source = ManagedExport.sourceDatabase(at: target) {
+                    id = source
+                } else {
+                    throw CLIFailure("A managed export holds one database: name its --project.")
+                }
+                let (parent, name) = ManagedExport.destination(for: target)
+                path = "/emulator/v1/projects/\(id.project):export"
+                request = ["database": id.name, "export_directory": parent, "export_name": name]
+            } else {
+                path = "/emulator/v1:export"
+                request = ["directory": target]
+            }
+            let body = try JSONSerialization.data(withJSONObject: request)
             let response: HTTPClient.Response
             do {
                 response = try await HTTPClient.send(
-                    "POST", "/emulator/v1:export", to: address, headers: [("Content-Type", "application/json")], body: [UInt8](body))
+                    "POST", path, to: address, headers: [("Content-Type", "application/json")], body: [UInt8](body))
             } catch {
                 throw CLIFailure("No emulator answered at \(address): \(error)")
             }

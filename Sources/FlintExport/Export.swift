@@ -29,6 +29,8 @@ public enum FlintExport {
         _ engine: Engine, to directory: String, project: String? = nil, progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Summary {
         let target = URL(fileURLWithPath: directory).standardizedFileURL
+        // The whole directory is replaced; only an earlier Flint export may be.
+        if let problem = unwritable(target.path, managedAllowed: false) { throw FlintError.invalidArgument(problem) }
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).tmp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         do {
@@ -74,6 +76,45 @@ public enum FlintExport {
         }
     }
 
+    /// The two formats Flint writes.
+    public enum Format: String, Sendable, CaseIterable {
+        /// Flint's own: every database, with documents' times and nanoseconds.
+        case flint
+        /// Google's managed export format: one database, read by Google's emulator and tools.
+        case managed
+    }
+
+    /// Exports into `directory` in `format`, or, when it already holds an export, in the format
+    /// of that export (so `--import D --export-on-exit D` keeps a firebase-tools export usable
+    /// by firebase-tools). Flint's format holds every database; a managed export holds one: `project`'s (with `database`,
+    /// default `(default)`); without a project, the one the export there came from, or the only
+    /// database Flint holds.
+    public static func export(
+        _ engine: Engine, to directory: String, format: Format, project: String?, database: String? = nil,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Summary {
+        let flintThere = FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(metadataFile).path)
+        let managedThere = !flintThere && ManagedExport.overview(at: directory) != nil
+        guard managedThere || (format == .managed && !flintThere) else {
+            return try await export(engine, to: directory, progress: progress)
+        }
+        let id = try managedDatabase(engine, in: directory, project: project, database: database)
+        let (parent, name) = ManagedExport.destination(for: directory)
+        let count = try await ManagedExport.export(engine.database(id), to: parent, name: name)
+        return Summary(databases: [(id.name, count)])
+    }
+
+    private static func managedDatabase(_ engine: Engine, in directory: String, project: String?, database: String?) throws(FlintError) -> DatabaseID {
+        if let project { return DatabaseID(project: project, database: database ?? DatabaseID.defaultDatabase) }
+        if let source = ManagedExport.sourceDatabase(at: directory) { return source }
+        let ids = engine.databaseIDs
+        guard ids.count == 1 else {
+            let names = ids.isEmpty ? "none" : ids.map(\.name).sorted().joined(separator: ", ")
+            throw .invalidArgument("A managed export holds one database; name its project (databases held: \(names)).")
+        }
+        return ids[0]
+    }
+
     static func documentLine(_ doc: Document, _ id: DatabaseID) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -83,16 +124,17 @@ public enum FlintExport {
 
     /// Imports an export into `engine` as the owner, 500 documents per commit; documents are
     /// read as the files decompress, never all at once. A managed export (Google's format) is
-    /// recognised too; its documents go to `project` when given, else to the project they were
-    /// exported from.
+    /// recognised too; its documents go to `project` when given (and its `database`, when that
+    /// is given too), else to the database they were exported from.
     public static func `import`(
-        from directory: String, into engine: Engine, project: String? = nil, progress: (@Sendable (Int) -> Void)? = nil
+        from directory: String, into engine: Engine, project: String? = nil, database: String? = nil,
+        progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Summary {
         if let overview = try managedOverview(directory) {
             var reader = try ManagedExport.Reader(overview: overview)
             var counts = DatabaseCounts()
             while let batch = try reader.next(500) {
-                for (id, documents) in grouped(batch, project: project) {
+                for (id, documents) in grouped(batch, project: project, database: database) {
                     _ = try await engine.database(id).commit(documents.map { .set($0.key, $0.fields) })
                     counts.add(documents.count, to: id, progress: progress)
                 }
@@ -180,6 +222,14 @@ extension FlintExport {
 }
 
 extension FlintExport {
+    /// Why an export cannot go to `directory`, or nil when it can: it must be new, empty, or
+    /// hold an earlier export (Flint's, or a managed one when `managedAllowed`).
+    public static func unwritable(_ directory: String, managedAllowed: Bool = true) -> String? {
+        let present = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        if present.isEmpty || present.contains(metadataFile) || (managedAllowed && ManagedExport.overview(at: directory) != nil) { return nil }
+        return "\(directory) holds files that are not an export; export to an empty or new directory."
+    }
+
     /// The overview of a managed export at `path`, or nil for a Flint export.
     static func managedOverview(_ path: String) throws(FlintError) -> URL? {
         let flintMetadata = URL(fileURLWithPath: path).appendingPathComponent(metadataFile).path
@@ -192,11 +242,11 @@ extension FlintExport {
     }
 
     /// A batch split by database, in the order the databases first appear; moved to `project`
-    /// when one is given.
-    static func grouped(_ batch: [EntityConversion.Loaded], project: String?) -> [(DatabaseID, [EntityConversion.Loaded])] {
+    /// (and `database`) when given.
+    static func grouped(_ batch: [EntityConversion.Loaded], project: String?, database: String? = nil) -> [(DatabaseID, [EntityConversion.Loaded])] {
         var groups: [(DatabaseID, [EntityConversion.Loaded])] = []
         for var document in batch {
-            if let project { document.database = DatabaseID(project: project, database: document.database.database) }
+            if let project { document.database = DatabaseID(project: project, database: database ?? document.database.database) }
             if let i = groups.firstIndex(where: { $0.0 == document.database }) {
                 groups[i].1.append(document)
             } else {

@@ -42,6 +42,21 @@ public enum ManagedExport {
         return here.isEmpty && below.count == 1 ? below[0] : nil
     }
 
+    /// Where a managed export into `directory` is written: over the managed export already
+    /// there, if any (so a firebase-tools export keeps its other folders), else into
+    /// `directory/firestore_export/`, as firebase-tools lays it out.
+    public static func destination(for directory: String) -> (directory: String, name: String) {
+        guard let overview = overview(at: directory) else { return (directory, "firestore_export") }
+        let folder = overview.deletingLastPathComponent()
+        return (folder.deletingLastPathComponent().path, folder.lastPathComponent)
+    }
+
+    /// The database the managed export at `path` was taken from: its first document's.
+    public static func sourceDatabase(at path: String) -> DatabaseID? {
+        guard let overview = overview(at: path), var reader = try? Reader(overview: overview) else { return nil }
+        return (try? reader.next(1))??.first?.database
+    }
+
     /// The record logs of the export whose overview is `overview`, in order.
     static func outputFiles(_ overview: URL) throws(FlintError) -> [URL] {
         let root = overview.deletingLastPathComponent()

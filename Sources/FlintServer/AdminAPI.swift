@@ -160,11 +160,13 @@ struct AdminAPI: Sendable {
     }
 
     /// `POST /emulator/v1/projects/{p}:import` and `POST /emulator/v1:import`: loads an export
-    /// from `export_directory` (or `directory`), or the managed export whose overview is
-    /// `metadata_file`. A managed export's documents go to the project in the path, if any.
+    /// from `export_directory` (or `directory`): Flint's, or a managed export (its folder, or its
+    /// `.overall_export_metadata` file, as Google's emulator takes it). A managed export's
+    /// documents go to the project in the path, and to the body's `database` when given.
     func importExport(_ request: Request) async -> Response {
-        await transfer(request, verb: ":import") { directory, project, _ in
-            try await FlintExport.import(from: directory, into: engine, project: project)
+        await transfer(request, verb: ":import") { directory, project, body in
+            let target = try project.flatMap { p in body["database"] == nil ? nil : try Self.database(body["database"], project: p) }
+            return try await FlintExport.import(from: directory, into: engine, project: project, database: target?.database)
         }
     }
 
