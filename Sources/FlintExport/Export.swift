@@ -246,7 +246,16 @@ extension FlintExport {
     static func grouped(_ batch: [EntityConversion.Loaded], project: String?, database: String? = nil) -> [(DatabaseID, [EntityConversion.Loaded])] {
         var groups: [(DatabaseID, [EntityConversion.Loaded])] = []
         for var document in batch {
-            if let project { document.database = DatabaseID(project: project, database: database ?? document.database.database) }
+            if let project {
+                let moved = DatabaseID(project: project, database: database ?? document.database.database)
+                if moved != document.database {
+                    // References within the exported database move with it, so they still
+                    // point at the documents beside them (clients refuse references to
+                    // another project).
+                    document.fields = relocated(document.fields, from: document.database, to: moved)
+                    document.database = moved
+                }
+            }
             if let i = groups.firstIndex(where: { $0.0 == document.database }) {
                 groups[i].1.append(document)
             } else {
@@ -254,6 +263,19 @@ extension FlintExport {
             }
         }
         return groups
+    }
+}
+
+private func relocated(_ map: MapValue, from: DatabaseID, to: DatabaseID) -> MapValue {
+    MapValue(map.entries.map { ($0.key, relocated($0.value, from: from, to: to)) })
+}
+
+private func relocated(_ value: Value, from: DatabaseID, to: DatabaseID) -> Value {
+    switch value {
+    case .reference(let r) where r.database == from: .reference(DocumentReference(database: to, key: r.key))
+    case .array(let items): .array(items.map { relocated($0, from: from, to: to) })
+    case .map(let m): .map(relocated(m, from: from, to: to))
+    default: value
     }
 }
 

@@ -171,6 +171,41 @@ extension RulesAPITests {
 }
 
 extension RulesAPITests {
+    /// The calls firebase-tools and Google's emulator make: `export_name` asks for a managed
+    /// export of one database; an import may name the overview file and a target database.
+    @Test func managedExportsThroughTheAdminEndpoints() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-admin-managed-\(UUID().uuidString)").path
+        try await server.makeApplication().test(.live) { client in
+            var (status, answer) = try await Self.call(client, .patch, "/v1/projects/mx/databases/named/documents/c/a", #"{"fields":{"n":{"integerValue":"1"}}}"#)
+            #expect(status == .ok)
+            (status, answer) = try await Self.call(
+                client, .post, "/emulator/v1/projects/mx:export",
+                #"{"database":"projects/mx/databases/named","export_directory":"\#(dir)","export_name":"snap"}"#)
+            #expect(status == .ok)
+            #expect((answer as? [String: Any])?["documents"] as? Int == 1)
+            let overview = dir + "/snap/snap.overall_export_metadata"
+            #expect(FileManager.default.fileExists(atPath: overview))
+            (status, _) = try await Self.call(
+                client, .post, "/emulator/v1/projects/copy:import", #"{"database":"projects/copy/databases/(default)","export_directory":"\#(overview)"}"#)
+            #expect(status == .ok)
+            (status, answer) = try await Self.call(client, .get, "/v1/projects/copy/databases/(default)/documents/c/a")
+            #expect(status == .ok)
+            #expect(((answer as? [String: Any])?["fields"] as? [String: Any])?["n"] as? [String: String] == ["integerValue": "1"])
+            // Without a database in the body, the export's own database id is kept.
+            (status, _) = try await Self.call(client, .post, "/emulator/v1/projects/copy:import", #"{"export_directory":"\#(dir)"}"#)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/copy/databases/named/documents/c/a")
+            #expect(status == .ok)
+            (status, answer) = try await Self.call(
+                client, .post, "/emulator/v1/projects/mx:export", #"{"database":"projects/other/databases/named","export_directory":"\#(dir)","export_name":"x"}"#)
+            #expect(status == .badRequest)
+            #expect(((answer as? [String: Any])?["error"] as? [String: Any])?["message"] as? String == "Database projects/other/databases/named is not in project mx.")
+            (status, _) = try await Self.call(
+                client, .post, "/emulator/v1/projects/mx:export", #"{"export_directory":"\#(dir)","export_name":"../up"}"#)
+            #expect(status == .badRequest)
+        }
+    }
+
     @Test func responsesAreGzippedWhenAsked() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in
