@@ -88,9 +88,7 @@ extension FlintCommand {
             let address = host ?? ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"] ?? "127.0.0.1:8080"
             let path: String
             let request: [String: String]
-            let managedThere = !FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(FlintExport.metadataFile))
-                && ManagedExport.overview(at: target) != nil
-            if format == .managed || managedThere {
+            if (FlintExport.existingFormat(target) ?? format) == .managed {
                 // The call firebase-tools makes, answered in the format it expects.
                 let id: DatabaseID
                 if let project {

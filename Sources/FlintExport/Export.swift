@@ -55,7 +55,7 @@ public enum FlintExport {
                 metadata.append(["name": id.name, "file": relative, "documents": count])
             }
             let meta: [String: Any] = [
-                "format": format, "version": version, "created": RFC3339.format(Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1e6))),
+                "format": format, "version": version, "created": RFC3339.format(Timestamp(microseconds: wallClockMicros())),
                 "databases": metadata,
             ]
             try JSONSerialization.data(withJSONObject: meta, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: temporary.appendingPathComponent(metadataFile))
@@ -84,18 +84,22 @@ public enum FlintExport {
         case managed
     }
 
-    /// Exports into `directory` in `format`, or, when it already holds an export, in the format
-    /// of that export (so `--import D --export-on-exit D` keeps a firebase-tools export usable
-    /// by firebase-tools). Flint's format holds every database; a managed export holds one: `project`'s (with `database`,
-    /// default `(default)`); without a project, the one the export there came from, or the only
-    /// database Flint holds.
+    /// The format of the export already in `directory`, if it holds one.
+    public static func existingFormat(_ directory: String) -> Format? {
+        if FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(metadataFile).path) { return .flint }
+        return ManagedExport.overview(at: directory) == nil ? nil : .managed
+    }
+
+    /// Exports into `directory` in the format of the export already there, else in `format`,
+    /// so `--import D --export-on-exit D` keeps a firebase-tools export usable by firebase-tools.
+    /// Flint's format holds every database. A managed export holds one: `project`'s (with
+    /// `database`, default `(default)`); without a project, the one the export there came from,
+    /// or the only database Flint holds.
     public static func export(
         _ engine: Engine, to directory: String, format: Format, project: String?, database: String? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Summary {
-        let flintThere = FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(metadataFile).path)
-        let managedThere = !flintThere && ManagedExport.overview(at: directory) != nil
-        guard managedThere || (format == .managed && !flintThere) else {
+        guard (existingFormat(directory) ?? format) == .managed else {
             return try await export(engine, to: directory, progress: progress)
         }
         let id = try managedDatabase(engine, in: directory, project: project, database: database)
@@ -186,7 +190,7 @@ extension FlintExport {
     ) throws {
         if let overview = try managedOverview(directory) {
             // A managed export keeps no times; its documents are created as they are loaded.
-            let now = Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1e6))
+            let now = Timestamp(microseconds: wallClockMicros())
             var reader = try ManagedExport.Reader(overview: overview)
             while let batch = try reader.next(size) {
                 for (id, documents) in grouped(batch, project: project) {

@@ -177,7 +177,8 @@ public enum ManagedExport {
     }
 }
 
-private func wallClockMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+/// Now, for the times exports record.
+func wallClockMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
 
 /// A record log written from inside `forEachDocument`, which wants a sendable body.
 private final class SharedRecordLogWriter: @unchecked Sendable {

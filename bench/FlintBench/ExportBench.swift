@@ -45,3 +45,29 @@ func runExport(_ n: Int) async throws {
     let importSeconds = monotonicSeconds() - start
     print("import documents=\(read.documents) seconds=\(String(format: "%.1f", importSeconds)) docs/s=\(rate(n, importSeconds)) rss-MiB-after=\(residentBytes() >> 20) (holding both engines)")
 }
+
+/// The same documents as a managed export (Google's format): written, then read back into a
+/// fresh engine; the reader holds one 32 KiB block and one batch at a time.
+func runManagedExport(_ n: Int) async throws {
+    let source = Engine()
+    let db = source.database(project: "bench")
+    var i = 0
+    while i < n {
+        let end = min(i + 500, n)
+        _ = try await db.commit((i..<end).map { .set(userKey($0), smallDocument($0)) })
+        i = end
+    }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-bench-managed-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let before = residentBytes()
+    var start = monotonicSeconds()
+    let written = try await ManagedExport.export(db, to: dir)
+    let exportSeconds = monotonicSeconds() - start
+    let size = (try? FileManager.default.attributesOfItem(atPath: dir + "/firestore_export/all_namespaces/all_kinds/output-0")[.size] as? Int) ?? 0
+    print("managed-export documents=\(written) seconds=\(String(format: "%.1f", exportSeconds)) docs/s=\(rate(n, exportSeconds)) file-MiB=\(size >> 20) rss-MiB-growth=\((residentBytes() - before) >> 20)")
+    let target = Engine()
+    start = monotonicSeconds()
+    let read = try await FlintExport.import(from: dir, into: target)
+    let importSeconds = monotonicSeconds() - start
+    print("managed-import documents=\(read.documents) seconds=\(String(format: "%.1f", importSeconds)) docs/s=\(rate(n, importSeconds)) rss-MiB-after=\(residentBytes() >> 20) (holding both engines)")
+}
