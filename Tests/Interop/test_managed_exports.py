@@ -27,6 +27,7 @@ def stop(proc):
 
 
 def client(host, project):
+    # The caller's monkeypatch puts the session's host back afterwards.
     os.environ["FIRESTORE_EMULATOR_HOST"] = host
     return firestore.Client(project=project)
 
@@ -34,7 +35,8 @@ def client(host, project):
 WHEN = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=datetime.timezone.utc)
 
 
-def test_a_firebase_tools_export_round_trips_through_flint(tmp_path, flint_host):
+def test_a_firebase_tools_export_round_trips_through_flint(tmp_path, monkeypatch):
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", os.environ.get("FIRESTORE_EMULATOR_HOST", ""))
     data = tmp_path / "emulator-data"
     proc, host = start()
     try:
