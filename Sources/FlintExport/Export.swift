@@ -31,9 +31,7 @@ public enum FlintExport {
         let target = URL(fileURLWithPath: directory).standardizedFileURL
         // The whole directory is replaced; only an earlier Flint export may be.
         if let problem = unwritable(target.path, managedAllowed: false) { throw FlintError.invalidArgument(problem) }
-        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).tmp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        do {
+        return try await replacingDirectory(target) { temporary in
             var summary = Summary(databases: [])
             var metadata: [[String: Any]] = []
             var total = 0
@@ -59,20 +57,7 @@ public enum FlintExport {
                 "databases": metadata,
             ]
             try JSONSerialization.data(withJSONObject: meta, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: temporary.appendingPathComponent(metadataFile))
-            // Swap in the new export; the old one is removed only once the new one is in place.
-            let fm = FileManager.default
-            if fm.fileExists(atPath: target.path) {
-                let old = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).old-\(UUID().uuidString)")
-                try fm.moveItem(at: target, to: old)
-                try fm.moveItem(at: temporary, to: target)
-                try? fm.removeItem(at: old)
-            } else {
-                try fm.moveItem(at: temporary, to: target)
-            }
             return summary
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
         }
     }
 

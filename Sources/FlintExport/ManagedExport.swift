@@ -124,15 +124,12 @@ public enum ManagedExport {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw FlintError.invalidArgument("Export name \"\(name)\" is not a file name.")
         }
-        let fm = FileManager.default
         let parent = URL(fileURLWithPath: directory).standardizedFileURL
-        try fm.createDirectory(at: parent, withIntermediateDirectories: true)
-        let target = parent.appendingPathComponent(name)
-        let temporary = parent.appendingPathComponent(".\(name).tmp-\(UUID().uuidString)")
-        do {
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        return try await replacingDirectory(parent.appendingPathComponent(name)) { folder in
             let started = wallClockMicros()
-            let part = temporary.appendingPathComponent("all_namespaces/all_kinds")
-            try fm.createDirectory(at: part, withIntermediateDirectories: true)
+            let part = folder.appendingPathComponent("all_namespaces/all_kinds")
+            try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true)
             let output = try SharedRecordLogWriter(path: part.appendingPathComponent("output-0").path)
             let id = database.id
             await database.forEachDocument { document in
@@ -148,31 +145,19 @@ public enum ManagedExport {
             files.files.output = ["output-0"]
             try (files.serializedBytes() as Data).write(to: part.appendingPathComponent("all_namespaces_all_kinds.export_metadata"))
 
-            var overview = Flint_Export_ExportOverview()
             var summary = Flint_Export_ExportPart()
             summary.scope.kinds = 2
             summary.scope.namespaces = 3
             summary.metadataPath = "all_namespaces/all_kinds/all_namespaces_all_kinds.export_metadata"
             summary.entityCount = Int64(count)
             summary.byteCount = Int64(bytes)
+            var overview = Flint_Export_ExportOverview()
             overview.part = [summary]
-            var log = try RecordLogWriter(path: temporary.appendingPathComponent(name + overviewSuffix).path)
+            var log = try RecordLogWriter(path: folder.appendingPathComponent(name + overviewSuffix).path)
             try log.append(overviewMarker)
             try log.append(try overview.serializedBytes() as [UInt8])
             try log.close()
-
-            if fm.fileExists(atPath: target.path) {
-                let old = parent.appendingPathComponent(".\(name).old-\(UUID().uuidString)")
-                try fm.moveItem(at: target, to: old)
-                try fm.moveItem(at: temporary, to: target)
-                try? fm.removeItem(at: old)
-            } else {
-                try fm.moveItem(at: temporary, to: target)
-            }
             return count
-        } catch {
-            try? fm.removeItem(at: temporary)
-            throw error
         }
     }
 }

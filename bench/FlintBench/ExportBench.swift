@@ -8,14 +8,7 @@ import Foundation
 /// resident memory before and after each (the export streams; the import holds what it loads,
 /// since the data lives in memory).
 func runExport(_ n: Int) async throws {
-    let source = Engine()
-    let db = source.database(project: "bench")
-    var i = 0
-    while i < n {
-        let end = min(i + 500, n)
-        _ = try await db.commit((i..<end).map { .set(userKey($0), smallDocument($0)) })
-        i = end
-    }
+    let source = try await seededEngine(n)
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-bench-export-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let before = residentBytes()
@@ -49,14 +42,8 @@ func runExport(_ n: Int) async throws {
 /// The same documents as a managed export (Google's format): written, then read back into a
 /// fresh engine; the reader holds one 32 KiB block and one batch at a time.
 func runManagedExport(_ n: Int) async throws {
-    let source = Engine()
+    let source = try await seededEngine(n)
     let db = source.database(project: "bench")
-    var i = 0
-    while i < n {
-        let end = min(i + 500, n)
-        _ = try await db.commit((i..<end).map { .set(userKey($0), smallDocument($0)) })
-        i = end
-    }
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-bench-managed-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let before = residentBytes()
@@ -70,4 +57,17 @@ func runManagedExport(_ n: Int) async throws {
     let read = try await FlintExport.import(from: dir, into: target)
     let importSeconds = monotonicSeconds() - start
     print("managed-import documents=\(read.documents) seconds=\(String(format: "%.1f", importSeconds)) docs/s=\(rate(n, importSeconds)) rss-MiB-after=\(residentBytes() >> 20) (holding both engines)")
+}
+
+/// An engine holding `n` small documents in project "bench", written 500 at a time.
+private func seededEngine(_ n: Int) async throws -> Engine {
+    let source = Engine()
+    let db = source.database(project: "bench")
+    var i = 0
+    while i < n {
+        let end = min(i + 500, n)
+        _ = try await db.commit((i..<end).map { .set(userKey($0), smallDocument($0)) })
+        i = end
+    }
+    return source
 }
