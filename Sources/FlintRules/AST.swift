@@ -78,7 +78,8 @@ public indirect enum ExprKind: Sendable {
     case path([PathPart])
     case member(Expr, String)
     case index(Expr, Expr)
-    case slice(Expr, Expr, Expr)
+    /// `x[i:j]`; either bound may be left out (`x[i:]`, `x[:j]`).
+    case slice(Expr, Expr?, Expr?)
     /// A call of a name (`f(x)`, `math.abs(x)` as "math.abs") or of a method on a receiver.
     case call(name: String, receiver: Expr?, arguments: [Expr])
     case unary(String, Expr)

@@ -133,7 +133,7 @@ struct Checker {
         case .path(let parts): for case .interpolated(let inner) in parts { visit(inner, body) }
         case .member(let b, _): visit(b, body)
         case .index(let b, let i): visit(b, body); visit(i, body)
-        case .slice(let b, let i, let j): visit(b, body); visit(i, body); visit(j, body)
+        case .slice(let b, let i, let j): for x in [b, i, j].compactMap({ $0 }) { visit(x, body) }
         case .call(_, let receiver, let arguments):
             if let receiver { visit(receiver, body) }
             for a in arguments { visit(a, body) }

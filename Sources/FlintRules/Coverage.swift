@@ -233,7 +233,7 @@ public final class Coverage: Sendable {
         case .path(let parts): all = parts.compactMap { if case .interpolated(let x) = $0 { x } else { nil } }
         case .member(let b, _): all = [b]
         case .index(let b, let i): all = [b, i]
-        case .slice(let b, let i, let j): all = [b, i, j]
+        case .slice(let b, let i, let j): all = [b, i, j].compactMap { $0 }
         case .call(_, let receiver, let arguments): all = (receiver.map { [$0] } ?? []) + arguments
         case .unary(_, let o): all = [o]
         case .binary(let op, let l, let r): all = op == "in" ? [r, l] : [l, r]

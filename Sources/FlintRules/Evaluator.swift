@@ -138,10 +138,10 @@ final class Evaluator {
         case .slice(let base, let from, let to):
             let b = evaluate(base, scope)
             if b.isError { return b }
-            let i = evaluate(from, scope)
-            if i.isError { return i }
-            let j = evaluate(to, scope)
-            if j.isError { return j }
+            let i = from.map { evaluate($0, scope) }
+            if let i, i.isError { return i }
+            let j = to.map { evaluate($0, scope) }
+            if let j, j.isError { return j }
             return Stdlib.slice(b, i, j)
         case .call(let name, let receiver, let arguments):
             return call(name, receiver, arguments, scope)
@@ -278,6 +278,8 @@ final class Evaluator {
             reads.append((after, path, document))
         }
         if exists { return .bool(document != nil) }
-        return document ?? .null
+        // The reference emulator fails the call rather than answering null, so `get(p) == null`
+        // is never true; `exists(p)` is the way to ask.
+        return document ?? .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: there is no document at this path.")
     }
 }

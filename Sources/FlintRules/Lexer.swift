@@ -114,7 +114,7 @@ struct Lexer {
             while let d = peek(), Self.isIdentifierStart(d) || Self.isDigit(d) { name.unicodeScalars.append(advance()) }
             return .identifier(name)
         }
-        if Self.isDigit(c) { return number(start) }
+        if Self.isDigit(c) || (c == "." && peek(1).map(Self.isDigit) == true) { return number(start) }
         if c == "'" || c == "\"" { return .string(stringLiteral(start)) }
         for symbol in Self.symbols where matches(symbol) {
             for _ in symbol.unicodeScalars { _ = advance() }
@@ -130,25 +130,25 @@ struct Lexer {
         return true
     }
 
+    /// Numbers as the reference emulator reads them: `0` or digits without a leading zero, and
+    /// floats with a point and digits on either side or both (`1.5`, `1.`, `.5`). There is no
+    /// exponent: `1e3` is the number 1 followed by the name `e3`, which does not parse.
     private mutating func number(_ start: SourcePosition) -> Token.Kind {
         var text = ""
-        while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
+        if peek() == "0" {
+            // A leading zero is a number of its own: `007` is `0` followed by `07`.
+            text.unicodeScalars.append(advance())
+        } else {
+            while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
+        }
         var isFloat = false
-        if peek() == ".", let d = peek(1), Self.isDigit(d) {
+        // `1.5` and `1.`, but not `1.size()`: a point followed by a name is a member access.
+        if peek() == ".", !(peek(1).map { Self.isIdentifierStart($0) } ?? false) {
             isFloat = true
             text.unicodeScalars.append(advance())
             while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
         }
-        if let e = peek(), e == "e" || e == "E" {
-            var ahead = 1
-            if let s = peek(1), s == "+" || s == "-" { ahead = 2 }
-            if let d = peek(ahead), Self.isDigit(d) {
-                isFloat = true
-                for _ in 0..<ahead { text.unicodeScalars.append(advance()) }
-                while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
-            }
-        }
-        if isFloat { return .float(Double(text) ?? .nan) }
+        if isFloat { return .float(Double(text.hasPrefix(".") ? "0" + text : text) ?? .nan) }
         guard let value = UInt64(text), value <= UInt64(Int64.max) + 1 else {
             diagnostics.error("Integer literal \(text) is out of range.", at: start)
             return .int(0)

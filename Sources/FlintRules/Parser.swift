@@ -16,10 +16,14 @@ struct Parser {
 
     struct Failure: Error {}
 
+    /// The source, for quoting tokens as written in messages.
+    private let scalars: [Unicode.Scalar]
+
     init(_ source: String) {
         var lexer = Lexer(source)
         tokens = lexer.tokens()
         diagnostics = lexer.diagnostics
+        scalars = Array(source.unicodeScalars)
     }
 
     // MARK: - Tokens
@@ -268,6 +272,13 @@ struct Parser {
                 guard isWord("if") else { throw fail("Missing 'if' before conditional expression.") }
                 _ = advance()
                 condition = try expression()
+                // What may follow a condition: `;`, the end of the match, or (`;` being optional)
+                // the next statement. Anything else is reported as the reference reports it.
+                if !isSymbol(";"), !isSymbol("}"), !isWord("allow"), !isWord("match"), !isWord("function"),
+                    let text = spelling(current)
+                {
+                    throw fail("Unexpected '\(text)'.")
+                }
             } else if isWord("if") {
                 throw fail("Expected ':' before 'if'.")
             }
@@ -277,6 +288,14 @@ struct Parser {
             synchronize()
             return nil
         }
+    }
+
+    /// A token as written, for messages; nil for the end of the source.
+    private func spelling(_ token: Token) -> String? {
+        guard token.kind != .end, token.start.offset <= token.end.offset, token.end.offset < scalars.count else { return nil }
+        var text = ""
+        text.unicodeScalars.append(contentsOf: scalars[token.start.offset...token.end.offset])
+        return text
     }
 
     private mutating func function() -> FunctionDecl? {
@@ -404,13 +423,14 @@ struct Parser {
                 }
             } else if isSymbol("[") {
                 _ = advance()
-                let first = try expression()
+                // A slice may leave out either bound: `x[i:]`, `x[:j]`, `x[:]`.
+                let first = isSymbol(":") ? nil : try expression()
                 if isSymbol(":") {
                     _ = advance()
-                    let second = try expression()
+                    let second = isSymbol("]") ? nil : try expression()
                     try expect("]")
                     e = node(.slice(e, first, second), from: start)
-                } else {
+                } else if let first {
                     try expect("]")
                     e = node(.index(e, first), from: start)
                 }

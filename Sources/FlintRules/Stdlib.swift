@@ -44,22 +44,28 @@ enum Stdlib {
         .error("Index out of bound error. Index: [\(i)] , size: [\(size)].")
     }
 
-    /// `x[i:j]`: `0 <= i <= j <= size`, `i < size`, `j >= 1`, as the emulator checks.
-    static func slice(_ base: RulesValue, _ from: RulesValue, _ to: RulesValue) -> RulesValue {
-        guard case .int(let i) = from, case .int(let j) = to else {
-            return Operators.unsupported("\(base.typeName)[\(from.typeName):\(to.typeName)]", "list[int:int], string[int:int]")
-        }
-        func valid(_ size: Int) -> Bool { i >= 0 && i <= j && j <= size && i < size && j >= 1 }
+    /// `x[i:j]`, with a missing `i` as 0 and a missing `j` as the size. As the emulator checks:
+    /// the first index `i` and the last one `j - 1` must both be in the list or string, and
+    /// `i <= j`; so `x[0:0]` and `x[size:]` are errors, and `x[i:i]` inside is empty.
+    static func slice(_ base: RulesValue, _ from: RulesValue?, _ to: RulesValue?) -> RulesValue {
+        let size: Int
         switch base {
-        case .list(let items):
-            guard valid(items.count) else { return outOfBounds(i < 0 || i >= items.count ? i : j, items.count) }
-            return .list(Array(items[Int(i)..<Int(j)]))
-        case .string(let s):
-            let units = Array(s.utf16)
-            guard valid(units.count) else { return outOfBounds(i < 0 || i >= units.count ? i : j, units.count) }
-            return .string(String(decoding: units[Int(i)..<Int(j)], as: UTF16.self))
+        case .list(let items): size = items.count
+        case .string(let s): size = s.utf16.count
         case .null: return .error("Null value error.")
         default: return Operators.unsupported("\(base.typeName)[int:int]", "list[int:int], string[int:int]")
+        }
+        guard case .int(let i) = from ?? .int(0), case .int(let j) = to ?? .int(Int64(size)) else {
+            let bound = { (v: RulesValue?) in v?.typeName ?? "int" }
+            return Operators.unsupported("\(base.typeName)[\(bound(from)):\(bound(to))]", "list[int:int], string[int:int]")
+        }
+        if i < 0 || i >= size { return outOfBounds(i, size) }
+        if j < 1 || j > size { return outOfBounds(j &- 1, size) }
+        if i > j { return .error("Illegal range error. From index: [\(i)] , To index: [\(j)].") }
+        switch base {
+        case .list(let items): return .list(Array(items[Int(i)..<Int(j)]))
+        case .string(let s): return .string(String(decoding: Array(s.utf16)[Int(i)..<Int(j)], as: UTF16.self))
+        default: return .error("Null value error.")
         }
     }
 

@@ -77,7 +77,7 @@ struct TypeWarnings {
             _ = type(of: i, wildcards)
             return .unknown
         case .slice(let base, let i, let j):
-            for x in [base, i, j] { _ = type(of: x, wildcards) }
+            for x in [base, i, j].compactMap({ $0 }) { _ = type(of: x, wildcards) }
             return .unknown
         case .call(_, let receiver, let arguments):
             if let receiver { _ = type(of: receiver, wildcards) }

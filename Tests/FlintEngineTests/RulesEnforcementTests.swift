@@ -107,7 +107,8 @@ struct RulesEnforcementTests {
         let (db, _) = try Self.database()
         let member = Write.set(key("rooms/r1/members/m1"), [:])
         let alone = await Self.denial { _ = try await db.commit([member], auth: Self.user("ann")) }
-        #expect(alone == FlintError(.permissionDenied, "\nNull value error. for 'create' @ L21"))
+        #expect(alone == FlintError(.permissionDenied,
+            "\nService call error. Function: [getAfter], Argument: [/databases/(default)/documents/rooms/r1]: there is no document at this path. for 'create' @ L21"))
         _ = try await db.commit([.set(key("rooms/r1"), ["open": true]), member], auth: Self.user("ann"))
         #expect(try await db.get(key("rooms/r1/members/m1")) != nil)
         // A denied write leaves the commit unapplied.

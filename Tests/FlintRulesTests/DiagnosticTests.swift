@@ -44,7 +44,11 @@ private let cases: [(source: String, expected: String)] = [
     // Expressions
     (wrap("    match /a/{b} { allow read: if true ? 1; }"), "4:43: error: Expected ':' in a conditional expression."),
     (wrap("    match /a/{b} { allow read: if 1 is 2; }"), "4:40: error: Expected a type name after 'is'."),
-    (wrap("    match /a/{b} { allow read: if request.1; }"), "4:43: error: Expected a field or method name after '.'."),
+    (wrap("    match /a/{b} { allow read: if request.'a'; }"), "4:43: error: Expected a field or method name after '.'."),
+    // `.1` is a number, as on the reference emulator; after a complete condition it is quoted as written.
+    (wrap("    match /a/{b} { allow read: if request.1; }"), "4:42: error: Unexpected '.1'."),
+    (wrap("    match /a/{b} { allow read: if 1e3 == 1000; }"), "4:36: error: Unexpected 'e3'."),
+    (wrap("    match /a/{b} { allow read: if 007 == 7; }"), "4:36: error: Unexpected '0'."),
     (wrap("    match /a/{b} { allow read: if f(1; }"), "4:38: error: Expected ')' after the arguments."),
     (wrap("    match /a/{b} { allow read: if (1 == 1; }"), "4:42: error: Expected ')'."),
     (wrap("    match /a/{b} { allow read: if [1, 2 == 1; }"), "4:45: error: Expected ']' to close the list."),

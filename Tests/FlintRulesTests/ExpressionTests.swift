@@ -79,8 +79,12 @@ private let errors: [(String, String?)] = [
     ("(1 / 0 == 1) || false", "Divide by zero error."), ("(1 / 0 == 1) && true", "Divide by zero error."),
     ("'x' in path('/a')", nil), ("{}.a", "Property a is undefined on object."), ("null.a", "Null value error."),
     ("request.auth.uid", "Null value error."), ("[1, 2, 3, 4][98]", "Index out of bound error. Index: [98] , size: [4]."),
-    ("[1, 2, 3][0:0]", nil), ("[1, 2, 3][3:3]", nil), ("[1, 2, 3][2:1]", nil), ("[1, 2, 3][0:4]", nil), ("[1, 2, 3][-1:1]", nil),
-    ("''[0:0]", nil), ("int('12abc')", nil), ("int(' 12 ')", nil), ("int('')", nil), ("int('0x10')", nil), ("int(true)", nil),
+    // Slices, with the reference emulator's messages: the first index, then the last (j - 1), then the order.
+    ("[1, 2, 3][0:0]", "Index out of bound error. Index: [-1] , size: [3]."), ("[1, 2, 3][3:3]", "Index out of bound error. Index: [3] , size: [3]."),
+    ("[1, 2, 3][2:1]", "Illegal range error. From index: [2] , To index: [1]."), ("[1, 2, 3][1:5]", "Index out of bound error. Index: [4] , size: [3]."),
+    ("[1, 2, 3][-1:1]", "Index out of bound error. Index: [-1] , size: [3]."), ("[1, 2, 3][3:]", "Index out of bound error. Index: [3] , size: [3]."),
+    ("[1, 2, 3][:0]", "Index out of bound error. Index: [-1] , size: [3]."), ("'abc'[0:0]", "Index out of bound error. Index: [-1] , size: [3]."),
+    ("''[0:0]", nil), ("[1][:-9223372036854775808]", nil), ("int('12abc')", nil), ("int(' 12 ')", nil), ("int('')", nil), ("int('0x10')", nil), ("int(true)", nil),
     ("float('abc')", nil), ("string([1])", nil), ("string({})", nil), ("string(timestamp.value(0))", nil),
     ("bool('true')", "Function not found error: Name: [bool]."), ("bytes('a')", nil),
     ("math.isInfinite(1.0)", "Function not found error: Name: [math.isInfinite]."),
@@ -157,6 +161,15 @@ private let moreErrors: [(String, String?)] = [
 ]
 
 /// Plain falsehoods, so a broken evaluator cannot pass by answering true.
+/// Slices that leave out a bound, which the reference emulator accepts: `i` defaults to 0, `j` to the size.
+private let openSlices: [String] = [
+    "[1, 2, 3][1:] == [2, 3]", "[1, 2, 3][:2] == [1, 2]", "[1, 2, 3][:] == [1, 2, 3]", "'abc'[1:] == 'bc'", "'abc'[:1] == 'a'",
+    "[1, 2, 3][1:1] == []",
+]
+
+/// Number forms the reference emulator reads: a point with digits on one side only is a float.
+private let numberForms: [String] = ["1. == 1.0", ".5 == 0.5", "0 == 0", "10.25 * 4 == 41.0", "[1, 2].size() == 2", "0.5 + .5 == 1"]
+
 private let falsehoods: [String] = [
     "1 == 2", "'a'.matches('b')", "[1, 2].hasAll([3])", "1 > 2", "'b' < 'a'", "null == 0", "1 is string", "'ab'.matches('a')",
     "timestamp.date(2020, 1, 1) > timestamp.date(2021, 1, 1)", "{'a': 1} == {'a': 2}", "[1, 2] == [2, 1]",
@@ -171,7 +184,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -199,12 +212,20 @@ struct ExpressionTests {
         let reader = Counting()
         let v = evaluate(
             "get(/databases/(default)/documents/users/alice).data.admin && exists(/databases/(default)/documents/users/alice)"
-                + " && !exists(/databases/(default)/documents/users/bob) && getAfter(/databases/(default)/documents/users/bob) == null"
+                + " && !exists(/databases/(default)/documents/users/bob) && !existsAfter(/databases/(default)/documents/users/bob)"
                 + " && get(/databases/(default)/documents/users/alice).id == 'alice'",
             reader: reader)
         #expect(v.isTrue)
         #expect(reader.calls == ["/databases/(default)/documents/users/alice", "/databases/(default)/documents/users/bob", "after /databases/(default)/documents/users/bob"])
-        #expect(evaluate("get(/databases/(default)/documents/users/bob).data", reader: reader).errorText == "Null value error.")
+        // A missing document is an error to get, as on the reference emulator, not null.
+        for source in ["get(/databases/(default)/documents/users/bob)", "get(/databases/(default)/documents/users/bob) == null",
+            "getAfter(/databases/(default)/documents/users/bob).data"]
+        {
+            let name = source.hasPrefix("getAfter") ? "getAfter" : "get"
+            #expect(evaluate(source, reader: reader).errorText
+                == "Service call error. Function: [\(name)], Argument: [/databases/(default)/documents/users/bob]: there is no document at this path.")
+        }
+        #expect(evaluate("exists(/databases/(default)/documents/users/bob) || get(/databases/(default)/documents/users/bob) == null", reader: reader).errorText != nil)
     }
 
     @Test func readsBeyondTheLimitAreErrors() {
