@@ -12,6 +12,8 @@ struct StoreDocumentReader: DocumentReader {
     let readTime: Timestamp?
     var pending: [DocumentKey: DocumentState?] = [:]
 
+    var requestDatabase: String? { database.database }
+
     func document(at path: RulesPath, afterWrites: Bool) -> RulesValue? {
         let s = path.segments
         guard s.count >= 5, s[1] == database.database, let key = try? DocumentKey(ResourcePath(Array(s.dropFirst(3)))) else {

@@ -148,9 +148,8 @@ struct Checker {
     private mutating func checkExpression(_ e: Expr) {
         var found: [(SourcePosition, String)] = []
         Self.visit(e) { node in
-            let at = ranges[node.id].start
             switch node.kind {
-            case .isType(let operand, let name):
+            case .isType(_, let name):
                 if !Stdlib.typeNames.contains(name) {
                     // The emulator points just past the type name.
                     let end = ranges[node.id].end
@@ -158,7 +157,13 @@ struct Checker {
                     found.append((after, "An unsupported type identifier was used with the 'is' operator. Received \(name). Expected one of "
                         + Stdlib.typeNameList.joined(separator: ",")))
                 }
-                if case .null = operand.kind { found.append((at, "'null is \(name)' is not allowed; compare with == null.")) }
+                if name == "null" {
+                    // `null` is a keyword, not a type name; `x is null` is refused as the reference
+                    // refuses it (`null is int` is fine, and false).
+                    let end = ranges[node.id].end
+                    let typeStart = SourcePosition(line: end.line, column: end.column - 3, offset: end.offset - 3)
+                    found.append((typeStart, "mismatched input 'null' expecting IDENTIFIER"))
+                }
             case .call(let name, .some, let arguments) where ["matches", "replace", "split"].contains(name):
                 if case .string(let pattern)? = arguments.first?.kind {
                     do throws(RE2.SyntaxError) {

@@ -2,6 +2,12 @@
 /// (`data`, `id`, `__name__`) or nil when the document does not exist.
 public protocol DocumentReader {
     func document(at path: RulesPath, afterWrites: Bool) -> RulesValue?
+    /// The database the request is in, whose documents alone rules may read; nil: any.
+    var requestDatabase: String? { get }
+}
+
+extension DocumentReader {
+    public var requestDatabase: String? { nil }
 }
 
 /// Names visible where an expression is evaluated: variables and the functions declared there.
@@ -273,6 +279,10 @@ final class Evaluator {
             }
             guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases", path.segments[2] == "documents" else {
                 return .error("Invalid document path \(path.text): expected /databases/{database}/documents/{collection}/{document}.")
+            }
+            if let own = reader.requestDatabase, path.segments[1] != own {
+                // The reference fails the call, as for a missing document.
+                return .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: rules read only their own database, \(own).")
             }
             document = reader.document(at: path, afterWrites: after)
             reads.append((after, path, document))

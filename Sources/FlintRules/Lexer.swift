@@ -150,7 +150,7 @@ struct Lexer {
         }
         if isFloat { return .float(Double(text.hasPrefix(".") ? "0" + text : text) ?? .nan) }
         guard let value = UInt64(text), value <= UInt64(Int64.max) + 1 else {
-            diagnostics.error("Integer literal \(text) is out of range.", at: start)
+            diagnostics.error("Invalid number literal \(text).", at: start)
             return .int(0)
         }
         return .int(value)

@@ -73,15 +73,15 @@ enum Stdlib {
         switch (v, name) {
         case (.bool, "bool"), (.int, "int"), (.float, "float"), (.int, "number"), (.float, "number"), (.string, "string"),
             (.list, "list"), (.map, "map"), (.timestamp, "timestamp"), (.duration, "duration"), (.path, "path"),
-            (.latlng, "latlng"), (.bytes, "bytes"):
+            (.latlng, "latlng"), (.bytes, "bytes"), (.mapDiff, "map_diff"):
             return true
         default:
             return false
         }
     }
 
-    /// The names `is` accepts, in the emulator's order for its message. `set`, `map_diff`,
-    /// `constraint` and `vector` compile but, as on the emulator, no value answers true to them.
+    /// The names `is` accepts, in the emulator's order for its message. `set`, `constraint` and
+    /// `vector` compile but, as on the emulator, no value answers true to them.
     static let typeNameList = ["bool", "bytes", "constraint", "duration", "float", "int", "latlng", "list", "vector", "set", "number", "map", "string", "timestamp", "path", "map_diff"]
     static let typeNames = Set(typeNameList)
 
@@ -100,11 +100,42 @@ enum Stdlib {
         }
     }
 
+    /// A float as the reference (a JVM) writes it: the shortest digits that read back, in plain
+    /// decimals from 0.001 up to 10^7 (`1234567.0`, `0.001`), else as `d.dddEn` (`1.0E7`,
+    /// `1.0E-4`), always with a digit after the point.
     static func formatFloat(_ f: Double) -> String {
         if f.isNaN { return "NaN" }
         if f.isInfinite { return f > 0 ? "Infinity" : "-Infinity" }
-        if f == f.rounded(), abs(f) < 1e15 { return String(format: "%.1f", f) }
-        return "\(f)"
+        let sign = f.sign == .minus ? "-" : ""
+        if f == 0 { return sign + "0.0" }
+        let (digits, exponent) = shortestDigits(abs(f))
+        let text = String(decoding: digits, as: UTF8.self)
+        let magnitude = abs(f)
+        guard magnitude >= 1e-3, magnitude < 1e7 else {
+            let rest = digits.count > 1 ? String(text.dropFirst()) : "0"
+            return sign + String(text.prefix(1)) + "." + rest + "E" + String(exponent)
+        }
+        if exponent < 0 { return sign + "0." + String(repeating: "0", count: -exponent - 1) + text }
+        let whole = digits.count > exponent + 1 ? String(text.prefix(exponent + 1)) : text + String(repeating: "0", count: exponent + 1 - digits.count)
+        let fraction = digits.count > exponent + 1 ? String(text.dropFirst(exponent + 1)) : "0"
+        return sign + whole + "." + fraction
+    }
+
+    /// The shortest decimal digits that read back as `f` (finite, above zero), and the power of
+    /// ten of the first digit; taken from Swift's own shortest rendering.
+    private static func shortestDigits(_ f: Double) -> (digits: [UInt8], exponent: Int) {
+        let text = "\(f)".lowercased()
+        let parts = text.split(separator: "e", maxSplits: 1)
+        let shift = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        let mantissa = parts[0].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        var digits = Array(mantissa[0].utf8) + (mantissa.count > 1 ? Array(mantissa[1].utf8) : [])
+        var exponent = mantissa[0].utf8.count - 1 + shift
+        while digits.first == UInt8(ascii: "0") {
+            digits.removeFirst()
+            exponent -= 1
+        }
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        return (digits, exponent)
     }
 
     static func debugDescription(_ v: RulesValue) -> String {
@@ -181,16 +212,19 @@ enum Stdlib {
             switch regex(pattern) {
             case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
             case .success(let re):
+                // As the reference splits: at every match, empty ones too (so `'ab'.split('')` is
+                // `['', 'a', 'b']`), then trailing empty pieces are dropped, though never the first.
                 let text = Array(s.unicodeScalars)
-                var parts: [RulesValue] = []
+                var parts: [ArraySlice<Unicode.Scalar>] = []
                 var last = 0
                 for m in re.allMatches(in: text) {
-                    guard let whole = m[0], !(whole.isEmpty && (whole.lowerBound == 0 || whole.lowerBound == text.count)) else { continue }
-                    parts.append(.string(String(String.UnicodeScalarView(text[last..<whole.lowerBound]))))
+                    guard let whole = m[0] else { continue }
+                    parts.append(text[last..<whole.lowerBound])
                     last = whole.upperBound
                 }
-                parts.append(.string(String(String.UnicodeScalarView(text[last...]))))
-                return .list(parts)
+                parts.append(text[last...])
+                while parts.count > 1, parts.last?.isEmpty == true { parts.removeLast() }
+                return .list(parts.map { .string(String(String.UnicodeScalarView($0))) })
             }
         default:
             return notFound(name)

@@ -168,6 +168,9 @@ private let openSlices: [String] = [
 ]
 
 /// Number forms the reference emulator reads: a point with digits on one side only is a float.
+/// Type tests the reference answers: null is of no type, a MapDiff is a `map_diff`.
+private let typeTests: [String] = ["!(null is int)", "!(null is map)", "{'a': 1}.diff({'a': 2}) is map_diff", "!({'a': 1} is map_diff)"]
+
 private let numberForms: [String] = ["1. == 1.0", ".5 == 0.5", "0 == 0", "10.25 * 4 == 41.0", "[1, 2].size() == 2", "0.5 + .5 == 1"]
 
 private let falsehoods: [String] = [
@@ -184,7 +187,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -226,6 +229,16 @@ struct ExpressionTests {
                 == "Service call error. Function: [\(name)], Argument: [/databases/(default)/documents/users/bob]: there is no document at this path.")
         }
         #expect(evaluate("exists(/databases/(default)/documents/users/bob) || get(/databases/(default)/documents/users/bob) == null", reader: reader).errorText != nil)
+    }
+
+    @Test func readsOutsideTheRequestsDatabaseAreErrors() {
+        struct InDefault: DocumentReader {
+            var requestDatabase: String? { "(default)" }
+            func document(at path: RulesPath, afterWrites: Bool) -> RulesValue? { nil }
+        }
+        #expect(evaluate("exists(/databases/other/documents/a/b)", reader: InDefault()).errorText
+            == "Service call error. Function: [exists], Argument: [/databases/other/documents/a/b]: rules read only their own database, (default).")
+        #expect(evaluate("!exists(/databases/(default)/documents/a/b)", reader: InDefault()).isTrue)
     }
 
     @Test func readsBeyondTheLimitAreErrors() {
