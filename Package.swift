@@ -164,7 +164,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintDifferentialTests",
-            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore", "FlintExport"],
+            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore", "FlintExport"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintProtoTests",

@@ -21,6 +21,8 @@ struct StoreDocumentReader: DocumentReader {
         }
         let state: DocumentState?
         if afterWrites, let staged = pending[key] {
+            // Deleted by the commit: known to be absent.
+            guard let staged else { return .null }
             state = staged
         } else {
             state = store.document(key, at: readTime)
@@ -97,14 +99,26 @@ extension Database {
             let key = s.write.key
             let method: Method
             if case .delete = s.write.operation { method = .delete } else { method = s.before == nil ? .create : .update }
-            let request = RulesRequest(
+            var request = RulesRequest(
                 method: method, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth),
                 time: RulesTimestamp(time), resource: resource(key, s.before),
-                requestResource: method == .delete ? nil : resource(key, s.after), inTransaction: inTransaction)
+                requestResource: method == .delete ? .null : resource(key, s.after), inTransaction: inTransaction)
+            request.writeFields = method == .delete ? .null : Self.writeFields(s.write)
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
             if !decision.allowed { throw Self.denied(decision) }
         }
+    }
+
+    /// The paths a write names, as `request.writeFields` lists them: its mask (none for a whole
+    /// set), then its transforms, each once. The reference's order is its own; this one is stable.
+    static func writeFields(_ write: Write) -> RulesValue {
+        var names: [String] = []
+        for path in (write.updateMask ?? []) + write.transforms.map(\.field) {
+            let name = path.segments.joined(separator: ".")
+            if !names.contains(name) { names.append(name) }
+        }
+        return .list(names.map { .string($0) })
     }
 
     /// A query or listing (`list`): every document it could return must be allowed, judged from

@@ -43,6 +43,9 @@ public struct RulesRequest: Sendable {
     public var requestResource: RulesValue?
     /// `request.query` on lists.
     public var query: RulesValue?
+    /// `request.writeFields` on writes: the paths a write names (its mask and transforms), or
+    /// null on a delete. Deprecated in the docs, still given by the reference.
+    public var writeFields: RulesValue?
     public var inTransaction: Bool
 
     public init(
@@ -74,6 +77,7 @@ public struct RulesRequest: Sendable {
         ]
         if let requestResource { m["resource"] = requestResource }
         if let query { m["query"] = query }
+        if let writeFields { m["writeFields"] = writeFields }
         return .map(m)
     }
 }
@@ -118,7 +122,9 @@ extension Ruleset {
             segments += p.map { .name($0) }
             segments += anyDepth ? [.anyPrefix] : [.unknownCollectionID, .unknownID]
         }
-        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads)
+        let target: RulesPath?
+        if case .document = request.target { target = request.fullPath } else { target = nil }
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
         if coverage != nil { evaluator.observed = [:] }
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         let root = Scope(parent: nil, variables: [("request", request.requestMap), ("resource", request.resource)], functions: functions)

@@ -1,6 +1,8 @@
 /// Reads documents for `get`, `exists`, `getAfter` and `existsAfter`: the resource map
 /// (`data`, `id`, `__name__`) or nil when the document does not exist.
 public protocol DocumentReader {
+    /// The document at `path`; nil when there is none, or null when it is known to be absent
+    /// (deleted by the commit being judged, for `afterWrites`).
     func document(at path: RulesPath, afterWrites: Bool) -> RulesValue?
     /// The database the request is in, whose documents alone rules may read; nil: any.
     var requestDatabase: String? { get }
@@ -68,10 +70,14 @@ final class Evaluator {
     static let maxExpressions = 1000
     static let maxDepth = 20
 
-    init(ruleset: Ruleset, reader: any DocumentReader, maxReads: Int) {
+    /// The document the request is about: reading it when it is missing gives null, not an error.
+    let target: RulesPath?
+
+    init(ruleset: Ruleset, reader: any DocumentReader, maxReads: Int, target: RulesPath? = nil) {
         self.ruleset = ruleset
         self.reader = reader
         self.maxReads = maxReads
+        self.target = target
     }
 
     func evaluate(_ e: Expr, _ scope: Scope) -> RulesValue {
@@ -287,9 +293,15 @@ final class Evaluator {
             document = reader.document(at: path, afterWrites: after)
             reads.append((after, path, document))
         }
-        if exists { return .bool(document != nil) }
-        // The reference emulator fails the call rather than answering null, so `get(p) == null`
-        // is never true; `exists(p)` is the way to ask.
-        return document ?? .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: there is no document at this path.")
+        if exists {
+            if case .null? = document { return .bool(false) }
+            return .bool(document != nil)
+        }
+        // A reader's null is a document known to be absent (one the commit deletes). Any other
+        // missing document fails the call, as on the reference, except the request's own
+        // target, which the reference has at hand: `get(p) == null` holds only for that one.
+        if let document { return document }
+        if path == target { return .null }
+        return .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: there is no document at this path.")
     }
 }

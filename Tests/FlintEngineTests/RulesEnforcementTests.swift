@@ -232,3 +232,41 @@ extension RulesEnforcementTests {
         }
     }
 }
+
+extension RulesEnforcementTests {
+    /// What a write's rules see beyond the documents: `request.writeFields`, `request.resource`
+    /// on a delete, and reads of the target, which is null rather than an error when missing.
+    @Test func writesSeeTheirFieldsAndTheirTargetAsTheReferenceShowsThem() async throws {
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /c/{doc} {
+                  allow create: if request.writeFields == ['t'] && get(request.path) == null && getAfter(request.path).data.a == 1;
+                  allow update: if request.writeFields.hasOnly(['a', 'm.k']) && request.writeFields.size() == 2;
+                  allow delete: if request.resource == null && request.writeFields == null && getAfter(request.path) == null;
+                }
+                match /d/{doc} {
+                  allow create: if get(/databases/$(database)/documents/c/nowhere) == null;
+                }
+              }
+            }
+            """
+        let registry = RulesRegistry()
+        #expect(registry.load(source, project: "w").filter { $0.severity == .error }.isEmpty)
+        let db = Database(id: DatabaseID(project: "w"), clock: ManualClock(), rules: registry)
+        let ann = Self.user("ann")
+        let a = key("c/a")
+        _ = try await db.commit([Write(.update(a, ["a": 1]), transforms: [FieldTransform(field("t"), .serverTimestamp)])], auth: ann)
+        _ = try await db.commit([Write(.update(a, ["a": 2, "m": ["k": 1]]), updateMask: [field("a"), field("m.k")])], auth: ann)
+        let wider = await Self.denial {
+            _ = try await db.commit([Write(.update(a, ["a": 3, "b": 1]), updateMask: [field("a"), field("b"), field("m.k")])], auth: ann)
+        }
+        #expect(wider?.code == .permissionDenied)
+        _ = try await db.commit([.delete(a)], auth: ann)
+        #expect(try await db.get(a) == nil)
+        // Any other missing document is an error to read, not null.
+        let elsewhere = await Self.denial { _ = try await db.commit([.set(key("d/x"), [:])], auth: ann) }
+        #expect(elsewhere?.message.contains("Service call error. Function: [get], Argument: [/databases/(default)/documents/c/nowhere]") == true)
+    }
+}

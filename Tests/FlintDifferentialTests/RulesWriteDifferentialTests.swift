@@ -1,0 +1,172 @@
+import FlintEngine
+import FlintFixtures
+import FlintModel
+import FlintRules
+import Foundation
+import Testing
+
+/// Rules on writes, expression by expression, on Flint's engine and on the reference emulator:
+/// `request.resource`, `resource`, diffs, `request.writeFields`, transforms, and reads of the
+/// target before and after. Each case guards one method on a collection of its own; the same
+/// write is allowed or denied on both. Skips when the reference is absent.
+struct RulesWriteDifferentialTests {
+    static let cases: [(method: Method, expression: String)] = [
+        (.create, #"request.resource.data.a == 1"#),
+        (.create, #"request.resource.data.keys().hasOnly(['a', 'b', 't', 'n'])"#),
+        (.create, #"request.resource.data.size() == 4"#),
+        (.create, #"resource == null"#),
+        (.create, #"request.resource.id == doc"#),
+        (.create, #"request.resource.__name__ == /databases/$(database)/documents/$(request.path[3])/d"#),
+        (.create, #"request.method == 'create'"#),
+        (.create, #"request.resource.data.get('zz', 0) == 0"#),
+        (.create, #"request.resource.data.t == request.time"#),
+        (.create, #"request.resource.data.n == 5"#),
+        (.create, #"request.resource.data.t is timestamp"#),
+        (.create, #"'a' in request.resource.data"#),
+        (.create, #"request.resource.data.a is int"#),
+        (.create, #"request.writeFields == null"#),
+        (.create, #"request.writeFields.size() > 0"#),
+        (.create, #"!existsAfter(/databases/$(database)/documents/nope/nope) && existsAfter(request.path)"#),
+        (.create, #"getAfter(request.path).data.a == 1"#),
+        (.create, #"!exists(request.path)"#),
+        (.create, #"request.resource.data.diff({}).addedKeys().hasAll(['a', 'b'])"#),
+        (.create, #"request.auth.uid == 'alice'"#),
+        (.create, #"request.query == null"#),
+        (.create, #"resource.data == null"#),
+        (.create, #"request.resource.data.zz == null"#),
+        (.update, #"request.resource.data.a == 2 && resource.data.a == 1"#),
+        (.update, #"request.resource.data.diff(resource.data).affectedKeys().hasOnly(['a', 'm'])"#),
+        (.update, #"request.resource.data.diff(resource.data).changedKeys() == ['a', 'm'].toSet()"#),
+        (.update, #"request.resource.data.diff(resource.data).affectedKeys() == ['a', 'm'].toSet()"#),
+        (.update, #"request.resource.data.m.diff(resource.data.m).addedKeys() == ['j'].toSet()"#),
+        (.update, #"resource.data.c.size() == 2"#),
+        (.update, #"request.resource.data.c == resource.data.c"#),
+        (.update, #"resource.id == doc"#),
+        (.update, #"resource.__name__ == request.path"#),
+        (.update, #"request.method == 'update'"#),
+        (.update, #"getAfter(request.path).data.a == 2"#),
+        (.update, #"get(request.path).data.a == 1"#),
+        (.update, #"request.resource.data.b == 'x'"#),
+        (.update, #"request.resource.data.keys().size() == 4"#),
+        (.update, #"request.writeFields.hasOnly(['a', 'm'])"#),
+        (.update, #"resource.data.keys() == ['a', 'b', 'c', 'm']"#),
+        (.update, #"request.resource.data.m.k == 1"#),
+        (.update, #"request.resource.data.diff(resource.data).unchangedKeys() == ['b', 'c'].toSet()"#),
+        (.delete, #"resource.data.a == 1"#),
+        (.delete, #"request.resource == null"#),
+        (.delete, #"!existsAfter(request.path)"#),
+        (.delete, #"exists(request.path)"#),
+        (.delete, #"request.method == 'delete'"#),
+        (.delete, #"request.resource.data.a == 1"#),
+        (.delete, #"resource.id == 'd'"#),
+        (.delete, #"getAfter(request.path) == null"#),
+        (.create, #"get(request.path) == null"#),
+        (.create, #"getAfter(/databases/$(database)/documents/nope/nope) == null"#),
+        (.delete, #"get(request.path) != null"#),
+        (.create, #"request.writeFields.size() == 4"#),
+        (.create, #"request.writeFields.hasAll(['a', 'b'])"#),
+        (.create, #"request.writeFields.hasAll(['t', 'n'])"#),
+        (.create, #"request.writeFields.hasOnly(['a', 'b'])"#),
+        (.create, #"request.writeFields == ['a', 'b']"#),
+        (.create, #"request.writeFields is list"#),
+        (.update, #"request.writeFields.size() == 2"#),
+        (.update, #"request.writeFields == ['a', 'm']"#),
+        (.update, #"request.writeFields == ['m', 'a']"#),
+        (.update, #"request.writeFields[0] is string"#),
+        (.delete, #"request.writeFields.size() == 0"#),
+        (.delete, #"request.writeFields == null"#),
+        (.update, #"request.resource != null"#),
+        (.create, #"request.resource.data.keys().size() == 4"#),
+        (.create, #"getAfter(request.path) != null"#),
+        (.update, #"get(/databases/$(database)/documents/nope/nope) == null"#),
+        (.delete, #"get(request.path).data.a == 1"#),
+        (.create, #"get(request.path) == null && getAfter(request.path).data.a == 1"#),
+    ]
+
+    static var rules: String {
+        var source = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n"
+        for (i, c) in cases.enumerated() { source += "    match /w\(i)/{doc} { allow \(c.method.rawValue): if \(c.expression); }\n" }
+        return source + "  }\n}\n"
+    }
+
+    /// What an update and a delete find stored.
+    static let stored: MapValue = ["a": 1, "b": "x", "c": [1, 2], "m": ["k": 1]]
+
+    /// The write each method makes: a create with two transforms, an update of `a` and `m`
+    /// through a mask, a delete.
+    static func write(_ method: Method, _ key: DocumentKey) throws -> Write {
+        switch method {
+        case .create:
+            return Write(
+                .update(key, ["a": 1, "b": "x"]),
+                transforms: [FieldTransform(try FieldPath(["t"]), .serverTimestamp), FieldTransform(try FieldPath(["n"]), .increment(5))],
+                precondition: .exists(false))
+        case .update:
+            return Write(.update(key, ["a": 2, "m": ["k": 1, "j": 2]]), updateMask: [try FieldPath(["a"]), try FieldPath(["m"])], precondition: .exists(true))
+        default:
+            return Write(.delete(key))
+        }
+    }
+
+    static func restWrite(_ method: Method, _ name: String) -> [String: Any] {
+        switch method {
+        case .create:
+            return [
+                "update": ["name": name, "fields": DocumentJSON.restFields(["a": 1, "b": "x"])], "currentDocument": ["exists": false],
+                "updateTransforms": [["fieldPath": "t", "setToServerValue": "REQUEST_TIME"], ["fieldPath": "n", "increment": ["integerValue": "5"]]],
+            ]
+        case .update:
+            return [
+                "update": ["name": name, "fields": DocumentJSON.restFields(["a": 2, "m": ["k": 1, "j": 2]])],
+                "updateMask": ["fieldPaths": ["a", "m"]], "currentDocument": ["exists": true],
+            ]
+        default:
+            return ["delete": name]
+        }
+    }
+
+    @Test func everyWriteGetsTheReferencesVerdict() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential write rules test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let project = "flint-write-rules"
+        let (loaded, problems) = try await reference.request("PUT", "/emulator/v1/projects/\(project):securityRules", ["rules": ["files": [["content": Self.rules]]]])
+        try #require(loaded == 200, "\(problems)")
+        let registry = RulesRegistry()
+        let flintProblems = registry.load(Self.rules, project: project).filter { $0.severity == .error }
+        try #require(flintProblems.isEmpty, "\(flintProblems)")
+        let id = DatabaseID(project: project)
+        let database = Database(id: id, rules: registry)
+        let user = AuthContext.user(uid: "alice", token: ["sub": "alice", "user_id": "alice"])
+        let token = "Bearer " + [#"{"alg":"none"}"#, #"{"sub":"alice","user_id":"alice"}"#].map {
+            Data($0.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_")
+        }.joined(separator: ".") + "."
+
+        var allowed = 0
+        for (i, c) in Self.cases.enumerated() {
+            let key = try DocumentKey(parsing: "w\(i)/d")
+            let name = id.documentsRoot + "/" + key.path.canonical
+            if c.method != .create {
+                _ = try await database.commit([.set(key, Self.stored)])
+                let seed = ["update": ["name": name, "fields": DocumentJSON.restFields(Self.stored)]]
+                _ = try await reference.request("POST", "/v1/\(id.documentsRoot):commit", ["writes": [seed]])
+            }
+            let (status, answer) = try await reference.request(
+                "POST", "/v1/\(id.documentsRoot):commit", ["writes": [Self.restWrite(c.method, name)]], authorization: token)
+            #expect(status == 200 || status == 403, "\(c.expression): the reference answered \(status) \(answer)")
+            let referenceAllows = status == 200
+            var flintAllows = true
+            let write = try Self.write(c.method, key)
+            do { _ = try await database.commit([write], auth: user) } catch {
+                #expect(error.code == .permissionDenied, "\(c.expression): \(error)")
+                flintAllows = false
+            }
+            #expect(flintAllows == referenceAllows, "\(c.method.rawValue) \(c.expression): the reference \(referenceAllows ? "allows" : "denies") it")
+            if referenceAllows { allowed += 1 }
+        }
+        #expect(allowed > Self.cases.count / 2)
+    }
+}
