@@ -166,8 +166,31 @@ extension Database {
         var data: [String: RulesValue] = [:]
         var name: DocumentKey?
 
+        /// A field an equality filter pins. The reference proves nothing of a field compared
+        /// with null or NaN this way (`== null` fails in the rule), unlike `IS_NULL`.
         mutating func pin(_ path: FieldPath, _ value: RulesValue) {
+            switch value {
+            case .null: opaque(path)
+            case .float(let f) where f.isNaN: opaque(path)
+            default: pinExactly(path, value)
+            }
+        }
+
+        mutating func pinExactly(_ path: FieldPath, _ value: RulesValue) {
             Self.set(&data, path.segments[...], value)
+        }
+
+        /// An array field known to hold `element`, and nothing more.
+        mutating func holds(_ path: FieldPath, _ element: RulesValue) {
+            var constraint = FieldConstraint(bounds: [])
+            if case .constraint(let existing)? = Self.get(data, path.segments[...]) { constraint = existing }
+            constraint.contains.append(element)
+            Self.set(&data, path.segments[...], .constraint(constraint))
+        }
+
+        /// A field the query pins to a value of which nothing can be proven (null, NaN).
+        mutating func opaque(_ path: FieldPath) {
+            Self.set(&data, path.segments[...], .constraint(FieldConstraint(bounds: [], unsatisfiable: true)))
         }
 
         mutating func bound(_ path: FieldPath, _ op: FieldConstraint.Op, _ value: RulesValue) {
@@ -215,8 +238,10 @@ extension Database {
         case .unary(let u):
             var w = Way()
             switch u.op {
-            case .isNull: w.pin(u.field, .null)
-            case .isNaN: w.pin(u.field, .float(.nan))
+            // `IS_NULL` (what the SDKs send for `== null`) pins the field to null, as on the
+            // reference; only an equality filter with a null value proves nothing (see `pin`).
+            case .isNull: w.pinExactly(u.field, .null)
+            case .isNaN: w.pinExactly(u.field, .float(.nan))
             case .isNotNull: w.bound(u.field, .notEqual, .null)
             case .isNotNaN: w.bound(u.field, .notEqual, .float(.nan))
             }
@@ -238,12 +263,12 @@ extension Database {
                     if f.field.isDocumentID, case .reference(let r) = v { one.name = r.key } else { one.pin(f.field, RulesValue(v)) }
                     return one
                 }
-            case .arrayContains: w.pin(f.field, .list([value]))
+            case .arrayContains: w.holds(f.field, value)
             case .arrayContainsAny:
                 guard case .array(let values) = f.value else { return [w] }
                 return values.map { v in
                     var one = Way()
-                    one.pin(f.field, .list([RulesValue(v)]))
+                    one.holds(f.field, RulesValue(v))
                     return one
                 }
             case .lessThan: w.bound(f.field, .lessThan, value)
@@ -267,6 +292,7 @@ extension Database {
             } else if case .constraint(var c)? = out.data[k], case .constraint(let d) = v {
                 c.bounds += d.bounds
                 c.unsatisfiable = c.unsatisfiable || d.unsatisfiable
+                c.contains += d.contains
                 out.data[k] = .constraint(c)
             } else {
                 out.data[k] = v

@@ -225,6 +225,8 @@ final class Evaluator {
         switch op {
         case "==": return .bool(Operators.equal(left, right))
         case "!=":
+            // An array known to hold an element is not null.
+            if case .constraint(let c) = left, !c.contains.isEmpty, case .null = right { return .bool(true) }
             if case .constraint(let c) = left { return Operators.implied(c, "!=", right) }
             return .bool(!Operators.equal(left, right))
         case "<", "<=", ">", ">=": return Operators.relational(op, left, right)

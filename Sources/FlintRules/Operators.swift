@@ -161,6 +161,7 @@ enum Operators {
     static func contains(_ container: RulesValue, _ item: RulesValue) -> RulesValue {
         switch container {
         case .list(let items), .set(let items): return .bool(items.contains { equal($0, item) })
+        case .constraint(let c) where !c.contains.isEmpty: return .bool(c.contains.contains { equal($0, item) })
         case .map(let m):
             guard case .string(let key) = item else { return unsupported("\(item.typeName) in map", "string in map") }
             return .bool(m[key] != nil)

@@ -132,9 +132,13 @@ public struct FieldConstraint: Sendable {
     public var bounds: [Bound]
     /// No value satisfies it (comparisons with null or NaN): nothing can be proven of it.
     public var unsatisfiable = false
+    /// Elements an array field is known to hold (`array-contains`): `x in f` and `f.hasAny(…)`
+    /// can be decided; nothing else about the array can.
+    public var contains: [RulesValue] = []
 
-    public init(bounds: [Bound], unsatisfiable: Bool = false) {
+    public init(bounds: [Bound], unsatisfiable: Bool = false, contains: [RulesValue] = []) {
         self.bounds = bounds
         self.unsatisfiable = unsatisfiable
+        self.contains = contains
     }
 }

@@ -268,6 +268,10 @@ enum Stdlib {
             }
         case .list(let items): return listMethod(items, name, args, isSet: false)
         case .set(let items): return listMethod(items, name, args, isSet: true)
+        case .constraint(let c) where name == "hasAny" && !c.contains.isEmpty:
+            // Every document the query returns holds one of these elements.
+            guard args.count == 1, case .list(let candidates) = args[0] else { return Operators.unsupported("constraint.hasAny", "list.hasAny(list)") }
+            return .bool(c.contains.contains { known in candidates.contains { Operators.equal($0, known) } })
         case .map(let m): return mapMethod(m, name, args)
         case .mapDiff(let d):
             if let e = arity(name, args, 0) { return e }

@@ -270,3 +270,32 @@ extension RulesEnforcementTests {
         #expect(elsewhere?.message.contains("Service call error. Function: [get], Argument: [/databases/(default)/documents/c/nowhere]") == true)
     }
 }
+
+extension RulesEnforcementTests {
+    /// What a query lets a list rule prove, as the reference judges it: `array-contains` tells
+    /// only that the array holds the element; `IS_NULL` pins null, `== null` proves nothing.
+    @Test func arrayContainsAndNullFiltersProveWhatTheReferenceLetsThemProve() async throws {
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /held/{doc} { allow list: if 'x' in resource.data.tags && resource.data.tags.hasAny(['x', 'z']) && resource.data.tags != null; }
+                match /sized/{doc} { allow list: if resource.data.tags.size() > 0; }
+                match /nulls/{doc} { allow list: if resource.data.a == null; }
+              }
+            }
+            """
+        let registry = RulesRegistry()
+        #expect(registry.load(source, project: "q").filter { $0.severity == .error }.isEmpty)
+        let db = Database(id: DatabaseID(project: "q"), clock: ManualClock(), rules: registry)
+        let contains = { (c: String) in Query(collectionID: c, filter: .field(FieldFilter(field("tags"), .arrayContains, "x"))) }
+        _ = try await db.runQuery(contains("held"), auth: .unauthenticated)
+        let sized = await Self.denial { _ = try await db.runQuery(contains("sized"), auth: .unauthenticated) }
+        #expect(sized?.code == .permissionDenied)
+        _ = try await db.runQuery(Query(collectionID: "nulls", filter: .unary(UnaryFilter(field("a"), .isNull))), auth: .unauthenticated)
+        let equalNull = await Self.denial {
+            _ = try await db.runQuery(Query(collectionID: "nulls", filter: .field(FieldFilter(field("a"), .equal, .null))), auth: .unauthenticated)
+        }
+        #expect(equalNull?.code == .permissionDenied)
+    }
+}
