@@ -58,6 +58,8 @@ public struct FunctionDecl: Sendable {
     public var lets: [(name: String, value: Expr)]
     public var body: Expr
     public var position: SourcePosition
+    /// Where its name is written, which recursion errors point at, as the reference's do.
+    public var namePosition: SourcePosition
 }
 
 public struct Expr: Sendable {

@@ -102,7 +102,7 @@ struct Checker {
             // Parameters and lets are known only at run time; literals still are.
             for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: [:]) }
             if calls(f, reaching: f.name, scopes: scopes, visited: []) {
-                diagnostics.error("Function \(f.name) calls itself (directly or through other functions); recursion is not allowed.", at: f.position)
+                diagnostics.error("Function \(f.name) calls itself (directly or through other functions); recursion is not allowed.", at: f.namePosition)
             }
         }
     }

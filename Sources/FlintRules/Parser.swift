@@ -300,6 +300,7 @@ struct Parser {
 
     private mutating func function() -> FunctionDecl? {
         let start = advance().start
+        let nameStart = current.start
         do throws(Failure) {
             let name = try identifier("a function name")
             try expect("(")
@@ -324,7 +325,7 @@ struct Parser {
             let body = try expression()
             if isSymbol(";") { _ = advance() }
             try expect("}", "Expected '}' to close the function.")
-            return FunctionDecl(name: name, parameters: parameters, lets: lets, body: body, position: start)
+            return FunctionDecl(name: name, parameters: parameters, lets: lets, body: body, position: start, namePosition: nameStart)
         } catch {
             synchronize()
             if isSymbol("}") { _ = advance() }

@@ -65,7 +65,7 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    function f(a, b, c, d, e, f, g, h) { return true; }"), "4:5: error: Function f has 8 parameters; at most 7 are allowed."),
     (wrap("    function f() { " + (0..<11).map { "let v\($0) = 1; " }.joined() + "return true; }"), "4:5: error: Function f has 11 let bindings; at most 10 are allowed."),
     (wrap("    function f() { let x = 1; return x == 1; }", version: "1"), "4:5: error: let bindings need rules_version = '2'."),
-    (wrap("    function f(x) { return f(x); }"), "4:5: error: Function f calls itself (directly or through other functions); recursion is not allowed."),
+    (wrap("    function f(x) { return f(x); }"), "4:14: error: Function f calls itself (directly or through other functions); recursion is not allowed."),
     (wrap("    match /a/{b} { allow read: if 1 is bogus; }"), "4:45: error: An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff"),
     (wrap("    match /a/{b} { allow read: if 1 is null; }"), "4:40: error: mismatched input 'null' expecting IDENTIFIER"),
     (wrap("    match /a/{b} { allow read: if b.matches('a\\\\1'); }"), "4:45: error: Invalid regular expression 'a\\1': invalid escape sequence: backreferences are not supported (\\1)."),

@@ -155,7 +155,7 @@ struct RulesetTests {
             }
             """)
         #expect(found.contains("4:5: error: Function f has 8 parameters; at most 7 are allowed."))
-        #expect(found.contains { $0.hasPrefix("5:5: error: Function loop calls itself") })
+        #expect(found.contains { $0.hasPrefix("5:14: error: Function loop calls itself") })
         #expect(found.contains("8:19: error: Missing 'if' before conditional expression."))
         #expect(found.contains { $0.hasPrefix("12:") && $0.contains("Invalid escape sequence") })
         let lexical = errors("""
