@@ -51,8 +51,9 @@ enum Operators {
         if case .constraint(let c) = a { return implied(c, op, b) }
         if case .constraint(let c) = b { return implied(c, flipped(op), a) }
         guard let c = compare(a, b) else {
-            if case .float(let x) = a, x.isNaN { return .bool(false) }
-            if case .float(let y) = b, y.isNaN { return .bool(false) }
+            // NaN is unordered among numbers; against any other type it is a type error.
+            if case .float(let x) = a, x.isNaN, number(b) != nil { return .bool(false) }
+            if case .float(let y) = b, y.isNaN, number(a) != nil { return .bool(false) }
             let expected = ["string", "bytes", "int", "float", "duration", "timestamp"].map { "\($0) \(op) \($0)" }
                 + ["constraint \(op) any", "any \(op) constraint"]
             return unsupported("\(a.typeName) \(op) \(b.typeName)", expected.joined(separator: ", "))

@@ -1,0 +1,78 @@
+import FlintEngine
+import FlintModel
+import FlintRules
+import FlintTesting
+import Testing
+
+/// Operators over values of every type, combined at random (a fixed seed, so a failure repeats):
+/// each expression `e` is asked as `e` and as `!(e)`, so true, false and an error all show, on
+/// Flint's engine and on the reference emulator. Skips when the reference is absent.
+struct RulesOperatorFuzzTests {
+    static let atoms = [
+        "1", "2", "-3", "0", "2.5", "-0.5", "0.0", "'a'", "'b'", "''", "'10'", "true", "false", "null", "[1, 'a']", "[]", "[1, 2]",
+        "{'a': 1}", "{}", "b'x'", "request.time", "duration.value(1, 's')", "timestamp.date(2020, 1, 1)", "latlng.value(1, 2)",
+        "9223372036854775807", "[1.0]", "{'a': 1.0}", "[[1]]", "'A'", "1.5", "3",
+    ]
+    static let arithmetic = ["+", "-", "*", "/", "%"]
+    static let relations = ["==", "!=", "<", "<=", ">", ">="]
+    static let types = ["int", "float", "number", "string", "list", "map", "bool", "timestamp", "duration", "latlng", "bytes", "path"]
+
+    struct Generator {
+        var rng: SeededGenerator
+
+        mutating func pick(_ options: [String]) -> String { options[Int(rng.next() % UInt64(options.count))] }
+        mutating func chance(_ p: Double) -> Bool { Double(rng.next() % 1000) < p * 1000 }
+
+        mutating func term(_ depth: Int) -> String {
+            if depth == 0 || chance(0.4) { return pick(RulesOperatorFuzzTests.atoms) }
+            if chance(0.6) { return "(\(term(depth - 1)) \(pick(RulesOperatorFuzzTests.arithmetic)) \(term(depth - 1)))" }
+            if chance(0.3) { return "-(\(term(depth - 1)))" }
+            if chance(0.5) { return "(\(pick(["true", "false"])) ? \(term(depth - 1)) : \(term(depth - 1)))" }
+            return "[\(term(depth - 1)), \(term(depth - 1))][\(pick(["0", "1", "2", "-1"]))]"
+        }
+
+        mutating func expression() -> String {
+            if chance(0.55) { return "\(term(2)) \(pick(RulesOperatorFuzzTests.relations)) \(term(2))" }
+            if chance(0.45) { return "\(term(1)) in \(pick(["[1, 2, 2.5]", "['a', 1]", "{'a': 1}", "[]", "'abc'", term(1)]))" }
+            if chance(0.6) { return "\(term(2)) is \(pick(RulesOperatorFuzzTests.types))" }
+            return "(\(term(1)) \(pick(RulesOperatorFuzzTests.relations)) \(term(1))) && (\(term(1)) \(pick(RulesOperatorFuzzTests.relations)) \(term(1))) || \(pick(["true", "false", term(1) + " == 1"]))"
+        }
+    }
+
+    static var expressions: [String] {
+        var generator = Generator(rng: SeededGenerator(seed: 20261121))
+        return (0..<200).flatMap { _ -> [String] in
+            let e = generator.expression()
+            return [e, "!(\(e))"]
+        }
+    }
+
+    @Test func randomOperatorExpressionsGetTheReferencesVerdict() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential operator fuzz skipped")
+            return
+        }
+        defer { reference.stop() }
+        let expressions = Self.expressions
+        var source = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n"
+        for (i, e) in expressions.enumerated() { source += "    match /f\(i)/{doc} { allow get: if \(e); }\n" }
+        source += "  }\n}\n"
+        let project = "flint-operator-fuzz"
+        let (loaded, problems) = try await reference.request("PUT", "/emulator/v1/projects/\(project):securityRules", ["rules": ["files": [["content": source]]]])
+        try #require(loaded == 200, "\(problems)")
+        let registry = RulesRegistry()
+        try #require(registry.load(source, project: project).filter { $0.severity == .error }.isEmpty)
+        let database = Database(id: DatabaseID(project: project), rules: registry)
+        var allowed = 0
+        for (i, expression) in expressions.enumerated() {
+            let (status, _) = try await reference.request("GET", "/v1/projects/\(project)/databases/(default)/documents/f\(i)/x", authorization: nil)
+            let referenceAllows = status == 404
+            var flintAllows = true
+            do { _ = try await database.get(try DocumentKey(parsing: "f\(i)/x"), auth: .unauthenticated) } catch { flintAllows = false }
+            #expect(flintAllows == referenceAllows, "\(expression): the reference \(referenceAllows ? "allows" : "denies") it")
+            if referenceAllows { allowed += 1 }
+        }
+        // Both truths and falsehoods occur, so the two verdicts are really compared.
+        #expect(allowed > 20)
+    }
+}
