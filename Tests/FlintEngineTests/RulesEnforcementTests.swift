@@ -43,6 +43,13 @@ struct RulesEnforcementTests {
         return (Database(id: DatabaseID(project: "r"), clock: ManualClock(), rules: registry), registry)
     }
 
+    /// A database of its own under `source`, which must load without errors.
+    static func database(_ source: String, project: String) -> Database {
+        let registry = RulesRegistry()
+        #expect(registry.load(source, project: project).filter { $0.severity == .error }.isEmpty)
+        return Database(id: DatabaseID(project: project), clock: ManualClock(), rules: registry)
+    }
+
     static func user(_ uid: String) -> AuthContext { .user(uid: uid, token: ["sub": .string(uid)]) }
 
     static func denial(_ body: () async throws -> Void) async -> FlintError? {
@@ -252,9 +259,7 @@ extension RulesEnforcementTests {
               }
             }
             """
-        let registry = RulesRegistry()
-        #expect(registry.load(source, project: "w").filter { $0.severity == .error }.isEmpty)
-        let db = Database(id: DatabaseID(project: "w"), clock: ManualClock(), rules: registry)
+        let db = Self.database(source, project: "w")
         let ann = Self.user("ann")
         let a = key("c/a")
         _ = try await db.commit([Write(.update(a, ["a": 1]), transforms: [FieldTransform(field("t"), .serverTimestamp)])], auth: ann)
@@ -285,9 +290,7 @@ extension RulesEnforcementTests {
               }
             }
             """
-        let registry = RulesRegistry()
-        #expect(registry.load(source, project: "q").filter { $0.severity == .error }.isEmpty)
-        let db = Database(id: DatabaseID(project: "q"), clock: ManualClock(), rules: registry)
+        let db = Self.database(source, project: "q")
         let contains = { (c: String) in Query(collectionID: c, filter: .field(FieldFilter(field("tags"), .arrayContains, "x"))) }
         _ = try await db.runQuery(contains("held"), auth: .unauthenticated)
         let sized = await Self.denial { _ = try await db.runQuery(contains("sized"), auth: .unauthenticated) }

@@ -1,0 +1,45 @@
+import FlintEngine
+import FlintModel
+import FlintRules
+import Foundation
+import Testing
+
+/// What the rules differential suites share: one ruleset of many single-statement matches,
+/// loaded on the reference and on a fresh Flint database, and a verdict compared per case.
+enum RulesDifferential {
+    /// A v2 ruleset whose matches are the given lines, inside the documents match.
+    static func ruleset(_ matches: [String]) -> String {
+        "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n"
+            + matches.map { "    " + $0 + "\n" }.joined() + "  }\n}\n"
+    }
+
+    /// Loads `source` for `project` on the reference and on a new Flint database, which it returns.
+    static func load(_ source: String, project: String, on reference: ReferenceEmulator) async throws -> Database {
+        let (loaded, problems) = try await reference.request("PUT", "/emulator/v1/projects/\(project):securityRules", ["rules": ["files": [["content": source]]]])
+        try #require(loaded == 200, "the reference refused the rules: \(problems)")
+        let registry = RulesRegistry()
+        let flintProblems = registry.load(source, project: project).filter { $0.severity == .error }
+        try #require(flintProblems.isEmpty, "Flint refused the rules: \(flintProblems)")
+        return Database(id: DatabaseID(project: project), rules: registry)
+    }
+
+    /// Runs Flint's side of a case and expects its verdict to be the reference's: allowed, or
+    /// denied with PERMISSION_DENIED.
+    static func expectSameVerdict(_ description: String, referenceAllows: Bool, flint: () async throws -> Void) async {
+        var flintAllows = true
+        do { try await flint() } catch {
+            #expect((error as? FlintError)?.code == .permissionDenied, "\(description): \(error)")
+            flintAllows = false
+        }
+        #expect(flintAllows == referenceAllows, "\(description): the reference \(referenceAllows ? "allows" : "denies") it")
+    }
+
+    /// `Bearer <unsigned JWT>` carrying `claims`, as the client SDKs' mock tokens are.
+    static func bearer(_ claims: String) -> String {
+        let b64 = { (s: String) in
+            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        return "Bearer " + b64(#"{"alg":"none"}"#) + "." + b64(claims) + "."
+    }
+}
