@@ -57,16 +57,19 @@ public struct RE2: Sendable {
 
     private let program: [Instruction]
     public let groupCount: Int
+    /// The numbers of named groups, `(?P<name>…)`, for `${name}` in replacements.
+    public let groupNames: [String: Int]
 
     // MARK: - Compiling
 
     public init(_ pattern: String) throws(SyntaxError) {
-        var parser = RegexParser(Array(pattern.unicodeScalars))
+        var parser = RegexParser(Self.unquoted(Array(pattern.unicodeScalars)))
         let node = try parser.parseAll()
         guard Self.size(node) <= Self.maxProgram else {
             throw SyntaxError(message: "expression too large")
         }
         groupCount = parser.groups
+        groupNames = parser.names
         var compiler = Compiler()
         compiler.emit(.save(0))
         compiler.compile(node, flags: parser.initialFlags)
@@ -86,6 +89,7 @@ public struct RE2: Sendable {
         let s: [Unicode.Scalar]
         var i = 0
         var groups = 0
+        var names: [String: Int] = [:]
         var nesting = 0
         var initialFlags = Flags()
         /// Flags apply lexically; nodes carry them through wrapper groups.
@@ -206,11 +210,17 @@ public struct RE2: Sendable {
                     // Named group (?P<name>...) or (?<name>...).
                     if peek() == "P" { i += 1 }
                     guard peek() == "<" else { throw SyntaxError(message: "invalid named capture") }
-                    while let d = peek(), d != ">" { i += 1 }
+                    i += 1
+                    var name = ""
+                    while let d = peek(), d != ">" {
+                        name.unicodeScalars.append(d)
+                        i += 1
+                    }
                     guard peek() == ">" else { throw SyntaxError(message: "invalid named capture") }
                     i += 1
                     groups += 1
                     capture = groups
+                    names[name] = groups
                 } else if peek() == "=" || peek() == "!" {
                     throw SyntaxError(message: "invalid or unsupported Perl syntax: lookahead")
                 } else {
@@ -420,6 +430,35 @@ public struct RE2: Sendable {
                 return (literal(c), c)
             }
         }
+    }
+
+    /// `\Q…\E` (to the end when `\E` is missing) rewritten as its characters, each escaped
+    /// where needed, so that a repetition after it applies to the last one only, as in RE2.
+    static func unquoted(_ s: [Unicode.Scalar]) -> [Unicode.Scalar] {
+        var out: [Unicode.Scalar] = []
+        var i = 0
+        while i < s.count {
+            guard s[i] == "\\", i + 1 < s.count else {
+                out.append(s[i])
+                i += 1
+                continue
+            }
+            guard s[i + 1] == "Q" else {
+                out += [s[i], s[i + 1]]
+                i += 2
+                continue
+            }
+            i += 2
+            while i < s.count, !(s[i] == "\\" && i + 1 < s.count && s[i + 1] == "E") {
+                let c = s[i]
+                // Letters and digits escaped would mean classes or references; others are literal when escaped.
+                if c.isASCII, !c.properties.isAlphabetic, !("0"..."9").contains(c) { out.append("\\") }
+                out.append(c)
+                i += 1
+            }
+            i += 2
+        }
+        return out
     }
 
     private struct Compiler {

@@ -201,7 +201,10 @@ enum Stdlib {
                 for m in re.allMatches(in: text) {
                     guard let whole = m[0] else { continue }
                     out.append(contentsOf: text[last..<whole.lowerBound])
-                    out.append(contentsOf: expand(replacement, m, text).unicodeScalars)
+                    switch expand(replacement, m, re.groupNames, text) {
+                    case .success(let piece): out.append(contentsOf: piece.unicodeScalars)
+                    case .failure(let missing): return .error("No group \(missing) in regular expression \"\(pattern)\" for replacement \"\(replacement)\".")
+                    }
                     last = whole.upperBound
                 }
                 out.append(contentsOf: text[last...])
@@ -232,13 +235,28 @@ enum Stdlib {
     }
 
     /// `$0`…`$9` in a replacement, Java style.
-    private static func expand(_ replacement: String, _ groups: [Range<Int>?], _ text: [Unicode.Scalar]) -> String {
+    /// A group a replacement names that the pattern does not have.
+    struct MissingGroup: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// `$0`…`$9` and `${name}` in a replacement; naming a group the pattern lacks is an error,
+    /// as on the reference.
+    private static func expand(
+        _ replacement: String, _ groups: [Range<Int>?], _ names: [String: Int], _ text: [Unicode.Scalar]
+    ) -> Result<String, MissingGroup> {
         var out = ""
         var scalars = Array(replacement.unicodeScalars)[...]
         while let c = scalars.first {
             scalars = scalars.dropFirst()
-            if c == "$", let d = scalars.first, let n = Int(String(d)), n < groups.count {
+            if c == "$", let d = scalars.first, let n = Int(String(d)) {
                 scalars = scalars.dropFirst()
+                guard n < groups.count else { return .failure(MissingGroup(description: String(n))) }
+                if let r = groups[n] { out.unicodeScalars.append(contentsOf: text[r]) }
+            } else if c == "$", scalars.first == "{", let close = scalars.firstIndex(of: "}") {
+                let name = String(String.UnicodeScalarView(scalars[scalars.index(after: scalars.startIndex)..<close]))
+                guard let n = names[name], n < groups.count else { return .failure(MissingGroup(description: "<\(name)>")) }
+                scalars = scalars[scalars.index(after: close)...]
                 if let r = groups[n] { out.unicodeScalars.append(contentsOf: text[r]) }
             } else if c == "\\", let d = scalars.first {
                 scalars = scalars.dropFirst()
@@ -247,7 +265,7 @@ enum Stdlib {
                 out.unicodeScalars.append(c)
             }
         }
-        return out
+        return .success(out)
     }
 
     // MARK: - Methods

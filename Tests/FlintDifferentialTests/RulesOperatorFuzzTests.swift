@@ -4,9 +4,10 @@ import FlintRules
 import FlintTesting
 import Testing
 
-/// Operators over values of every type, combined at random (a fixed seed, so a failure repeats):
-/// each expression `e` is asked as `e` and as `!(e)`, so true, false and an error all show, on
-/// Flint's engine and on the reference emulator. Skips when the reference is absent.
+/// Operators over values of every type, and regular expressions over strings, combined at
+/// random (a fixed seed, so a failure repeats): each expression `e` is asked as `e` and as
+/// `!(e)`, so true, false and an error all show, on Flint's engine and on the reference
+/// emulator. Skips when the reference is absent.
 struct RulesOperatorFuzzTests {
     static let atoms = [
         "1", "2", "-3", "0", "2.5", "-0.5", "0.0", "'a'", "'b'", "''", "'10'", "true", "false", "null", "[1, 'a']", "[]", "[1, 2]",
@@ -45,6 +46,55 @@ struct RulesOperatorFuzzTests {
             let e = generator.expression()
             return [e, "!(\(e))"]
         }
+    }
+
+    /// RE2 patterns against strings through `matches`, `replace` and `split`, as raw rules text.
+    static let patterns = [
+        #"a+"#, #"a*b"#, #"(a|b)+c"#, #"[a-c]{2,3}"#, #"[^a-c]+"#, #"\\d+"#, #"\\w+@\\w+\\.com"#, #"^a.*z$"#, #"."#, #"a?"#, #"(ab)*"#,
+        #"[[:alpha:]]+"#, #"\\s*x\\s*"#, #"(?i)abc"#, #"x{0}"#, #"a{2}"#, #"a{2,}"#, #"\\bfoo\\b"#, #"[\\-a]"#, #"\\."#, #"[.]"#,
+        #"(a)(b)?"#, #"\\pL+"#, #"\\p{Greek}"#, #"[^\\s]+"#, #"(?s).+"#, #"\\Aab"#, #"ab\\z"#, #"a|"#, #"|a"#, #"()"#, #"[\\]]"#,
+        #"a.c"#, #"\\x41"#, #"[é]"#, #"é+"#, #"^\\+?[0-9]{7,15}$"#, #"(?i)^[a-z]+$"#, #"\\S+"#, #"\\D"#, #"\\W"#, #"(a+)+"#,
+        #"x*?y"#, #"x+?"#, #"[a-]"#, #"\\Q.*\\E"#, #"(?:ab)+"#, #"(?P<n>a)"#, #"\\n"#, #"[\\d\\s]+"#, #"^$"#,
+    ]
+    static let subjects = [
+        "", "a", "aa", "ab", "abc", "aaab", "b", "xyz", "a@b.com", "foo bar", "x foo", "é", "éé", "Ωμ", "123", "a1 b2", "ABC", "a.c",
+        "a-c", " x ", "xxy", #"\n"#, "+123456789", "abz", "a]b", "A", "ab ab", "(a)", "foo", "aXbXc",
+    ]
+
+    static var regexExpressions: [String] {
+        var g = Generator(rng: SeededGenerator(seed: 1121))
+        return (0..<150).flatMap { _ -> [String] in
+            let (p, s) = (g.pick(patterns), g.pick(subjects))
+            let e: String
+            if g.chance(0.6) {
+                e = "'\(s)'.matches('\(p)')"
+            } else if g.chance(0.5) {
+                let r = g.pick(["-", "[$0]", ""])
+                e = "'\(s)'.replace('\(p)', '\(r)') == '\(s)'"
+            } else {
+                e = "'\(s)'.split('\(p)').size() == \(g.pick(["0", "1", "2", "3", "4"]))"
+            }
+            return [e, "!(\(e))"]
+        }
+    }
+
+    @Test func randomRegularExpressionsGetTheReferencesVerdict() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential regular expression fuzz skipped")
+            return
+        }
+        defer { reference.stop() }
+        let expressions = Self.regexExpressions
+        let source = RulesDifferential.ruleset(expressions.enumerated().map { i, e in "match /r\(i)/{doc} { allow get: if \(e); }" })
+        let database = try await RulesDifferential.load(source, project: "flint-regex-fuzz", on: reference)
+        var allowed = 0
+        for (i, expression) in expressions.enumerated() {
+            let (status, _) = try await reference.request("GET", "/v1/projects/flint-regex-fuzz/databases/(default)/documents/r\(i)/x", authorization: nil)
+            let key = try DocumentKey(parsing: "r\(i)/x")
+            await RulesDifferential.expectSameVerdict(expression, referenceAllows: status == 404) { _ = try await database.get(key, auth: .unauthenticated) }
+            if status == 404 { allowed += 1 }
+        }
+        #expect(allowed > 50)
     }
 
     @Test func randomOperatorExpressionsGetTheReferencesVerdict() async throws {

@@ -84,7 +84,9 @@ private let errors: [(String, String?)] = [
     ("[1, 2, 3][2:1]", "Illegal range error. From index: [2] , To index: [1]."), ("[1, 2, 3][1:5]", "Index out of bound error. Index: [4] , size: [3]."),
     ("[1, 2, 3][-1:1]", "Index out of bound error. Index: [-1] , size: [3]."), ("[1, 2, 3][3:]", "Index out of bound error. Index: [3] , size: [3]."),
     ("[1, 2, 3][:0]", "Index out of bound error. Index: [-1] , size: [3]."), ("'abc'[0:0]", "Index out of bound error. Index: [-1] , size: [3]."),
-    ("''[0:0]", nil), ("[1][:-9223372036854775808]", nil), ("(0 % 0.0) >= '10'", nil), ("int('12abc')", nil), ("int(' 12 ')", nil), ("int('')", nil), ("int('0x10')", nil), ("int(true)", nil),
+    ("''[0:0]", nil), ("[1][:-9223372036854775808]", nil), ("(0 % 0.0) >= '10'", nil),
+    ("'abc'.replace('b', '$1')", "No group 1 in regular expression \"b\" for replacement \"$1\"."),
+    ("'abc'.replace('(b)', '${m}')", "No group <m> in regular expression \"(b)\" for replacement \"${m}\"."), ("int('12abc')", nil), ("int(' 12 ')", nil), ("int('')", nil), ("int('0x10')", nil), ("int(true)", nil),
     ("float('abc')", nil), ("string([1])", nil), ("string({})", nil), ("string(timestamp.value(0))", nil),
     ("bool('true')", "Function not found error: Name: [bool]."), ("bytes('a')", nil),
     ("math.isInfinite(1.0)", "Function not found error: Name: [math.isInfinite]."),
@@ -173,6 +175,12 @@ private let typeTests: [String] = ["!(null is int)", "!(null is map)", "{'a': 1}
 
 private let numberForms: [String] = ["1. == 1.0", ".5 == 0.5", "0 == 0", "10.25 * 4 == 41.0", "[1, 2].size() == 2", "0.5 + .5 == 1"]
 
+/// RE2 forms the reference accepts: quoted text, named groups in replacements.
+private let regexForms: [String] = [
+    #"'a.*b'.matches('\\Qa.*\\Eb')"#, #"!'axxb'.matches('\\Qa.*\\Eb')"#, #"'ab'.matches('\\Qab')"#, #"'abbb'.matches('\\Qab\\E+')"#,
+    "'abc'.replace('(?P<n>b)', '${n}${n}') == 'abbc'", "'abc'.replace('(b)', '$10') == 'ab0c'", "'abc'.replace('b', '$x$') == 'a$x$c'",
+]
+
 /// NaN is unordered among numbers but still of the wrong type against anything else.
 private let nanComparisons: [String] = ["!((0 % 0.0) >= 1)", "!((0 % 0.0) < 1)"]
 
@@ -190,7 +198,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")

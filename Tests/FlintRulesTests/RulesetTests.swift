@@ -136,6 +136,14 @@ struct RulesetTests {
         #expect(rules.decide(RulesRequest(method: .delete, database: "(default)", target: .document(["posts", "p"]), auth: .null, time: time), reader: reader).allowed)
     }
 
+    /// As on the reference, a literal pattern is checked when loading for `matches` and `split`,
+    /// but for `replace` only when the call runs.
+    @Test func replacePatternsAreCheckedWhenTheyRun() {
+        let source = "service cloud.firestore { match /databases/{d}/documents { match /a/{b} { allow read: if b.replace('(', 'x') == b; } } }"
+        #expect(errors(source).isEmpty)
+        #expect(errors(source.replacingOccurrences(of: "replace('(', 'x')", with: "split('(')")).contains { $0.contains("Invalid regular expression '('") })
+    }
+
     @Test func compileErrorsAreAllReportedWithPositions() {
         let found = errors("""
             rules_version = '2';
