@@ -266,9 +266,10 @@ final class Evaluator {
         case "getAfter": return read(name, args, after: true, exists: false)
         case "existsAfter": return read(name, args, after: true, exists: true)
         case "debug":
-            guard args.count == 1 else { return .error("debug takes one argument.") }
-            debugLog.append(Stdlib.debugDescription(args[0]))
-            return args[0]
+            // As on the reference: any number of values, all logged, the first returned.
+            guard let first = args.first else { return .error("debug takes at least one argument.") }
+            debugLog.append(args.map(Stdlib.debugDescription).joined(separator: " "))
+            return first
         default:
             return Stdlib.function(name, args)
         }

@@ -132,7 +132,8 @@ struct Lexer {
 
     /// Numbers as the reference emulator reads them: `0` or digits without a leading zero, and
     /// floats with a point and digits on either side or both (`1.5`, `1.`, `.5`). There is no
-    /// exponent: `1e3` is the number 1 followed by the name `e3`, which does not parse.
+    /// exponent: `1e3` is the number 1 followed by the name `e3`, which does not parse; nor does
+    /// a method on a number literal (`1.size()` is `1.` and `size`).
     private mutating func number(_ start: SourcePosition) -> Token.Kind {
         var text = ""
         if peek() == "0" {
@@ -142,8 +143,8 @@ struct Lexer {
             while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }
         }
         var isFloat = false
-        // `1.5` and `1.`, but not `1.size()`: a point followed by a name is a member access.
-        if peek() == ".", !(peek(1).map { Self.isIdentifierStart($0) } ?? false) {
+        // `1.5` and `1.`; as on the reference, also before a name, so `1.size()` does not parse.
+        if peek() == "." {
             isFloat = true
             text.unicodeScalars.append(advance())
             while let d = peek(), Self.isDigit(d) { text.unicodeScalars.append(advance()) }

@@ -49,6 +49,7 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b} { allow read: if request.1; }"), "4:42: error: Unexpected '.1'."),
     (wrap("    match /a/{b} { allow read: if 1e3 == 1000; }"), "4:36: error: Unexpected 'e3'."),
     (wrap("    match /a/{b} { allow read: if 007 == 7; }"), "4:36: error: Unexpected '0'."),
+    (wrap("    match /a/{b} { allow read: if 1.size() == 1; }"), "4:37: error: Unexpected 'size'."),
     (wrap("    match /a/{b} { allow read: if f(1; }"), "4:38: error: Expected ')' after the arguments."),
     (wrap("    match /a/{b} { allow read: if (1 == 1; }"), "4:42: error: Expected ')'."),
     (wrap("    match /a/{b} { allow read: if [1, 2 == 1; }"), "4:45: error: Expected ']' to close the list."),
