@@ -242,8 +242,8 @@ struct Parser {
         while first || current.adjacent {
             switch current.kind {
             case .identifier(let s): word += s
-            case .int(let n): word += String(n)
-            case .float(let f): word += String(f)
+            // Numbers as written: `1.pdf` and `2.50` are not `1.0pdf` and `2.5`.
+            case .int, .float: word += spelling(current) ?? ""
             case .symbol("-"), .symbol("."): word += { if case .symbol(let s) = current.kind { return s } else { return "" } }()
             default: return word.isEmpty ? nil : word
             }

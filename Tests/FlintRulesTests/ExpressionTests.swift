@@ -173,7 +173,11 @@ private let openSlices: [String] = [
 /// Type tests the reference answers: null is of no type, a MapDiff is a `map_diff`.
 private let typeTests: [String] = ["!(null is int)", "!(null is map)", "{'a': 1}.diff({'a': 2}) is map_diff", "!({'a': 1} is map_diff)"]
 
-private let numberForms: [String] = ["1. == 1.0", ".5 == 0.5", "0 == 0", "10.25 * 4 == 41.0", "[1, 2].size() == 2", "0.5 + .5 == 1"]
+private let numberForms: [String] = [
+    "1. == 1.0", ".5 == 0.5", "0 == 0", "10.25 * 4 == 41.0", "[1, 2].size() == 2", "0.5 + .5 == 1",
+    // Path segments keep numbers as written.
+    "/a/1.pdf == path('/a/1.pdf')", "/a/2.50 == path('/a/2.50')", "/a/007 == path('/a/007')",
+]
 
 /// RE2 forms the reference accepts: quoted text, named groups in replacements.
 private let regexForms: [String] = [
