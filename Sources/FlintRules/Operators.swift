@@ -131,9 +131,9 @@ enum Operators {
         case (.string(let x), .string(let y)) where op == "+": return .string(x + y)
         case (.timestamp(let t), .duration(let d)) where op == "+" || op == "-":
             let signed = op == "+" ? d : RulesDuration(nanos: -d.nanos)
-            return t.adding(signed).map { .timestamp($0) } ?? .error("Timestamp out of range.")
+            return t.adding(signed).map { .timestamp($0) } ?? .error(RulesTimestamp.invalid)
         case (.duration(let d), .timestamp(let t)) where op == "+":
-            return t.adding(d).map { .timestamp($0) } ?? .error("Timestamp out of range.")
+            return t.adding(d).map { .timestamp($0) } ?? .error(RulesTimestamp.invalid)
         case (.timestamp(let x), .timestamp(let y)) where op == "-":
             let seconds = x.seconds - y.seconds
             let (n, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)

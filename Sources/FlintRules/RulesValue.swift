@@ -82,6 +82,12 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
         nanos = t.nanos
     }
 
+    /// Years 1 to 9999, as Firestore's timestamps.
+    static let validSeconds = Timestamp.minSeconds...Timestamp.maxSeconds
+    /// The reference's words for a timestamp outside them.
+    static let invalid = "Timestamp is not valid. Seconds must be in range [-62,135,596,800, +253,402,300,799]. Nanos must be in range [0, +999,999,999]."
+
+
     public static func < (a: RulesTimestamp, b: RulesTimestamp) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
 
     /// Adds a duration; nil outside Firestore's years 1 to 9999.
@@ -97,7 +103,7 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
             n -= 1_000_000_000
             secs += 1
         }
-        guard secs >= Timestamp.minSeconds, secs <= Timestamp.maxSeconds else { return nil }
+        guard Self.validSeconds.contains(secs) else { return nil }
         return RulesTimestamp(seconds: secs, nanos: Int32(n))
     }
 }

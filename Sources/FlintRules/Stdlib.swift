@@ -100,6 +100,75 @@ enum Stdlib {
         }
     }
 
+    /// An integer as the reference (a JVM) reads one: an optional sign, then decimal digits of
+    /// any script (`'+12'`, `'٣'`), nothing else, within 64 bits.
+    static func javaInteger(_ s: String) -> Int64? {
+        var scalars = Substring(s).unicodeScalars[...]
+        var negative = false
+        if let sign = scalars.first, sign == "+" || sign == "-" {
+            negative = sign == "-"
+            scalars = scalars.dropFirst()
+        }
+        guard !scalars.isEmpty else { return nil }
+        // Accumulated negatively, so the lowest integer fits.
+        var value: Int64 = 0
+        for c in scalars {
+            guard c.properties.generalCategory == .decimalNumber, let digit = c.properties.numericValue.map({ Int64($0) }) else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times.subtractingReportingOverflow(digit)
+            guard !o1, !o2 else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == Int64.min ? nil : -value
+    }
+
+    /// A float as the reference (a JVM) reads one: surrounding blanks ignored, an optional sign,
+    /// `NaN`, `Infinity`, or decimal digits with an optional point and exponent, and an optional
+    /// `f` or `d` suffix. Swift's own reader would also take `inf` and `nan`; the JVM does not.
+    static func javaDouble(_ s: String) -> Double? {
+        var t = Substring(s).unicodeScalars[...]
+        while let c = t.first, c.value <= 0x20 { t = t.dropFirst() }
+        while let c = t.last, c.value <= 0x20 { t = t.dropLast() }
+        var sign = ""
+        if let c = t.first, c == "+" || c == "-" {
+            sign = String(c)
+            t = t.dropFirst()
+        }
+        let body = String(String.UnicodeScalarView(t))
+        if body == "NaN" { return .nan }
+        if body == "Infinity" { return sign == "-" ? -.infinity : .infinity }
+        var digits = Array(body.unicodeScalars)
+        if let last = digits.last, "fFdD".unicodeScalars.contains(last) { digits.removeLast() }
+        if digits.count > 2, digits[0] == "0", digits[1] == "x" || digits[1] == "X" {
+            // Hexadecimal, which needs its binary exponent: `0x1p3`.
+            guard digits.contains(where: { $0 == "p" || $0 == "P" }) else { return nil }
+            return Double(sign + String(String.UnicodeScalarView(digits)))
+        }
+        // digits [. digits] [e [sign] digits], with a digit before or after the point.
+        var i = 0
+        var mantissa = 0
+        let isDigit = { (c: Unicode.Scalar) in c >= "0" && c <= "9" }
+        while i < digits.count, isDigit(digits[i]) { i += 1; mantissa += 1 }
+        if i < digits.count, digits[i] == "." {
+            i += 1
+            while i < digits.count, isDigit(digits[i]) { i += 1; mantissa += 1 }
+        }
+        guard mantissa > 0 else { return nil }
+        if i < digits.count, digits[i] == "e" || digits[i] == "E" {
+            i += 1
+            if i < digits.count, digits[i] == "+" || digits[i] == "-" { i += 1 }
+            let start = i
+            while i < digits.count, isDigit(digits[i]) { i += 1 }
+            guard i > start else { return nil }
+        }
+        guard i == digits.count else { return nil }
+        var text = String(String.UnicodeScalarView(digits))
+        if text.hasPrefix(".") { text = "0" + text }
+        if text.hasSuffix(".") { text += "0" }
+        return Double(sign + text)
+    }
+
     /// A float as the reference (a JVM) writes it: the shortest digits that read back, in plain
     /// decimals from 0.001 up to 10^7 (`1234567.0`, `0.001`), else as `d.dddEn` (`1.0E7`,
     /// `1.0E-4`), always with a digit after the point.
@@ -461,7 +530,7 @@ enum Stdlib {
                 guard f.isFinite, let i = Int64(exactly: f.rounded(.towardZero)) else { return .error("Integer overflow error.") }
                 return .int(i)
             case .string(let s):
-                guard let i = Int64(s), s.first != "+" else { return .error("Unable to parse integer from string \"\(s)\".") }
+                guard let i = javaInteger(s) else { return .error("Unable to parse integer from string \"\(s)\".") }
                 return .int(i)
             default: return Operators.unsupported("int(\(args[0].typeName))", "int(int), int(float), int(string)")
             }
@@ -471,7 +540,7 @@ enum Stdlib {
             case .float: return args[0]
             case .int(let i): return .float(Double(i))
             case .string(let s):
-                guard let f = Double(s) else { return .error("Unable to parse float from string \"\(s)\".") }
+                guard let f = javaDouble(s) else { return .error("Unable to parse float from string \"\(s)\".") }
                 return .float(f)
             default: return Operators.unsupported("float(\(args[0].typeName))", "float(int), float(float), float(string)")
             }
@@ -486,7 +555,8 @@ enum Stdlib {
         case "math.abs":
             if let e = arity(name, args, 1) { return e }
             switch args[0] {
-            case .int(let i): return i == Int64.min ? .error("Integer overflow error.") : .int(abs(i))
+            // As on the JVM, the lowest integer is its own absolute value.
+            case .int(let i): return .int(i == Int64.min ? i : abs(i))
             case .float(let f): return .float(abs(f))
             default: return Operators.unsupported("math.abs(\(args[0].typeName))", "math.abs(number)")
             }
@@ -532,6 +602,7 @@ enum Stdlib {
         case "timestamp.value":
             guard args.count == 1, case .int(let millis) = args[0] else { return Operators.unsupported("timestamp.value(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.value(int)") }
             let seconds = floorDiv(millis, 1000)
+            guard RulesTimestamp.validSeconds.contains(seconds) else { return .error(RulesTimestamp.invalid) }
             return .timestamp(RulesTimestamp(seconds: seconds, nanos: Int32((millis - seconds * 1000) * 1_000_000)))
         case "duration.value":
             guard args.count == 2, case .int(let n) = args[0], case .string(let unit) = args[1] else {
