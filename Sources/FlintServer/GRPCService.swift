@@ -116,7 +116,8 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
     /// The mobile SDKs' write stream: the first request names the database and gets a stream id
     /// and token; every later request carries one batch, committed atomically and answered with
-    /// its results, commit time and a fresh token. A failed batch ends the stream with its error.
+    /// its results, commit time and a fresh token. A request without writes is the last one. A
+    /// failed batch ends the stream with its error.
     func write(request: StreamingServerRequest<Google_Firestore_V1_WriteRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_WriteResponse>
     {
@@ -131,7 +132,7 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
         }
         let calls = self.calls.acting(as: auth)
         return StreamingServerResponse { writer in
-            var stream = WriteStream(defaultDatabase: prefix)
+            var stream = WriteStream()
             for try await message in request.messages {
                 let response: Google_Firestore_V1_WriteResponse
                 do throws(FlintError) {
@@ -140,6 +141,7 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
                     throw error.rpcError
                 }
                 try await writer.write(response)
+                if stream.finished { break }
             }
             return [:]
         }
@@ -186,13 +188,11 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
 
 /// One Write stream's state: its database, id and how many batches it has answered.
 struct WriteStream {
-    /// The `google-cloud-resource-prefix` the stream was opened with, if any.
-    let defaultDatabase: String?
     private(set) var database: String?
     private(set) var streamID = ""
+    /// Set by the last request, which holds no writes.
+    private(set) var finished = false
     private var batches: UInt64 = 0
-
-    init(defaultDatabase: String?) { self.defaultDatabase = defaultDatabase }
 
     /// The token naming the stream's position: the count of answered batches.
     private var token: Data { withUnsafeBytes(of: batches.bigEndian) { Data($0) } }
@@ -202,7 +202,9 @@ struct WriteStream {
     {
         var response = Google_Firestore_V1_WriteResponse()
         guard let database else {
-            let named = r.database.isEmpty ? (defaultDatabase ?? "") : r.database
+            // As on the reference, the handshake names the database itself; the prefix header
+            // does not stand in for it.
+            let named = r.database
             guard !named.isEmpty else { throw .invalidArgument("The first request on a write stream must name the database.") }
             guard r.writes.isEmpty else { throw .invalidArgument("The first request on a write stream must not contain writes.") }
             // Resuming another stream is not offered: the SDKs start a new one after any break.
@@ -217,16 +219,22 @@ struct WriteStream {
         guard r.database.isEmpty || r.database == database else {
             throw .invalidArgument("A write stream serves one database, \(database).")
         }
-        // The SDKs echo the last token; an empty one is taken as "the latest".
-        guard r.streamToken.isEmpty || r.streamToken == token else {
-            throw .invalidArgument("The stream token does not match the last one this stream sent.")
+        // The token only acknowledges answers received. The SDKs send several batches before
+        // the first answers arrive, each with the last token they hold, so an earlier token is
+        // normal; the reference does not check it, and nothing here depends on it.
+        guard !r.writes.isEmpty else {
+            // Only the last request may hold no writes: it is answered, and the stream ends, as
+            // on the reference.
+            finished = true
+            response.streamToken = token
+            return response
         }
         var commit = Google_Firestore_V1_CommitRequest()
         commit.database = database
         commit.writes = r.writes
         let result = try await calls.commit(commit)
         batches += 1
-        response.streamID = streamID
+        // The id comes with the first answer only, as the API says and the reference does.
         response.streamToken = token
         response.writeResults = result.writeResults
         response.commitTime = result.commitTime

@@ -158,7 +158,8 @@ struct GRPCTests {
             #expect(answers[1].writeResults.count == 1 && answers[2].writeResults.count == 1)
             #expect((answers[1].commitTime.seconds, answers[1].commitTime.nanos) < (answers[2].commitTime.seconds, answers[2].commitTime.nanos))
             #expect(Set(answers.map(\.streamToken)).count == 3)
-            #expect(Set(answers.map(\.streamID)).count == 1)
+            // The stream id comes with the handshake's answer only.
+            #expect(!answers[0].streamID.isEmpty && answers.dropFirst().allSatisfy(\.streamID.isEmpty))
 
             var get = Google_Firestore_V1_GetDocumentRequest()
             get.name = Self.root + "/stream/2"
@@ -173,6 +174,53 @@ struct GRPCTests {
                 }) { response in for try await _ in response.messages {} }
             }
             #expect(refused?.code == .invalidArgument)
+        }
+    }
+
+    /// What the SDKs do on a write stream beyond the basics: send several batches before any is
+    /// answered (each with the handshake's token), and end it with a request without writes.
+    @Test func writeStreamTakesPipelinedBatchesAndEndsOnAnEmptyRequest() async throws {
+        try await Self.withFlint { firestore, _ in
+            let handshakeAnswer = AsyncStream<Data>.makeStream()
+            let answers = try await firestore.write(requestProducer: { writer in
+                var handshake = Google_Firestore_V1_WriteRequest()
+                handshake.database = Self.database
+                try await writer.write(handshake)
+                var first = handshakeAnswer.stream.makeAsyncIterator()
+                guard let token = await first.next() else { return }
+                for n in 1...3 {
+                    var batch = Google_Firestore_V1_WriteRequest()
+                    batch.streamToken = token
+                    batch.writes = [Self.write("piped/\(n)", ["n": Self.int(Int64(n))])]
+                    try await writer.write(batch)
+                }
+                var last = Google_Firestore_V1_WriteRequest()
+                last.streamToken = token
+                try await writer.write(last)
+            }) { response in
+                var out: [Google_Firestore_V1_WriteResponse] = []
+                for try await r in response.messages {
+                    if out.isEmpty { handshakeAnswer.continuation.yield(r.streamToken) }
+                    out.append(r)
+                }
+                return out
+            }
+            // Handshake, three batches, and the empty last request; then the stream ended.
+            #expect(answers.count == 5)
+            #expect(answers.dropFirst().prefix(3).allSatisfy { $0.writeResults.count == 1 && $0.hasCommitTime })
+            #expect(answers[4].writeResults.isEmpty && !answers[4].hasCommitTime)
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/piped/3"
+            #expect(try await firestore.getDocument(get).fields["n"]?.integerValue == 3)
+
+            // The handshake must name its database; the resource prefix header does not.
+            let unnamed = await #expect(throws: RPCError.self) {
+                try await firestore.write(
+                    metadata: ["google-cloud-resource-prefix": "\(Self.database)"],
+                    requestProducer: { writer in try await writer.write(Google_Firestore_V1_WriteRequest()) }
+                ) { response in for try await _ in response.messages {} }
+            }
+            #expect(unnamed?.code == .invalidArgument)
         }
     }
 
