@@ -34,6 +34,27 @@ enum RulesDifferential {
         #expect(flintAllows == referenceAllows, "\(description): the reference \(referenceAllows ? "allows" : "denies") it")
     }
 
+    /// Each expression guards `get` on a collection of its own (`prefix` and its index); a get
+    /// of a missing document there is allowed (not found) or denied, and must be alike on both.
+    /// Answers how many the reference allowed.
+    static func compareGets(
+        _ expressions: [String], prefix: String, project: String, authorization: String? = nil, on reference: ReferenceEmulator
+    ) async throws -> Int {
+        let source = ruleset(expressions.enumerated().map { i, e in "match /\(prefix)\(i)/{doc} { allow get: if \(e); }" })
+        let database = try await load(source, project: project, on: reference)
+        let auth = try AuthContext(authorization: authorization)
+        var allowed = 0
+        for (i, expression) in expressions.enumerated() {
+            let (status, _) = try await reference.request(
+                "GET", "/v1/projects/\(project)/databases/(default)/documents/\(prefix)\(i)/x", authorization: authorization)
+            #expect(status == 404 || status == 403, "\(expression): the reference answered \(status)")
+            let key = try DocumentKey(parsing: "\(prefix)\(i)/x")
+            await expectSameVerdict(expression, referenceAllows: status == 404) { _ = try await database.get(key, auth: auth) }
+            if status == 404 { allowed += 1 }
+        }
+        return allowed
+    }
+
     /// `Bearer <unsigned JWT>` carrying `claims`, as the client SDKs' mock tokens are.
     static func bearer(_ claims: String) -> String {
         let b64 = { (s: String) in

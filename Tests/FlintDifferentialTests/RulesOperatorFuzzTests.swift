@@ -84,16 +84,7 @@ struct RulesOperatorFuzzTests {
             return
         }
         defer { reference.stop() }
-        let expressions = Self.regexExpressions
-        let source = RulesDifferential.ruleset(expressions.enumerated().map { i, e in "match /r\(i)/{doc} { allow get: if \(e); }" })
-        let database = try await RulesDifferential.load(source, project: "flint-regex-fuzz", on: reference)
-        var allowed = 0
-        for (i, expression) in expressions.enumerated() {
-            let (status, _) = try await reference.request("GET", "/v1/projects/flint-regex-fuzz/databases/(default)/documents/r\(i)/x", authorization: nil)
-            let key = try DocumentKey(parsing: "r\(i)/x")
-            await RulesDifferential.expectSameVerdict(expression, referenceAllows: status == 404) { _ = try await database.get(key, auth: .unauthenticated) }
-            if status == 404 { allowed += 1 }
-        }
+        let allowed = try await RulesDifferential.compareGets(Self.regexExpressions, prefix: "r", project: "flint-regex-fuzz", on: reference)
         #expect(allowed > 50)
     }
 
@@ -103,18 +94,7 @@ struct RulesOperatorFuzzTests {
             return
         }
         defer { reference.stop() }
-        let expressions = Self.expressions
-        let source = RulesDifferential.ruleset(expressions.enumerated().map { i, e in "match /f\(i)/{doc} { allow get: if \(e); }" })
-        let project = "flint-operator-fuzz"
-        let database = try await RulesDifferential.load(source, project: project, on: reference)
-        var allowed = 0
-        for (i, expression) in expressions.enumerated() {
-            let (status, _) = try await reference.request("GET", "/v1/projects/\(project)/databases/(default)/documents/f\(i)/x", authorization: nil)
-            let referenceAllows = status == 404
-            let key = try DocumentKey(parsing: "f\(i)/x")
-            await RulesDifferential.expectSameVerdict(expression, referenceAllows: referenceAllows) { _ = try await database.get(key, auth: .unauthenticated) }
-            if referenceAllows { allowed += 1 }
-        }
+        let allowed = try await RulesDifferential.compareGets(Self.expressions, prefix: "f", project: "flint-operator-fuzz", on: reference)
         // Both truths and falsehoods occur, so the two verdicts are really compared.
         #expect(allowed > 20)
     }
