@@ -90,14 +90,7 @@ extension FlintCommand {
             let request: [String: String]
             if (FlintExport.existingFormat(target) ?? format) == .managed {
                 // The call firebase-tools makes, answered in the format it expects.
-                let id: DatabaseID
-                if let project {
-                    id = DatabaseID(project: project, database: database ?? DatabaseID.defaultDatabase)
-                } else if let source = ManagedExport.sourceDatabase(at: target) {
-                    id = source
-                } else {
-                    throw CLIFailure("A managed export holds one database: name its --project.")
-                }
+                let id = try FlintExport.managedDatabase(in: target, project: project, database: database)
                 let (parent, name) = ManagedExport.destination(for: target)
                 path = "/emulator/v1/projects/\(id.project):export"
                 request = ["database": id.name, "export_directory": parent, "export_name": name]

@@ -79,15 +79,10 @@ enum EntityConversion {
         }
         for (_, array) in arrays {
             if array.vector {
-                var doubles: [Double] = []
-                for v in array.values {
-                    switch v {
-                    case .double(let d): doubles.append(d)
-                    case .integer(let i): doubles.append(Double(i))
-                    default: throw .invalidArgument("An exported vector holds a \(v.typeName).")
-                    }
+                guard let components = numbers(array.values) else {
+                    throw .invalidArgument("An exported vector holds something other than numbers.")
                 }
-                fields[array.index].1 = .vector(doubles)
+                fields[array.index].1 = .vector(components)
             } else {
                 fields[array.index].1 = .array(array.values)
             }
@@ -97,16 +92,23 @@ enum EntityConversion {
 
     /// A vector inside an array is written as the map it is on the wire.
     private static func vectorShaped(_ map: MapValue) -> Value {
-        guard map.count == 2, case .string("__vector__")? = map["__type__"], case .array(let items)? = map["value"] else { return .map(map) }
-        var doubles: [Double] = []
-        for item in items {
-            switch item {
-            case .double(let d): doubles.append(d)
-            case .integer(let i): doubles.append(Double(i))
-            default: return .map(map)
+        guard map.count == 2, case .string("__vector__")? = map["__type__"], case .array(let items)? = map["value"],
+            let components = numbers(items)
+        else { return .map(map) }
+        return .vector(components)
+    }
+
+    /// The values as doubles, or nil when one is not a number.
+    private static func numbers(_ values: [Value]) -> [Double]? {
+        var out: [Double] = []
+        for v in values {
+            switch v {
+            case .double(let d): out.append(d)
+            case .integer(let i): out.append(Double(i))
+            default: return nil
             }
         }
-        return .vector(doubles)
+        return out
     }
 
     private static func value(_ property: Flint_Export_EntityProperty) throws(FlintError) -> Value {

@@ -71,8 +71,12 @@ public enum FlintExport {
 
     /// The format of the export already in `directory`, if it holds one.
     public static func existingFormat(_ directory: String) -> Format? {
-        if FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(metadataFile).path) { return .flint }
+        if holdsFlintExport(directory) { return .flint }
         return ManagedExport.overview(at: directory) == nil ? nil : .managed
+    }
+
+    static func holdsFlintExport(_ directory: String) -> Bool {
+        FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(metadataFile).path)
     }
 
     /// Exports into `directory` in the format of the export already there, else in `format`,
@@ -87,21 +91,25 @@ public enum FlintExport {
         guard (existingFormat(directory) ?? format) == .managed else {
             return try await export(engine, to: directory, progress: progress)
         }
-        let id = try managedDatabase(engine, in: directory, project: project, database: database)
+        let id = try managedDatabase(in: directory, project: project, database: database, held: engine.databaseIDs)
         let (parent, name) = ManagedExport.destination(for: directory)
         let count = try await ManagedExport.export(engine.database(id), to: parent, name: name)
         return Summary(databases: [(id.name, count)])
     }
 
-    private static func managedDatabase(_ engine: Engine, in directory: String, project: String?, database: String?) throws(FlintError) -> DatabaseID {
+    /// The one database a managed export into `directory` holds: `project`'s (with `database`,
+    /// default `(default)`); else the one the export there came from; else the only one `held`,
+    /// when the databases held are known.
+    public static func managedDatabase(
+        in directory: String, project: String?, database: String?, held: [DatabaseID]? = nil
+    ) throws(FlintError) -> DatabaseID {
         if let project { return DatabaseID(project: project, database: database ?? DatabaseID.defaultDatabase) }
         if let source = ManagedExport.sourceDatabase(at: directory) { return source }
-        let ids = engine.databaseIDs
-        guard ids.count == 1 else {
-            let names = ids.isEmpty ? "none" : ids.map(\.name).sorted().joined(separator: ", ")
-            throw .invalidArgument("A managed export holds one database; name its project (databases held: \(names)).")
+        guard let held, held.count == 1 else {
+            let names = held.map { $0.isEmpty ? " (databases held: none)" : " (databases held: \($0.map(\.name).sorted().joined(separator: ", ")))" } ?? ""
+            throw .invalidArgument("A managed export holds one database; name its project with --project\(names).")
         }
-        return ids[0]
+        return held[0]
     }
 
     static func documentLine(_ doc: Document, _ id: DatabaseID) -> [UInt8] {
@@ -221,8 +229,7 @@ extension FlintExport {
 
     /// The overview of a managed export at `path`, or nil for a Flint export.
     static func managedOverview(_ path: String) throws(FlintError) -> URL? {
-        let flintMetadata = URL(fileURLWithPath: path).appendingPathComponent(metadataFile).path
-        if FileManager.default.fileExists(atPath: flintMetadata) { return nil }
+        if holdsFlintExport(path) { return nil }
         guard let overview = ManagedExport.overview(at: path) else {
             throw .invalidArgument(
                 "\(path) holds no export: neither a Flint export (\(metadataFile)) nor a managed export (*\(ManagedExport.overviewSuffix)).")

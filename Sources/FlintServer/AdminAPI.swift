@@ -174,12 +174,9 @@ struct AdminAPI: Sendable {
     /// the project's (default) database.
     static func database(_ name: Any?, project: String) throws(FlintError) -> DatabaseID {
         guard let name else { return DatabaseID(project: project) }
-        let parts = (name as? String)?.split(separator: "/", omittingEmptySubsequences: false) ?? []
-        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[3].isEmpty else {
-            throw .invalidArgument("\"database\" must be a name like projects/\(project)/databases/(default).")
-        }
-        guard parts[1] == project else { throw .invalidArgument("Database \(name) is not in project \(project).") }
-        return DatabaseID(project: project, database: String(parts[3]))
+        let id = try FirestoreCalls.database(name as? String ?? "")
+        guard id.project == project else { throw .invalidArgument("Database \(id.name) is not in project \(project).") }
+        return id
     }
 
     private func transfer(
@@ -190,11 +187,11 @@ struct AdminAPI: Sendable {
             let project: String? = path == "/emulator/v1" + verb ? nil : try Self.rulesProject(path, verb: verb)
             let bytes = try await request.body.collect(upTo: 1 << 20)
             guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any],
-                let directory = (object["export_directory"] ?? object["directory"] ?? object["metadata_file"]) as? String, !directory.isEmpty
+                let directory = (object["export_directory"] ?? object["directory"]) as? String, !directory.isEmpty
             else {
                 throw FlintError.invalidArgument("Expected {\"export_directory\": \"/path\"}.")
             }
-            let summary = try await body((object["metadata_file"] as? String) ?? directory, project, object)
+            let summary = try await body(directory, project, object)
             let report: [String: Any] = [
                 "directory": directory, "documents": summary.documents,
                 "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
