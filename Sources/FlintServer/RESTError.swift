@@ -24,14 +24,34 @@ extension StatusCode {
 }
 
 extension FlintError {
-    /// `{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}`
-    func restResponse() -> Response {
-        var error: [String: Any] = ["code": Int(code.httpStatus.code), "message": message, "status": code.name]
-        if !details.isEmpty {
-            error["details"] = details.map { ["@type": "type.googleapis.com/google.rpc.DebugInfo", "detail": $0] }
+    /// Google's error envelope; its keys are declared in the order the reference prints them.
+    private struct Envelope: Encodable {
+        struct Detail: Encodable {
+            let type = "type.googleapis.com/google.rpc.DebugInfo"
+            let detail: String
+            enum CodingKeys: String, CodingKey {
+                case type = "@type"
+                case detail
+            }
         }
-        let body: [String: Any] = ["error": error]
-        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+        struct Body: Encodable {
+            let code: Int
+            let details: [Detail]?
+            let message: String
+            let status: String
+        }
+        let error: Body
+    }
+
+    /// `{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}`. JSONEncoder,
+    /// not JSONSerialization: the latter's boxing cost a quarter of a not-found answer's time.
+    func restResponse() -> Response {
+        let envelope = Envelope(error: .init(
+            code: Int(code.httpStatus.code), details: details.isEmpty ? nil : details.map { .init(detail: $0) },
+            message: message, status: code.name))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(envelope)) ?? Data()
         return Response(
             status: code.httpStatus, headers: [.contentType: "application/json; charset=UTF-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
