@@ -1,5 +1,6 @@
 import FlintModel
 import Foundation
+import Synchronization
 
 /// Who is asking: the owner (rules skipped), a signed-in user with token claims, or nobody.
 public enum AuthContext: Sendable, Equatable {
@@ -25,11 +26,35 @@ public enum AuthContext: Sendable, Equatable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw FlintError(.unauthenticated, "The Authorization header must be \"Bearer owner\" or \"Bearer <ID token>\".")
         }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        // Trimmed without Foundation's trimmingCharacters, which bridges through NSString
+        // and cost as much as the rest of reading the header.
+        var trimmed = parts[1]
+        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+        let token = String(trimmed)
         if token == "owner" {
             self = .owner
             return
         }
+        if let known = Self.recentTokens.withLock({ $0[token] }) {
+            self = known
+            return
+        }
+        self = try Self.init(token: token)
+        Self.recentTokens.withLock { recent in
+            if recent.count >= Self.recentTokenLimit { recent.removeAll(keepingCapacity: true) }
+            recent[token] = self
+        }
+    }
+
+    /// Tokens already read. A client sends the same token on every request, and reading its
+    /// JSON claims cost more than the rest of a small read; the cap keeps a test run that
+    /// signs in thousands of users from growing it without end.
+    private static let recentTokens = Mutex<[String: AuthContext]>([:])
+    private static let recentTokenLimit = 256
+
+    /// The claims of a JWT, taken without checking its signature or expiry.
+    private init(token: String) throws(FlintError) {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, let payload = Self.base64URL(segments[1]),
             let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]

@@ -38,4 +38,24 @@ struct AuthTests {
             #expect(e?.code == .unauthenticated)
         }
     }
+
+    /// Tokens are remembered once read; a remembered token must still answer for itself, also
+    /// after more distinct tokens than are kept have passed through.
+    @Test func rememberedTokensKeepTheirOwnClaims() throws {
+        for round in 0..<2 {
+            for i in 0..<300 {
+                let header = Self.jwt(#"{"sub":"user\#(i)","n":\#(i)}"#)
+                let auth = try AuthContext(authorization: header)
+                #expect(auth == .user(uid: "user\(i)", token: ["sub": .string("user\(i)"), "n": .integer(Int64(i))]), "round \(round)")
+            }
+        }
+        #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: "Bearer garbage") }
+        #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: "Bearer garbage") }
+    }
+
+    @Test func whitespaceAroundTheTokenIsIgnored() throws {
+        #expect(try AuthContext(authorization: "Bearer   owner \t") == .owner)
+        let padded = "Bearer  " + Self.jwt(#"{"sub":"carol"}"#).dropFirst("Bearer ".count) + "  "
+        #expect(try AuthContext(authorization: padded) == .user(uid: "carol", token: ["sub": "carol"]))
+    }
 }
