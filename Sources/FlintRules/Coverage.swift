@@ -178,9 +178,8 @@ public final class Coverage: Sendable {
     /// `{"rules": {"files": [{"content": …}]}, "report": [nodes]}`.
     public func reportJSON(_ ruleset: Ruleset) -> String {
         let counts = state.withLock { $0 }
-        let source = String(decoding: (try? JSONSerialization.data(withJSONObject: [ruleset.source], options: [.fragmentsAllowed])) ?? Data("[\"\"]".utf8), as: UTF8.self)
         let nodes = Self.roots(ruleset).map { node($0, ruleset, counts) }
-        return #"{"rules":{"files":[{"content":"# + String(source.dropFirst().dropLast()) + #"}]},"report":["# + nodes.joined(separator: ",") + "]}"
+        return #"{"rules":{"files":[{"content":"# + JSONString.quoted(ruleset.source) + #"}]},"report":["# + nodes.joined(separator: ",") + "]}"
     }
 
     private func node(_ e: Expr, _ ruleset: Ruleset, _ counts: [Int: Counts]) -> String {
@@ -245,10 +244,7 @@ public final class Coverage: Sendable {
 
     /// The reference's typed value union.
     static func json(_ v: RulesValue) -> String {
-        func str(_ s: String) -> String {
-            let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.fragmentsAllowed])) ?? Data("[\"\"]".utf8)
-            return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast()).replacingOccurrences(of: "\\/", with: "/")
-        }
+        let str = JSONString.quoted
         switch v {
         case .null: return #"{"nullValue":null}"#
         case .bool(let b): return #"{"boolValue":\#(b)}"#

@@ -181,7 +181,7 @@ struct WebSocketListen: Sendable {
                         for (target, error) in removed {
                             let name = names[target] ?? ""
                             try await outbound.writeTextMessage(
-                                error.map { Self.errorJSON(name, $0) } ?? #"{"unsubscribed":{"id":"# + Self.jsonString(name) + "}}")
+                                error.map { Self.errorJSON(name, $0) } ?? #"{"unsubscribed":{"id":"# + JSONString.quoted(name) + "}}")
                         }
                     }
                 }
@@ -248,26 +248,21 @@ struct WebSocketListen: Sendable {
 
     /// One snapshot: every document in order, and the changes since the previous one.
     static func snapshotJSON(_ name: String, _ s: ViewSnapshot, _ db: DatabaseID) throws -> String {
-        var out = #"{"snapshot":{"id":"# + jsonString(name) + #","readTime":""# + RFC3339.format(s.readTime) + #"","documents":["#
+        var out = #"{"snapshot":{"id":"# + JSONString.quoted(name) + #","readTime":""# + RFC3339.format(s.readTime) + #"","documents":["#
         out += try s.documents.map { try Wire.proto($0, db).jsonString() }.joined(separator: ",")
         out += #"],"changes":["#
         out += s.changes.map { c in
-            #"{"type":""# + c.kind.rawValue + #"","document":"# + jsonString(Wire.name(c.document.key, db))
+            #"{"type":""# + c.kind.rawValue + #"","document":"# + JSONString.quoted(Wire.name(c.document.key, db))
                 + #","oldIndex":\#(c.oldIndex),"newIndex":\#(c.newIndex)}"#
         }.joined(separator: ",")
         return out + "]}}"
     }
 
     static func errorJSON(_ name: String, _ e: FlintError) -> String {
-        #"{"error":{"id":"# + jsonString(name) + #","code":\#(e.code.rawValue),"status":""# + e.code.name + #"","message":"#
-            + jsonString(e.message) + "}}"
+        #"{"error":{"id":"# + JSONString.quoted(name) + #","code":\#(e.code.rawValue),"status":""# + e.code.name + #"","message":"#
+            + JSONString.quoted(e.message) + "}}"
     }
 
-    static func jsonString(_ s: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.fragmentsAllowed])) ?? Data("[\"\"]".utf8)
-        let text = String(decoding: data, as: UTF8.self)
-        return String(text.dropFirst().dropLast()).replacingOccurrences(of: "\\/", with: "/")
-    }
 }
 
 /// A snapshot-mode message from the client.
