@@ -266,9 +266,9 @@ final class Evaluator {
         case "getAfter": return read(name, args, after: true, exists: false)
         case "existsAfter": return read(name, args, after: true, exists: true)
         case "debug":
-            // As on the reference: any number of values, all logged, the first returned.
+            // As on the reference: any number of values, the first logged and returned.
             guard let first = args.first else { return .error("debug takes at least one argument.") }
-            debugLog.append(args.map(Stdlib.debugDescription).joined(separator: " "))
+            debugLog.append(Stdlib.debugDescription(first))
             return first
         default:
             return Stdlib.function(name, args)

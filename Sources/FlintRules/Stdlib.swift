@@ -207,19 +207,82 @@ enum Stdlib {
         return (digits, exponent)
     }
 
+    /// A value as the reference's `debug()` prints it: the protobuf text form of its value
+    /// message, fields at their defaults left out, written on one line (protobuf's short form)
+    /// so that each value stays one log line. Strings keep non-ASCII text readable, where the
+    /// reference writes octal escapes of its UTF-8.
     static func debugDescription(_ v: RulesValue) -> String {
+        func message(_ name: String, _ fields: [String]) -> String { name + " { " + fields.map { $0 + " " }.joined() + "}" }
+        func numbers(_ name: String, _ fields: [(String, String, Bool)]) -> String {
+            message(name, fields.filter { $0.2 }.map { "\($0.0): \($0.1)" })
+        }
         switch v {
-        case .string(let s): return "string_value: \"\(s)\""
+        case .null: return "null_value: NULL_VALUE"
+        case .bool(let b): return "bool_value: \(b)"
         case .int(let i): return "int_value: \(i)"
         case .float(let f): return "float_value: \(formatFloat(f))"
-        case .bool(let b): return "bool_value: \(b)"
-        case .null: return "null_value: NULL_VALUE"
-        case .list(let items): return "list_value { " + items.map(debugDescription).joined(separator: " ") + " }"
-        case .map(let m): return "map_value { " + m.keys.sorted().map { "\($0): \(debugDescription(m[$0]!))" }.joined(separator: " ") + " }"
-        case .path(let p): return "path_value: \"\(p.text)\""
+        case .string(let s): return "string_value: " + textQuoted(Array(s.utf8), keepingUTF8: true)
+        case .bytes(let b): return "bytes_value: " + textQuoted(b, keepingUTF8: false)
+        case .list(let items): return message("list_value", items.map { message("values", [debugDescription($0)]) })
+        case .set(let items): return message("set_value", items.map { message("values", [debugDescription($0)]) })
+        case .map(let m):
+            return message("map_value", m.keys.sorted().map { key in
+                message("fields", ["key: " + textQuoted(Array(key.utf8), keepingUTF8: true), message("value", [debugDescription(m[key]!)])])
+            })
+        case .mapDiff(let d):
+            let statuses = Set(d.new.keys).union(d.old.keys).sorted().map { key -> String in
+                let status: String
+                switch (d.new[key], d.old[key]) {
+                case (_?, nil): status = "ADDED"
+                case (nil, _?): status = "REMOVED"
+                case (let new?, let old?): status = Operators.equal(new, old, topLevel: false) ? "UNCHANGED" : "CHANGED"
+                case (nil, nil): status = "UNCHANGED"
+                }
+                return message("key_statuses", ["key: " + textQuoted(Array(key.utf8), keepingUTF8: true), "value: " + status])
+            }
+            return message("map_diff_value", statuses)
+        case .path(let p):
+            return message("path_value", p.segments.map { message("segments", ["simple: " + textQuoted(Array($0.utf8), keepingUTF8: true)]) })
+        case .timestamp(let t):
+            return numbers("timestamp_value", [("seconds", "\(t.seconds)", t.seconds != 0), ("nanos", "\(t.nanos)", t.nanos != 0)])
+        case .duration(let d):
+            let seconds = d.nanos / 1_000_000_000
+            let nanos = d.nanos % 1_000_000_000
+            return numbers("duration_value", [("seconds", "\(seconds)", seconds != 0), ("nanos", "\(nanos)", nanos != 0)])
+        case .latlng(let lat, let lng):
+            return numbers("latlng_value", [("latitude", formatFloat(lat), lat != 0), ("longitude", formatFloat(lng), lng != 0)])
+        case .constraint: return message("constraint_value", [])
         case .error(let e): return "error: \(e)"
-        default: return "\(v.typeName)_value"
         }
+    }
+
+    /// A protobuf text-format string literal: C escapes for quotes, backslashes and control
+    /// characters, octal for other bytes outside printable ASCII (unless kept as UTF-8).
+    private static func textQuoted(_ bytes: [UInt8], keepingUTF8: Bool) -> String {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in bytes {
+            let escape: Character?
+            switch byte {
+            case 0x07: escape = "a"
+            case 0x08: escape = "b"
+            case 0x0C: escape = "f"
+            case 0x0A: escape = "n"
+            case 0x0D: escape = "r"
+            case 0x09: escape = "t"
+            case 0x0B: escape = "v"
+            case UInt8(ascii: "\\"), UInt8(ascii: "'"), UInt8(ascii: "\""): escape = Character(Unicode.Scalar(byte))
+            default: escape = nil
+            }
+            if let escape {
+                out += [UInt8(ascii: "\\")] + Array(String(escape).utf8)
+            } else if byte < 0x20 || byte == 0x7F || (byte > 0x7F && !keepingUTF8) {
+                out += [UInt8(ascii: "\\"), 0x30 + (byte >> 6), 0x30 + ((byte >> 3) & 7), 0x30 + (byte & 7)]
+            } else {
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func regex(_ pattern: String) -> Result<RE2, RE2.SyntaxError> {

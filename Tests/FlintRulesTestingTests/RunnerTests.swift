@@ -76,7 +76,7 @@ struct RunnerTests {
             data: {author: bob, title: New, published: false}
             serverTimestamps: [createdAt]
             expect: allow
-            debug: 'list_value { string_value: "author" string_value: "createdAt" string_value: "published" string_value: "title" }'
+            debug: 'list_value { values { string_value: "author" } values { string_value: "createdAt" } values { string_value: "published" } values { string_value: "title" } }'
           - name: a like is an increment by one
             auth: {uid: ann}
             op: update

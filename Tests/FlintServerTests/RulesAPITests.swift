@@ -76,6 +76,29 @@ struct RulesAPITests {
         }
     }
 
+    /// A denial carries what `debug()` printed as DebugInfo details of the error, with the
+    /// envelope's keys and escaping as the reference writes them.
+    @Test func denialsCarryDebugOutputAsDetails() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let rules = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if debug(request.auth.uid) == 'nobody'; } }"
+            let (loaded, _) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", Self.rulesBody(rules))
+            #expect(loaded == .ok)
+            let raw = try await client.execute(
+                uri: Self.base + "/a/b", method: .get, headers: [.authorization: Self.jwt(#"{"sub":"al\"ice"}"#)]
+            ) { response in
+                #expect(response.status == .forbidden)
+                return String(buffer: response.body)
+            }
+            #expect(raw.hasPrefix(#"{"error":{"code":403,"details":[{"@type":"type.googleapis.com\/google.rpc.DebugInfo","detail":"debug: "#))
+            let error = try #require((try JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any])?["error"] as? [String: Any])
+            #expect(error["status"] as? String == "PERMISSION_DENIED")
+            let details = try #require(error["details"] as? [[String: String]])
+            #expect(details.count == 1)
+            #expect(details.first?["detail"] == #"debug: string_value: "al\"ice""#)
+        }
+    }
+
     @Test func loadedRulesDecideEveryRequestAsTheReferenceDoes() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in
