@@ -173,29 +173,47 @@ struct Lexer {
                 out.unicodeScalars.append(c)
                 continue
             }
-            let escapeAt = position
-            guard let e = peek() else { continue }
-            _ = advance()
-            switch e {
-            case "\\": out += "\\"
-            case "'": out += "'"
-            case "\"": out += "\""
-            case "n": out += "\n"
-            case "r": out += "\r"
-            case "t": out += "\t"
-            case "u":
-                var hex = ""
-                for _ in 0..<4 where peek().map({ $0.properties.isASCIIHexDigit }) == true { hex.unicodeScalars.append(advance()) }
-                if hex.count == 4, let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) {
-                    out.unicodeScalars.append(scalar)
-                } else {
-                    diagnostics.error("Invalid \\u escape: four hex digits expected.", at: escapeAt)
-                }
-            default:
-                diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)
-            }
+            guard let v = escape(allowingUnicode: true), let scalar = Unicode.Scalar(v) else { continue }
+            out.unicodeScalars.append(scalar)
         }
         return out
+    }
+
+    /// The character an escape after a backslash stands for, as the reference reads them in
+    /// string and bytes literals: `\\ \' \" \n \r \t \b \f`, two hex digits after `\x`,
+    /// three octal digits up to `\377`, and (strings only) four hex digits after `\u`. Anything
+    /// else is reported, and nil returned so that lexing goes on.
+    private mutating func escape(allowingUnicode: Bool) -> UInt32? {
+        let escapeAt = position
+        guard let e = peek() else { return nil }
+        _ = advance()
+        func digits(_ count: Int, radix: UInt32, _ isDigit: (Unicode.Scalar) -> Bool) -> UInt32? {
+            var text = ""
+            for _ in 0..<count where peek().map(isDigit) == true { text.unicodeScalars.append(advance()) }
+            return text.unicodeScalars.count == count ? UInt32(text, radix: Int(radix)) : nil
+        }
+        switch e {
+        case "\\": return 0x5C
+        case "'": return 0x27
+        case "\"": return 0x22
+        case "n": return 0x0A
+        case "r": return 0x0D
+        case "t": return 0x09
+        case "b": return 0x08
+        case "f": return 0x0C
+        case "x":
+            if let v = digits(2, radix: 16, \.properties.isASCIIHexDigit) { return v }
+            diagnostics.error("Invalid \\x escape: two hex digits expected.", at: escapeAt)
+        case "0"..."7":
+            if let rest = digits(2, radix: 8, { $0 >= "0" && $0 <= "7" }), e.value <= 0x33 { return (e.value - 0x30) << 6 | rest }
+            diagnostics.error("Invalid octal escape: three octal digits up to \\377 expected.", at: escapeAt)
+        case "u" where allowingUnicode:
+            if let v = digits(4, radix: 16, \.properties.isASCIIHexDigit), Unicode.Scalar(v) != nil { return v }
+            diagnostics.error("Invalid \\u escape: four hex digits expected.", at: escapeAt)
+        default:
+            diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)
+        }
+        return nil
     }
 
     private mutating func bytesLiteral(_ start: SourcePosition) -> Token.Kind {
@@ -212,30 +230,7 @@ struct Lexer {
                 out += Array(String(c).utf8)
                 continue
             }
-            let escapeAt = position
-            guard let e = peek() else { continue }
-            _ = advance()
-            switch e {
-            case "x":
-                var hex = ""
-                for _ in 0..<2 where peek().map({ $0.properties.isASCIIHexDigit }) == true { hex.unicodeScalars.append(advance()) }
-                if hex.count == 2, let v = UInt8(hex, radix: 16) { out.append(v) } else {
-                    diagnostics.error("Invalid \\x escape: two hex digits expected.", at: escapeAt)
-                }
-            case "0"..."7":
-                var oct = String(e)
-                for _ in 0..<2 where peek().map({ $0 >= "0" && $0 <= "7" }) == true { oct.unicodeScalars.append(advance()) }
-                if oct.count == 3, let v = UInt8(oct, radix: 8) { out.append(v) } else {
-                    diagnostics.error("Invalid octal escape: three octal digits expected.", at: escapeAt)
-                }
-            case "\\": out.append(0x5C)
-            case "'": out.append(0x27)
-            case "\"": out.append(0x22)
-            case "n": out.append(0x0A)
-            case "r": out.append(0x0D)
-            case "t": out.append(0x09)
-            default: diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)
-            }
+            if let v = escape(allowingUnicode: false) { out.append(UInt8(v)) }
         }
         return .bytes(out)
     }

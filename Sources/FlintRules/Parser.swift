@@ -366,6 +366,11 @@ struct Parser {
         let start = current.start
         var left = try binary(level + 1)
         while let op = binaryOperator(level) {
+            // Firestore's lexer reads a '/' with anything but a space after it as the start of
+            // a path, so `a/b` does not load there; refuse it here too, with the way out.
+            if op == "/", index + 1 < tokens.count, tokens[index + 1].adjacent {
+                throw fail("Division needs a space after '/': Firestore reads '/' followed directly by anything else as the start of a path.")
+            }
             _ = advance()
             if op == "is" {
                 let typeToken = current

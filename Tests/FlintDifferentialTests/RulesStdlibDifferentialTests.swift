@@ -729,6 +729,19 @@ struct RulesStdlibDifferentialTests {
         #"',,a,,'.split(',*').size() == 3"#,
         #"',,a,,'.split(',*').size() == 4"#,
         #"',,a,,'.split(',*').size() == 5"#,
+        #"'\x41' == 'A'"#,
+        #"'\xe9' == 'é'"#,
+        #"'\x411' == 'A1'"#,
+        #"'\101' == 'A'"#,
+        #"'\351' == 'é'"#,
+        #"'\377'.size() == 1"#,
+        #"'\b' == '\x08'"#,
+        #"'\f' == '\x0c'"#,
+        #"b'\b' == b'\x08'"#,
+        #"b'\f' == b'\x0c'"#,
+        #"'\u00411' == 'A1'"#,
+        #"r'\n'.size() == 2"#,
+        #"'''abc''' == 'abc'"#,
     ]
 
     /// An unsigned token whose claims the expressions read.

@@ -194,6 +194,15 @@ private let conversions: [String] = [
     "float('1e3') == 1000.0", "float('-Infinity') < 0", "math.abs(-9223372036854775807 - 1) < 0",
 ]
 
+/// String escapes the reference reads: hex and octal give code points (bytes in bytes literals).
+/// A '/' with a space after it divides, whatever comes before it.
+private let divisions: [String] = ["4/ 2 == 2", "4 / 2 == 2", "(4)/ (2) == 2"]
+
+private let escapes: [String] = [
+    #"'\x41' == 'A'"#, #"'\xe9' == '\u00e9'"#, #"'\x411' == 'A1'"#, #"'\101' == 'A'"#, #"'\351' == '\u00e9'"#, #"'\1011' == 'A1'"#,
+    #"'\b' == '\x08'"#, #"'\f' == '\x0c'"#, #"'\x00'.size() == 1"#, #"b'\b' == b'\x08'"#, #"b'\f'.size() == 1"#, #"b'\377'.size() == 1"#,
+]
+
 /// `debug` takes several values and answers the first.
 private let debugForms: [String] = ["debug(1, 'x') == 1", "debug([1], 2, 3) == [1]"]
 
@@ -214,7 +223,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
