@@ -351,21 +351,28 @@ struct Parser {
         return node(.ternary(condition, then, otherwise), from: start)
     }
 
-    /// Binary levels from loosest to tightest; `is` and `in` sit between equality and order.
-    private static let levels: [[String]] = [["||"], ["&&"], ["==", "!="], ["is"], ["in"], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
+    /// Binary operators from loosest to tightest, as Firestore's grammar orders them: `in` is
+    /// looser than `is` and equality (`a in b == c` is `a in (b == c)`), and `is` looser than
+    /// equality (`a == b is bool` is `(a == b) is bool`).
+    private static let levels: [[String]] = [["||"], ["&&"], ["in"], ["is"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
 
-    private func binaryOperator(_ level: Int) -> String? {
-        for op in Self.levels[level] {
-            if op == "is" || op == "in" { if isWord(op) { return op } } else if isSymbol(op) { return op }
+    private func binaryOperator() -> (op: String, level: Int)? {
+        for (level, ops) in Self.levels.enumerated() {
+            for op in ops {
+                if op == "is" || op == "in" { if isWord(op) { return (op, level) } } else if isSymbol(op) { return (op, level) }
+            }
         }
         return nil
     }
 
-    private mutating func binary(_ level: Int) throws(Failure) -> Expr {
-        guard level < Self.levels.count else { return try unary() }
+    /// Precedence climbing: operators of `minLevel` or tighter extend `left`, each taking a right
+    /// side of strictly tighter ones (all are left-associative). `is` takes a type name and no
+    /// right side, so any operator may follow it: `x is int == true` is `(x is int) == true`.
+    private mutating func binary(_ minLevel: Int) throws(Failure) -> Expr {
         let start = current.start
-        var left = try binary(level + 1)
-        while let op = binaryOperator(level) {
+        var left = try unary()
+        while let (op, level) = binaryOperator().flatMap({ $0.level >= minLevel ? $0 : nil }) {
+            try refuseIncrement()
             // Firestore's lexer reads a '/' with anything but a space after it as the start of
             // a path, so `a/b` does not load there; refuse it here too, with the way out.
             if op == "/", index + 1 < tokens.count, tokens[index + 1].adjacent {
@@ -373,9 +380,7 @@ struct Parser {
             }
             _ = advance()
             if op == "is" {
-                let typeToken = current
                 let typeName = try identifier("a type name after 'is'")
-                _ = typeToken
                 left = node(.isType(left, typeName), from: start)
             } else {
                 let right = try binary(level + 1)
@@ -383,6 +388,14 @@ struct Parser {
             }
         }
         return left
+    }
+
+    /// `++` and `--` (two signs with nothing between) are refused as the reference refuses
+    /// them, at the token after the pair.
+    private mutating func refuseIncrement() throws(Failure) {
+        for sign in ["+", "-"] where isSymbol(sign) && isSymbol(sign, 1) && tokens[index + 1].adjacent {
+            throw fail("Increment (++) and decrement (--) operators are not supported.", at: tokens[min(index + 2, tokens.count - 1)])
+        }
     }
 
     /// Every nesting (parentheses, lists, maps, calls, `!` and `-`) passes through here once per
@@ -399,7 +412,10 @@ struct Parser {
             return node(.unary("!", try unary()), from: start)
         }
         if isSymbol("-") {
+            try refuseIncrement()
             _ = advance()
+            // One sign only, as in Firestore's grammar: `- -1` and `-!x` do not load.
+            if isSymbol("-") || isSymbol("!") { throw fail("Unexpected '\(isSymbol("-") ? "-" : "!")'.") }
             // `-9223372036854775808` is a literal, not the negation of an overflowing one.
             if case .int(let n) = current.kind {
                 _ = advance()

@@ -740,13 +740,55 @@ struct RulesStdlibDifferentialTests {
         #"b'\b' == b'\x08'"#,
         #"b'\f' == b'\x0c'"#,
         #"'\u00411' == 'A1'"#,
-        #"r'\n'.size() == 2"#,
-        #"'''abc''' == 'abc'"#,
+        #"2 in [1] == false"#,
+        #"1 in [1] != false"#,
+        #"[true] == [true] in [true]"#,
+        #"'a' in {'a':1} == true"#,
+        #"1 == 1 is bool"#,
+        #"1 in [1] is bool"#,
+        #"1 + 1 == 2 is bool"#,
+        #"[1] in [[1]] == true"#,
+        #"1 is int == true"#,
+        #"1 < 2 is bool == true"#,
+        #"true is bool in [true]"#,
+        #"1 - - 1 == 2"#,
+        #"1 - -1 == 2"#,
+        #"-(-1) == 1"#,
+        #"!-1"#,
+        #"4/ 2 == 2"#,
+        #"(4)/ (2) == 2"#,
     ]
 
     /// An unsigned token whose claims the expressions read.
     static let authorization = RulesDifferential.bearer(
         #"{"sub":"alice","user_id":"alice","email":"a@x.com","admin":true,"n":3,"iat":1,"exp":99999999999}"#)
+
+    /// Expressions the reference does not load; Flint must refuse them too, first at the same place.
+    static let refused: [String] = [
+        "4/2 == 2", "(4)/(2) == 2", "4 /2 == 2", "[4][0]/2 == 2", "--1 == 1", "1--1 == 2", "x++", "- -1 == 1", "-!true",
+        #"'\a' == ''"#, #"'\400' == ''"#, #"'\x4' == ''"#, #"'\u004' == ''"#, "1e3 == 1000", "01 == 1", "1.size() == 1",
+        #"r'\n'.size() == 2"#, #"'''abc''' == 'abc'"#,
+    ]
+
+    @Test func whatTheReferenceRefusesIsRefusedAtTheSamePlace() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential rules loading test skipped")
+            return
+        }
+        defer { reference.stop() }
+        for expression in Self.refused {
+            let source = RulesDifferential.ruleset(["match /e/{doc} { allow get: if \(expression); }"])
+            let (status, body) = try await reference.request(
+                "PUT", "/emulator/v1/projects/flint-refused:securityRules", ["rules": ["files": [["content": source]]]])
+            #expect(status == 400, "\(expression): the reference loaded it")
+            // "Error compiling rules:\nL4:37 Missing 'match' keyword before path.\n…": the first place.
+            let message = ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String ?? ""
+            let referenceFirst = message.split(separator: "\n").dropFirst().first.map { String($0.prefix { $0 != " " }) }
+            let flintFirst = RulesRegistry().load(source, project: "flint-refused").first { $0.severity == .error }
+                .map { "L\($0.position.line):\($0.position.column)" }
+            #expect(flintFirst == referenceFirst, "\(expression): \(message)")
+        }
+    }
 
     @Test func everyExpressionGetsTheReferencesVerdict() async throws {
         guard let reference = await ReferenceEmulator.start() else {

@@ -195,6 +195,16 @@ private let conversions: [String] = [
 ]
 
 /// String escapes the reference reads: hex and octal give code points (bytes in bytes literals).
+/// Operator precedence as the reference groups: `in` looser than `is` and `==`, `is` looser than `==`.
+private let precedence: [String] = [
+    "[true] == [true] in [true]", "1 == 1 is bool",
+    "1 + 1 == 2 is bool", "1 is int == true", "1 < 2 is bool == true", "1 < 2 in [true]", "1 in [1] && true", "true is bool in [true]",
+    "1 - - 1 == 2", "1 - -1 == 2", "-(-1) == 1",
+]
+
+/// Grouped as the reference groups them, these ask `in` of a bool, and `!` of an int.
+private let precedenceErrors: [(String, String?)] = [("2 in [1] == false", nil), ("1 in [1] == true", nil), ("1 in [1] is bool", nil), ("!-1", nil)]
+
 /// A '/' with a space after it divides, whatever comes before it.
 private let divisions: [String] = ["4/ 2 == 2", "4 / 2 == 2", "(4)/ (2) == 2"]
 
@@ -223,7 +233,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -231,13 +241,13 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: (errors + moreErrors).map(\.0)) func evaluatesToAnError(_ source: String) {
+    @Test(arguments: (errors + moreErrors + precedenceErrors).map(\.0)) func evaluatesToAnError(_ source: String) {
         let v = evaluate(source)
         guard case .error(let message) = v else {
             Issue.record("\(source) gave \(v), not an error")
             return
         }
-        if let expected = (errors + moreErrors).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+        if let expected = (errors + moreErrors + precedenceErrors).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
     }
 
     @Test func getAndExistsReadThroughTheReaderAndAreCached() {
