@@ -8,6 +8,8 @@ public struct Ruleset: Sendable {
     /// Every expression's range, by id.
     public var ranges: [SourceRange]
     public var source: String
+    /// Where the name of each call is written (by the call's id): `g` in `f.g(x)`.
+    public var callNames: [Int: SourcePosition] = [:]
 }
 
 public struct Service: Sendable {
@@ -60,6 +62,9 @@ public struct FunctionDecl: Sendable {
     public var position: SourcePosition
     /// Where its name is written, which recursion errors point at, as the reference's do.
     public var namePosition: SourcePosition
+    /// Where each parameter's and each let's name is written, for warnings about unused ones.
+    public var parameterPositions: [SourcePosition] = []
+    public var letPositions: [SourcePosition] = []
 }
 
 public struct Expr: Sendable {

@@ -4,29 +4,119 @@ struct Checker {
     let version: Int
     var diagnostics = Diagnostics()
     private let ranges: [SourceRange]
+    private let callNames: [Int: SourcePosition]
     private var types: TypeWarnings
 
     init(_ ruleset: Ruleset) {
         version = ruleset.version
         ranges = ruleset.ranges
+        callNames = ruleset.callNames
         types = TypeWarnings(source: ruleset.source, ranges: ruleset.ranges)
     }
+
+    /// Functions callable without a receiver, and method names of any type: calls of other names
+    /// get the reference's "Invalid function name" warning.
+    static let globalFunctions: Set<String> = [
+        "get", "exists", "getAfter", "existsAfter", "debug", "int", "float", "string", "path",
+        "math.abs", "math.ceil", "math.floor", "math.round", "math.sqrt", "math.isNaN", "math.pow",
+        "hashing.md5", "hashing.sha256", "hashing.crc32", "hashing.crc32c",
+        "timestamp.date", "timestamp.value", "duration.value", "duration.time", "duration.abs", "latlng.value",
+    ]
+    static let methods: Set<String> = [
+        "size", "lower", "upper", "trim", "toUtf8", "matches", "replace", "split", "hasAll", "hasAny", "hasOnly", "union",
+        "intersection", "difference", "concat", "join", "removeAll", "toSet", "keys", "values", "get", "diff", "year", "month",
+        "day", "hours", "minutes", "seconds", "nanos", "dayOfWeek", "dayOfYear", "date", "time", "toMillis", "toBase64",
+        "toHexString", "bind", "addedKeys", "removedKeys", "changedKeys", "unchangedKeys", "affectedKeys", "latitude",
+        "longitude", "distance",
+    ]
+    /// Variables every condition and function can read.
+    static let globalVariables: Set<String> = ["request", "resource"]
 
     static let maxParameters = 7
     static let maxLets = 10
     static let maxMatchDepth = 10
 
     mutating func check(_ ruleset: Ruleset) {
-        for f in Self.unusedFunctions(ruleset) {
-            diagnostics.warning("Function \(f.name) is never called by any rule.", at: f.position)
+        if version < 2 {
+            diagnostics.warning("Ruleset uses old version (version [1]). Please update to the latest version (version [2]).", at: .nowhere)
+        }
+        for f in Self.uncalledFunctions(ruleset) {
+            diagnostics.warning("Unused function: \(f.name).", at: f.namePosition, through: Self.end(of: f.name, at: f.namePosition))
         }
         var scopes: [[FunctionDecl]] = [ruleset.functions]
-        checkFunctions(ruleset.functions, scopes: scopes)
+        checkFunctions(ruleset.functions, scopes: scopes, wildcards: [])
         guard let service = ruleset.service else { return }
         scopes.append(service.functions)
-        checkFunctions(service.functions, scopes: scopes)
+        checkFunctions(service.functions, scopes: scopes, wildcards: [])
         for m in service.matches { checkMatch(m, scopes: scopes, depth: 1, wildcards: [:]) }
-        for (at, message) in types.found { diagnostics.warning(message, at: at) }
+        for found in types.found { diagnostics.warning(found.message, at: found.position, through: found.end) }
+    }
+
+    /// The offset of a name's last code point.
+    static func end(of name: String, at position: SourcePosition) -> Int { position.offset + name.unicodeScalars.count - 1 }
+
+    /// Functions no expression calls, not even another function (the reference's "unused").
+    static func uncalledFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
+        var all: [FunctionDecl] = ruleset.functions
+        var expressions: [Expr] = []
+        func collect(_ m: Match) {
+            all += m.functions
+            for a in m.allows { if let c = a.condition { expressions.append(c) } }
+            for child in m.matches { collect(child) }
+        }
+        if let service = ruleset.service {
+            all += service.functions
+            for m in service.matches { collect(m) }
+        }
+        for f in all { expressions += [f.body] + f.lets.map(\.value) }
+        var called: [String] = []
+        for e in expressions { callNames(e, into: &called) }
+        let calledSet = Set(called)
+        return all.filter { !calledSet.contains($0.name) }
+    }
+
+    /// The names an expression reads and calls, resolved as the reference resolves them when
+    /// loading: unknown variables and functions and wrong argument counts are warnings (they
+    /// fail when evaluated), a package name used as a variable is an error.
+    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: [[FunctionDecl]]) {
+        var found: [(error: Bool, at: SourcePosition, end: Int, message: String)] = []
+        Self.visit(e) { node in
+            switch node.kind {
+            case .identifier(let name) where !variables.contains(name) && !Self.globalVariables.contains(name):
+                let r = ranges[node.id]
+                if Parser.namespaces.contains(name) {
+                    found.append((true, r.start, r.end.offset, "\(name) is a package and cannot be used as variable name."))
+                } else {
+                    found.append((false, r.start, r.end.offset, "Invalid variable name: \(name)."))
+                }
+            case .call(let name, let receiver, let arguments):
+                let at = callNames[node.id] ?? ranges[node.id].start
+                let end = Self.end(of: receiver == nil ? String(name.split(separator: ".").last ?? "") : name, at: at)
+                if receiver != nil {
+                    if !Self.methods.contains(name) { found.append((false, at, end, "Invalid function name: \(name).")) }
+                } else if let f = scopes.reversed().lazy.compactMap({ $0.first { $0.name == name } }).first {
+                    if f.parameters.count != arguments.count {
+                        found.append((false, at, end, "Incorrect number of arguments supplied to function: \(name)."))
+                    }
+                } else if !Self.globalFunctions.contains(name) {
+                    found.append((false, at, end, "Invalid function name: \(name)."))
+                }
+            default: break
+            }
+        }
+        for f in found {
+            if f.error { diagnostics.error(f.message, at: f.at, through: f.end) } else { diagnostics.warning(f.message, at: f.at, through: f.end) }
+        }
+    }
+
+    /// Parameters and lets nothing reads.
+    private mutating func checkUnusedVariables(_ f: FunctionDecl) {
+        var read = Set<String>()
+        for e in f.lets.map(\.value) + [f.body] { Self.visit(e) { if case .identifier(let name) = $0.kind { read.insert(name) } } }
+        let declared = Array(zip(f.parameters, f.parameterPositions)) + Array(zip(f.lets.map(\.name), f.letPositions))
+        for (name, at) in declared where !read.contains(name) {
+            diagnostics.warning("Unused variable: \(name).", at: at, through: Self.end(of: name, at: at))
+        }
     }
 
     /// Functions that no allow condition can reach, directly or through other functions.
@@ -66,30 +156,32 @@ struct Checker {
         } else if recursive.count > 1 {
             diagnostics.error("A match pattern may hold at most one recursive wildcard.", at: m.position)
         }
-        var names = Set<String>()
         var wildcards = outer
         for segment in m.pattern {
             switch segment {
-            case .variable(let n), .recursive(let n):
-                if !names.insert(n).inserted { diagnostics.error("The wildcard {\(n)} is bound twice in one pattern.", at: m.position) }
-                if case .recursive = segment { wildcards[n] = .path } else { wildcards[n] = .string }
+            case .variable(let n): wildcards[n] = .string
+            case .recursive(let n): wildcards[n] = .path
             case .literal: break
             }
         }
         let inner = scopes + [m.functions]
-        checkFunctions(m.functions, scopes: inner)
+        checkFunctions(m.functions, scopes: inner, wildcards: Set(wildcards.keys))
         for a in m.allows {
             guard let c = a.condition else { continue }
             checkExpression(c)
+            checkNames(c, variables: Set(wildcards.keys), scopes: inner)
             types.check(c, wildcards: wildcards)
         }
         for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards) }
     }
 
-    private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]]) {
+    private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]], wildcards: Set<String>) {
         var seen = Set<String>()
         for f in functions {
-            if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is declared twice in one scope.", at: f.position) }
+            if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is already defined.", at: f.namePosition) }
+            checkUnusedVariables(f)
+            let variables = wildcards.union(f.parameters).union(f.lets.map(\.name))
+            for e in f.lets.map(\.value) + [f.body] { checkNames(e, variables: variables, scopes: scopes) }
             if f.parameters.count > Self.maxParameters {
                 diagnostics.error("Function \(f.name) has \(f.parameters.count) parameters; at most \(Self.maxParameters) are allowed.", at: f.position)
             }

@@ -6,11 +6,17 @@ extension Ruleset {
         var parser = Parser(source)
         let ruleset = parser.parseRuleset(source: source)
         var diagnostics = parser.diagnostics
-        // The checker also runs on what parsed, so one pass reports every problem.
+        // The checker also runs on what parsed, so one pass reports every error; its warnings
+        // (unused and unknown names, types) wait for a ruleset that parses, as the reference's do.
         var checker = Checker(ruleset)
         checker.check(ruleset)
-        for d in checker.diagnostics.all {
-            if d.severity == .error { diagnostics.error(d.message, at: d.position) } else { diagnostics.warning(d.message, at: d.position) }
+        let parsed = !diagnostics.hasErrors
+        for d in checker.diagnostics.all where parsed || d.severity == .error {
+            if d.severity == .error {
+                diagnostics.error(d.message, at: d.position, through: d.endOffset)
+            } else {
+                diagnostics.warning(d.message, at: d.position, through: d.endOffset)
+            }
         }
         return (diagnostics.hasErrors ? nil : ruleset, diagnostics.sorted)
     }

@@ -11,6 +11,7 @@ struct Parser {
     static let maxSourceBytes = 256 * 1024
     private(set) var diagnostics: Diagnostics
     private(set) var ranges: [SourceRange] = []
+    private var callNames: [Int: SourcePosition] = [:]
 
     static let namespaces: Set<String> = ["math", "hashing", "timestamp", "duration", "latlng"]
 
@@ -91,11 +92,11 @@ struct Parser {
         var functions: [FunctionDecl] = []
         var service: Service?
         if isWord("rules_version") {
-            _ = advance()
+            let versionStart = advance()
             do throws(Failure) {
                 try expect("=")
-                guard case .string(let v) = current.kind else { throw fail("rules_version must be '1' or '2'.") }
-                guard v == "1" || v == "2" else { throw fail("Unsupported rules_version '\(v)'; use '1' or '2'.") }
+                guard case .string(let v) = current.kind else { throw fail("mismatched input '\(spelling(current) ?? "<EOF>")' expecting STRING") }
+                guard v == "1" || v == "2" else { throw fail("Unsupported rules version \(v).", at: versionStart) }
                 version = Int(v) ?? 1
                 _ = advance()
                 if isSymbol(";") { _ = advance() }
@@ -123,7 +124,7 @@ struct Parser {
         if service == nil, !diagnostics.hasErrors {
             diagnostics.error("A ruleset needs a 'service cloud.firestore { ... }' block.", at: current.start)
         }
-        return Ruleset(version: version, functions: functions, service: service, ranges: ranges, source: source)
+        return Ruleset(version: version, functions: functions, service: service, ranges: ranges, source: source, callNames: callNames)
     }
 
     private mutating func service() -> Service? {
@@ -145,7 +146,9 @@ struct Parser {
         }
         var functions: [FunctionDecl] = []
         var matches: [Match] = []
+        var declarations = 0
         while !atEnd, !isSymbol("}") {
+            declarations += 1
             if isWord("function") {
                 if let f = function() { functions.append(f) }
             } else if isWord("match") {
@@ -156,6 +159,7 @@ struct Parser {
                 synchronize()
             }
         }
+        if declarations == 0, isSymbol("}") { diagnostics.error("The 'service' body must contain at least one declaration.", at: current.start) }
         if isSymbol("}") { _ = advance() } else { diagnostics.error("Expected '}' to close the service.", at: current.start) }
         return Service(name: name, functions: functions, matches: matches)
     }
@@ -182,7 +186,9 @@ struct Parser {
         var functions: [FunctionDecl] = []
         var matches: [Match] = []
         var allows: [Allow] = []
+        var declarations = 0
         while !atEnd, !isSymbol("}") {
+            declarations += 1
             if isWord("function") {
                 if let f = function() { functions.append(f) }
             } else if isWord("match") {
@@ -195,6 +201,7 @@ struct Parser {
                 synchronize()
             }
         }
+        if declarations == 0, isSymbol("}") { diagnostics.error("The 'match' body must contain at least one declaration.", at: current.start) }
         if isSymbol("}") { _ = advance() } else { diagnostics.error("Expected '}' to close the match.", at: current.start) }
         return Match(pattern: pattern, functions: functions, matches: matches, allows: allows, position: start)
     }
@@ -210,12 +217,15 @@ struct Parser {
 
     private mutating func matchPattern() throws(Failure) -> [PatternSegment] {
         var segments: [PatternSegment] = []
+        var names = Set<String>()
         guard isSymbol("/") else { throw fail("A match pattern starts with '/'.") }
         while isSymbol("/") {
             _ = advance()
             if isSymbol("{") {
                 _ = advance()
+                let nameAt = current.start
                 let name = try identifier("a wildcard name")
+                if !names.insert(name).inserted { diagnostics.error("Variable \(name) already exists in the PathTemplate.", at: nameAt) }
                 if isSymbol("=**") {
                     _ = advance()
                     segments.append(.recursive(name))
@@ -261,8 +271,10 @@ struct Parser {
                 if isSymbol(",") { _ = advance() }
                 let token = current
                 let name = try identifier("a method (read, write, get, list, create, update, delete)")
+                // The reference loads the rest of the statement and warns; the name grants nothing.
                 guard let method = Method(rawValue: name) else {
-                    throw fail("Unknown method '\(name)'; expected read, write, get, list, create, update or delete.", at: token)
+                    diagnostics.warning("Invalid method name: \(name).", at: token.start, through: token.end.offset)
+                    continue
                 }
                 methods.append(method)
             } while isSymbol(",")
@@ -305,15 +317,22 @@ struct Parser {
             let name = try identifier("a function name")
             try expect("(")
             var parameters: [String] = []
+            var parameterPositions: [SourcePosition] = []
             while !isSymbol(")") {
-                parameters.append(try identifier("a parameter name"))
+                let at = current.start
+                let parameter = try identifier("a parameter name")
+                if parameters.contains(parameter) { diagnostics.error("Variable \(parameter) is already defined.", at: at) }
+                parameters.append(parameter)
+                parameterPositions.append(at)
                 if isSymbol(",") { _ = advance() } else { break }
             }
             try expect(")")
             try expect("{")
             var lets: [(String, Expr)] = []
+            var letPositions: [SourcePosition] = []
             while isWord("let") {
                 _ = advance()
+                letPositions.append(current.start)
                 let letName = try identifier("a name after 'let'")
                 try expect("=")
                 let value = try expression()
@@ -325,7 +344,9 @@ struct Parser {
             let body = try expression()
             if isSymbol(";") { _ = advance() }
             try expect("}", "Expected '}' to close the function.")
-            return FunctionDecl(name: name, parameters: parameters, lets: lets, body: body, position: start, namePosition: nameStart)
+            return FunctionDecl(
+                name: name, parameters: parameters, lets: lets, body: body, position: start, namePosition: nameStart,
+                parameterPositions: parameterPositions, letPositions: letPositions)
         } catch {
             synchronize()
             if isSymbol("}") { _ = advance() }
@@ -432,6 +453,7 @@ struct Parser {
         while true {
             if isSymbol(".") {
                 _ = advance()
+                let nameAt = current.start
                 let name = try identifier("a field or method name after '.'")
                 if isSymbol("(") {
                     let arguments = try callArguments()
@@ -440,6 +462,7 @@ struct Parser {
                     } else {
                         e = node(.call(name: name, receiver: e, arguments: arguments), from: start)
                     }
+                    callNames[e.id] = nameAt
                 } else {
                     e = node(.member(e, name), from: start)
                 }
@@ -493,6 +516,7 @@ struct Parser {
         case .identifier(let name):
             _ = advance()
             switch name {
+            case "let": throw fail("Unexpected 'let'.", at: token)
             case "true": return node(.bool(true), from: start)
             case "false": return node(.bool(false), from: start)
             case "null": return node(.null, from: start)
@@ -500,7 +524,9 @@ struct Parser {
             }
             if isSymbol("(") {
                 let arguments = try callArguments()
-                return node(.call(name: name, receiver: nil, arguments: arguments), from: start)
+                let call = node(.call(name: name, receiver: nil, arguments: arguments), from: start)
+                callNames[call.id] = start
+                return call
             }
             return node(.identifier(name), from: start)
         case .symbol("("):

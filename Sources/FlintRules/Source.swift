@@ -11,6 +11,8 @@ public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     public static func < (a: SourcePosition, b: SourcePosition) -> Bool { a.offset < b.offset }
+    /// For problems of the whole ruleset, which the reference reports without a place (`L0:0`).
+    public static let nowhere = SourcePosition(line: 0, column: 0, offset: -1)
     public var description: String { "\(line):\(column)" }
 }
 
@@ -32,6 +34,10 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     public var position: SourcePosition
     public var message: String
+    /// The offset of the last code point the problem covers, when it covers more than a point.
+    public var endOffset: Int?
+
+    public var isLocated: Bool { position.line > 0 }
 
     public var description: String { "\(position.line):\(position.column): \(severity.rawValue): \(message)" }
 }
@@ -44,12 +50,12 @@ public struct Diagnostics: Sendable {
 
     public var hasErrors: Bool { all.contains { $0.severity == .error } }
 
-    mutating func error(_ message: String, at position: SourcePosition) {
-        all.append(Diagnostic(severity: .error, position: position, message: message))
+    mutating func error(_ message: String, at position: SourcePosition, through end: Int? = nil) {
+        all.append(Diagnostic(severity: .error, position: position, message: message, endOffset: end))
     }
 
-    mutating func warning(_ message: String, at position: SourcePosition) {
-        all.append(Diagnostic(severity: .warning, position: position, message: message))
+    mutating func warning(_ message: String, at position: SourcePosition, through end: Int? = nil) {
+        all.append(Diagnostic(severity: .warning, position: position, message: message, endOffset: end))
     }
 
     /// Sorted by position, without repeats.

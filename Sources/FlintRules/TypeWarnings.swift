@@ -10,7 +10,7 @@ struct TypeWarnings {
 
     let source: [Unicode.Scalar]
     let ranges: [SourceRange]
-    private(set) var found: [(SourcePosition, String)] = []
+    private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
 
     init(source: String, ranges: [SourceRange]) {
         self.source = Array(source.unicodeScalars)
@@ -46,7 +46,8 @@ struct TypeWarnings {
         case .unary(let op, let operand):
             let t = type(of: operand, wildcards)
             if op == "-", t != .unknown, t != .int, t != .float {
-                warn(at: ranges[operand.id].start, "Invalid type. Received one of [\(t.rawValue)]. Expected one of [int, float, duration].")
+                warn(at: ranges[operand.id].start, through: ranges[operand.id].end.offset,
+                     "Invalid type. Received one of [\(t.rawValue)]. Expected one of [int, float, duration].")
                 noTypeFits(operand)
             }
             return op == "!" ? .bool : (t == .int || t == .float ? t : .unknown)
@@ -56,13 +57,14 @@ struct TypeWarnings {
             switch op {
             case "==", "!=":
                 if !Self.comparable(l, r) {
-                    warn(at: operatorPosition(op, between: left, right),
+                    let at = operatorPosition(op, between: left, right)
+                    warn(at: at, through: at.offset + op.count - 1,
                          "The sub-expressions are not comparable, so this comparison will always return false.")
                 }
                 return .bool
             case "in":
                 if r != .unknown, r != .list, r != .map {
-                    warn(at: ranges[right.id].start, "Invalid type. Received one of [\(r.rawValue)]. Expected one of [list, set, map, constraint].")
+                    warn(at: ranges[right.id].start, through: ranges[right.id].end.offset, "Invalid type. Received one of [\(r.rawValue)]. Expected one of [list, set, map, constraint].")
                     noTypeFits(right)
                 }
                 return .bool
@@ -102,11 +104,11 @@ struct TypeWarnings {
     /// A wildcard used where its type does not fit gets a second warning naming it.
     private mutating func noTypeFits(_ operand: Expr) {
         guard case .identifier(let name) = operand.kind else { return }
-        warn(at: ranges[operand.id].start, "Invalid type. There is no type for variable '\(name)' that satisfies all clauses.")
+        warn(at: ranges[operand.id].start, through: ranges[operand.id].end.offset, "Invalid type. There is no type for variable '\(name)' that satisfies all clauses.")
     }
 
-    private mutating func warn(at position: SourcePosition, _ message: String) {
-        found.append((position, message))
+    private mutating func warn(at position: SourcePosition, through end: Int, _ message: String) {
+        found.append((position, end, message))
     }
 
     /// Where the operator between two operands starts, as the reference points at it; the

@@ -82,15 +82,25 @@ struct AdminAPI: Sendable {
             }
             // firebase-tools loads a project's rules; a "database" field scopes them to one database.
             let diagnostics = engine.rules.load(content, project: project, database: object["database"] as? String)
-            let errors = diagnostics.filter { $0.severity == .error }
-            guard errors.isEmpty else {
+            // As on the reference, a refusal lists every problem, warnings too, in source order;
+            // problems of the whole ruleset have no place and read `L0:0`.
+            guard !diagnostics.contains(where: { $0.severity == .error }) else {
                 throw .invalidArgument(
-                    "Error compiling rules:\n" + errors.map { "L\($0.position.line):\($0.position.column) \($0.message)" }.joined(separator: "\n"))
+                    "Error compiling rules:\n" + diagnostics.map { "L\($0.position.line):\($0.position.column) \($0.message)" }.joined(separator: "\n"))
             }
-            // Loaded. Warnings (functions no rule calls) come back as issues; none: `{}` as the reference.
+            // Loaded. Warnings come back as issues, placed as the reference places them; none: `{}`.
             guard !diagnostics.isEmpty else { return RESTAPI.respond(Data("{\n}\n".utf8)) }
+            let fileName = files.first?["name"] as? String
             let issues: [[String: Any]] = diagnostics.map { d in
-                ["sourcePosition": ["line": d.position.line, "column": d.position.column], "description": d.message, "severity": "WARNING"]
+                var position: [String: Any] = [:]
+                if let fileName { position["fileName"] = fileName }
+                if d.isLocated {
+                    position["line"] = d.position.line
+                    position["column"] = d.position.column
+                    position["currentOffset"] = d.position.offset
+                    position["endOffset"] = d.endOffset ?? d.position.offset
+                }
+                return ["sourcePosition": position, "description": d.message, "severity": "WARNING"]
             }
             return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["issues": issues], options: [.sortedKeys])) ?? Data("{}".utf8))
         } catch {

@@ -790,6 +790,40 @@ struct RulesStdlibDifferentialTests {
         }
     }
 
+    /// Rulesets that load with warnings: Flint's issues (text, place, offsets) must be the reference's.
+    static let warned: [String] = [
+        "function f() { return g(); }\n    function g() { return true; }\n    match /a/{b} { allow read: if true; }",
+        "function f(x) { let y = 1; return true; }\n    match /a/{b} { allow read: if f(1); }",
+        "match /a/{b} { allow read: if nope || nope() || request.auth.nope() || math.nope(1) || b.nope() || string == 1; }",
+        "match /a/{b} { allow readd, write: if get(/databases/$(database)/documents/x/$(c)).data.v == 1; }",
+        "function f(x) { return x; }\n    match /a/{b} { allow read: if f(1, 2) && f(); }",
+        "function request() { return 1; }\n    match /a/{b} { allow read: if {a: 1}.a == 1; }",
+        "match /a/{b} { function f() { return b == 'x' && c == 1; } match /c/{c} { allow read: if f(); } }",
+        "match /a/{b} { allow read: if 1 == 'a' || -'a' == 1 || request.time == 1 || b == 1; }",
+    ]
+
+    @Test func whatTheReferenceWarnsAboutFlintWarnsAbout() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential rules warnings test skipped")
+            return
+        }
+        defer { reference.stop() }
+        for body in Self.warned {
+            let source = RulesDifferential.ruleset([body])
+            let (status, answer) = try await reference.request(
+                "PUT", "/emulator/v1/projects/flint-warned:securityRules", ["rules": ["files": [["content": source]]]])
+            #expect(status == 200, "\(body): \(answer)")
+            let expected = ((answer as? [String: Any])?["issues"] as? [[String: Any]] ?? []).map { issue in
+                let p = issue["sourcePosition"] as? [String: Any] ?? [:]
+                return "\(p["line"] ?? 0):\(p["column"] ?? 0)[\(p["currentOffset"] ?? 0)-\(p["endOffset"] ?? 0)] \(issue["description"] ?? "")"
+            }
+            let found = RulesRegistry().load(source, project: "flint-warned").map { d in
+                "\(d.position.line):\(d.position.column)[\(d.isLocated ? d.position.offset : 0)-\(d.isLocated ? d.endOffset ?? d.position.offset : 0)] \(d.message)"
+            }
+            #expect(found == expected, "\(body)")
+        }
+    }
+
     @Test func everyExpressionGetsTheReferencesVerdict() async throws {
         guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential rules standard library test skipped")

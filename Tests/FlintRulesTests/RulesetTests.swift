@@ -139,7 +139,7 @@ struct RulesetTests {
     /// As on the reference, a literal pattern is checked when loading for `matches` and `split`,
     /// but for `replace` only when the call runs.
     @Test func replacePatternsAreCheckedWhenTheyRun() {
-        let source = "service cloud.firestore { match /databases/{d}/documents { match /a/{b} { allow read: if b.replace('(', 'x') == b; } } }"
+        let source = "rules_version = '2'; service cloud.firestore { match /databases/{d}/documents { match /a/{b} { allow read: if b.replace('(', 'x') == b; } } }"
         #expect(errors(source).isEmpty)
         #expect(errors(source.replacingOccurrences(of: "replace('(', 'x')", with: "split('(')")).contains { $0.contains("Invalid regular expression '('") })
     }
@@ -199,9 +199,9 @@ struct RulesetTests {
             }
             """)
         #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
-        // A function no rule calls compiles, with a warning.
+        // A function nothing calls compiles, with the reference's warning at its name.
         let warnings = Ruleset.compile(rules.source).diagnostics.map(\.description)
-        #expect(warnings == ["9:5: warning: Function later is never called by any rule."])
+        #expect(warnings == ["9:14: warning: Unused function: later."])
     }
 }
 
@@ -216,7 +216,7 @@ struct HostileRulesTests {
         let matches = String(repeating: "match /a/{b} { ", count: 5000) + String(repeating: "} ", count: 5000)
         #expect(errors("service cloud.firestore { \(matches) }").contains { $0.contains("Too many nested match blocks") })
         #expect(errors(String(repeating: "x", count: 300_000)) == ["1:1: error: The ruleset is larger than 256 KB."])
-        #expect(errors("service cloud.firestore { match /a/{b} { allow read: if [\(String(repeating: "1,", count: 20_000))1].size() > 0; } }").isEmpty)
+        #expect(errors("rules_version = '2'; service cloud.firestore { match /a/{b} { allow read: if [\(String(repeating: "1,", count: 20_000))1].size() > 0; } }").isEmpty)
     }
 
     @Test func theDeepestAllowedEvaluationFinishes() throws {

@@ -35,6 +35,21 @@ struct RulesAPITests {
         ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String
     }
 
+    /// The issues a successful load answers, for rules sent as `firestore.rules`.
+    static func issues(_ client: any TestClientProtocol, _ source: String) async throws -> NSArray? {
+        let body = try JSONSerialization.data(withJSONObject: ["rules": ["files": [["name": "firestore.rules", "content": source]]]])
+        let (status, answer) = try await call(client, .put, "/emulator/v1/projects/warn:securityRules", String(decoding: body, as: UTF8.self))
+        #expect(status == .ok)
+        return (answer as? [String: Any])?["issues"] as? NSArray
+    }
+
+    static func issue(_ description: String, line: Int, column: Int, offsets: ClosedRange<Int>) -> [String: Any] {
+        let position: [String: Any] = [
+            "fileName": "firestore.rules", "line": line, "column": column, "currentOffset": offsets.lowerBound, "endOffset": offsets.upperBound,
+        ]
+        return ["sourcePosition": position, "description": description, "severity": "WARNING"]
+    }
+
     static func rulesBody(_ source: String) -> String {
         let data = try! JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]])
         return String(decoding: data, as: UTF8.self)
@@ -61,13 +76,21 @@ struct RulesAPITests {
                 L5:19 Missing 'if' before conditional expression.
                 L6:33 An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff
                 """)
-            let unused = "service cloud.firestore { function f() { return true; } match /databases/{d}/documents/a/{b} { allow read; } }"
-            let (warned, issues) = try await Self.call(client, .put, "/emulator/v1/projects/warn:securityRules", Self.rulesBody(unused))
-            #expect(warned == .ok)
-            let issue = ((issues as? [String: Any])?["issues"] as? [[String: Any]])?.first
-            #expect(issue?["severity"] as? String == "WARNING")
-            #expect(issue?["description"] as? String == "Function f is never called by any rule.")
-            #expect(issue?["sourcePosition"] as? [String: Int] == ["line": 1, "column": 27])
+            // The reference's issues for these rules, as it answered them.
+            let unused = "rules_version = '2';\nservice cloud.firestore {\n match /databases/{d}/documents {\n function f() { return true; }\n match /a/{b} { allow read: if true; }\n }\n}"
+            #expect(try await Self.issues(client, unused) == [
+                Self.issue("Unused function: f.", line: 4, column: 11, offsets: 91...91),
+            ])
+            let names = "service cloud.firestore { match /databases/{d}/documents { function f(x, y) { return true; } match /a/{b} { allow read: if f(1) && g() && database == 1; allow readd: if true; } } }"
+            #expect(try await Self.issues(client, names) == [
+                ["sourcePosition": ["fileName": "firestore.rules"], "description": "Ruleset uses old version (version [1]). Please update to the latest version (version [2]).", "severity": "WARNING"],
+                Self.issue("Unused variable: x.", line: 1, column: 71, offsets: 70...70),
+                Self.issue("Unused variable: y.", line: 1, column: 74, offsets: 73...73),
+                Self.issue("Incorrect number of arguments supplied to function: f.", line: 1, column: 124, offsets: 123...123),
+                Self.issue("Invalid function name: g.", line: 1, column: 132, offsets: 131...131),
+                Self.issue("Invalid variable name: database.", line: 1, column: 139, offsets: 138...145),
+                Self.issue("Invalid method name: readd.", line: 1, column: 160, offsets: 159...163),
+            ])
             let (malformed, _) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", #"{"rules": 3}"#)
             #expect(malformed == .badRequest)
             // Nothing was loaded: the project is still open.
