@@ -262,6 +262,7 @@ public final class Coverage: Sendable {
             return #"{"timestampValue":"\#(RFC3339.format(Timestamp(microseconds: micros)))"}"#
         case .duration(let d): return #"{"durationValue":"\#(Double(d.nanos) / 1e9)s"}"#
         case .latlng(let lat, let lng): return #"{"latlngValue":{"latitude":\#(lat),"longitude":\#(lng)}}"#
+        case .vector(let values): return #"{"vectorValue":{"values":["# + values.map { json(.float($0)) }.joined(separator: ",") + "]}}"
         case .constraint: return #"{"constraintValue":{}}"#
         case .error(let m): return #"{"undefined":{"causeMessage":\#(str(m))}}"#
         }

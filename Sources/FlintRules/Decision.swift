@@ -225,7 +225,7 @@ extension RulesValue {
         case .geoPoint(let g): self = .latlng(g.latitude, g.longitude)
         case .array(let items): self = .list(items.map(RulesValue.init))
         case .map(let m): self = .map(RulesValue.fields(m))
-        case .vector(let values): self = .map(["__type__": .string("__vector__"), "value": .list(values.map { .float($0) })])
+        case .vector(let values): self = .vector(values)
         }
     }
 

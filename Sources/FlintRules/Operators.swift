@@ -25,6 +25,7 @@ enum Operators {
         case (.timestamp(let x), .timestamp(let y)): return x == y
         case (.duration(let x), .duration(let y)): return x == y
         case (.latlng(let a1, let o1), .latlng(let a2, let o2)): return a1 == a2 && o1 == o2
+        case (.vector(let x), .vector(let y)): return x == y
         case (.mapDiff, .mapDiff): return false
         default: return false
         }

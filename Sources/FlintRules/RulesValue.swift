@@ -19,6 +19,8 @@ public indirect enum RulesValue: Sendable {
     case timestamp(RulesTimestamp)
     case duration(RulesDuration)
     case latlng(Double, Double)
+    /// A vector field (`FieldValue.vector`): only `is vector`, equality and `debug` take one.
+    case vector([Double])
     /// What a list query's filter says about a field it does not pin to one value.
     case constraint(FieldConstraint)
     case error(String)
@@ -42,6 +44,7 @@ public indirect enum RulesValue: Sendable {
         case .timestamp: "timestamp"
         case .duration: "duration"
         case .latlng: "latlng"
+        case .vector: "vector"
         case .constraint: "constraint"
         case .error: "error"
         }

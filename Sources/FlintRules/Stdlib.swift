@@ -73,15 +73,15 @@ enum Stdlib {
         switch (v, name) {
         case (.bool, "bool"), (.int, "int"), (.float, "float"), (.int, "number"), (.float, "number"), (.string, "string"),
             (.list, "list"), (.map, "map"), (.timestamp, "timestamp"), (.duration, "duration"), (.path, "path"),
-            (.latlng, "latlng"), (.bytes, "bytes"), (.mapDiff, "map_diff"):
+            (.latlng, "latlng"), (.bytes, "bytes"), (.mapDiff, "map_diff"), (.vector, "vector"):
             return true
         default:
             return false
         }
     }
 
-    /// The names `is` accepts, in the emulator's order for its message. `set`, `constraint` and
-    /// `vector` compile but, as on the emulator, no value answers true to them.
+    /// The names `is` accepts, in the emulator's order for its message. `set` and `constraint`
+    /// compile but, as on the emulator, no value answers true to them.
     static let typeNameList = ["bool", "bytes", "constraint", "duration", "float", "int", "latlng", "list", "vector", "set", "number", "map", "string", "timestamp", "path", "map_diff"]
     static let typeNames = Set(typeNameList)
 
@@ -251,6 +251,7 @@ enum Stdlib {
             return numbers("duration_value", [("seconds", "\(seconds)", seconds != 0), ("nanos", "\(nanos)", nanos != 0)])
         case .latlng(let lat, let lng):
             return numbers("latlng_value", [("latitude", formatFloat(lat), lat != 0), ("longitude", formatFloat(lng), lng != 0)])
+        case .vector(let values): return message("vector_value", values.map { message("values", ["float_value: \(formatFloat($0))"]) })
         case .constraint: return message("constraint_value", [])
         case .error(let e): return "error: \(e)"
         }

@@ -45,11 +45,10 @@ final class ReferenceEmulator: Sendable {
         self.base = "http://127.0.0.1:\(port)"
     }
 
-    /// Stops it in the background; the next start picks another port.
+    /// Stops it before returning (the script only signals the JVM, in milliseconds): stopped
+    /// from a detached thread, the last suite's emulator outlived a test process that ended first.
     func stop() {
-        let script = script
-        let port = port
-        Thread.detachNewThread { _ = Self.run(script, ["stop", String(port)]) }
+        _ = Self.run(script, ["stop", String(port)])
     }
 
     /// Runs the script and waits for it with posix_spawn and waitpid: Foundation's `Process`

@@ -824,6 +824,125 @@ struct RulesStdlibDifferentialTests {
         }
     }
 
+    /// A document holding every type, read by rules: how each type reads, and what it offers.
+    static let everyType: MapValue = [
+        "i": 7, "d": 2.5, "dn": .double(.nan), "b": true, "n": .null, "s": "h\u{e9}llo",
+        "t": .timestamp(RFC3339.parse("2020-01-02T03:04:05.123456Z")!), "by": .bytes([1, 2, 3]),
+        "r": .reference(DocumentReference(database: DatabaseID(project: "flint-types"), key: try! DocumentKey(parsing: "users/alice"))),
+        "g": .geoPoint(try! GeoPoint(latitude: 1.5, longitude: -2)), "a": [1, "x"], "ae": [], "m": ["k": 1, "n2": ["z": false]], "me": [:],
+        "v": .vector([1, 2]), "dotted.key": 3,
+    ]
+
+    static let typeExpressions: [String] = [
+        #"resource.data.i is int"#,
+        #"resource.data.d is float"#,
+        #"resource.data.i == 7"#,
+        #"resource.data.d == 2.5"#,
+        #"resource.data.dn != resource.data.dn"#,
+        #"resource.data.b == true"#,
+        #"resource.data.n == null"#,
+        #"resource.data.s == 'héllo'"#,
+        #"resource.data.s.size() == 5"#,
+        #"resource.data.t is timestamp"#,
+        #"resource.data.t == timestamp.value(1577934245123)"#,
+        #"resource.data.t.nanos() == 123456000"#,
+        #"resource.data.t > timestamp.date(2020, 1, 1)"#,
+        #"resource.data.by is bytes"#,
+        #"resource.data.by.size() == 3"#,
+        #"resource.data.by == b'\x01\x02\x03'"#,
+        #"resource.data.r is path"#,
+        #"resource.data.r == /databases/(default)/documents/users/alice"#,
+        #"resource.data.r == /databases/$(database)/documents/users/alice"#,
+        #"string(resource.data.r) == 'projects/resp/databases/(default)/documents/users/alice'"#,
+        #"resource.data.r[3] == 'users'"#,
+        #"resource.data.r[4] == 'alice'"#,
+        #"resource.data.r.size() == 5"#,
+        #"resource.data.g is latlng"#,
+        #"resource.data.g.latitude() == 1.5"#,
+        #"resource.data.g.longitude() == -2"#,
+        #"resource.data.a is list"#,
+        #"resource.data.a.size() == 2"#,
+        #"resource.data.a[1] == 'x'"#,
+        #"resource.data.ae == []"#,
+        #"resource.data.m is map"#,
+        #"resource.data.m.k == 1"#,
+        #"resource.data.m.n2.z == false"#,
+        #"resource.data.m['n2']['z'] == false"#,
+        #"resource.data.me == {}"#,
+        #"resource.data.v is map"#,
+        #"resource.data.v is vector"#,
+        #"resource.data.v.size() == 2"#,
+        #"resource.data['dotted.key'] == 3"#,
+        #"'dotted.key' in resource.data"#,
+        #"resource.id == 'x'"#,
+        #"resource.__name__ == /databases/(default)/documents/$(request.path[3])/x"#,
+        #"resource.__name__ is path"#,
+        #"string(resource.__name__) == '/databases/(default)/documents/e0/x'"#,
+        #"request.path is path"#,
+        #"request.path[0] == 'databases'"#,
+        #"request.path.size() == 5"#,
+        #"request.resource == null"#,
+        #"request.method == 'get'"#,
+        #"request.auth == null"#,
+        #"request.query == null"#,
+        #"request.time is timestamp"#,
+        #"request.time > resource.data.t"#,
+        #"'i' in resource.data"#,
+        #"!('zz' in resource.data)"#,
+        #"resource.data.get('zz', 5) == 5"#,
+        #"resource.data.get(['m', 'k'], 0) == 1"#,
+        #"resource.data.get(['m', 'zz'], 0) == 0"#,
+        #"resource.data.i + resource.data.d == 9.5"#,
+        #"resource.data.s + resource.data.s == 'héllohéllo'"#,
+        #"resource.data.a + [1] == [1, 'x', 1]"#,
+        #"resource.data.m.size() == 2"#,
+        #"resource.data.v.value.size() == 2"#,
+        #"resource.data.v.__type__ == '__vector__'"#,
+        #"resource.data.v == resource.data.v"#,
+        #"resource.data.v != null"#,
+        #"resource.data.v.toList() == [1.0, 2.0]"#,
+        #"resource.data.v[0] == 1.0"#,
+        #"resource.data.v.size() == 2"#,
+        #"resource.data.v.value == [1.0, 2.0]"#,
+        #"string(resource.data.v) != ''"#,
+        #"debug(resource.data.v) != null"#,
+        #"resource.data.v is list"#,
+        #"resource.data.keys().hasAll(['v'])"#,
+        #"resource.data.diff(resource.data).unchangedKeys().hasAll(['v'])"#,
+        #"resource.data.v in [resource.data.v]"#,
+        #"[resource.data.v].size() == 1"#,
+        #"resource.data.v == 1"#,
+        #"resource.data.v != 1"#,
+        #"resource.data.keys().size() == 15"#,
+        #"resource.data.diff({}).removedKeys().size() == 15"#,
+    ]
+
+    @Test func everyTypeReadsAsTheReferenceReadsIt() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential rules types test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let project = "flint-types"
+        let source = RulesDifferential.ruleset(Self.typeExpressions.enumerated().map { i, e in "match /t\(i)/{doc} { allow get: if \(e); }" })
+        let database = try await RulesDifferential.load(source, project: project, on: reference)
+        var allowed = 0
+        for (i, expression) in Self.typeExpressions.enumerated() {
+            let path = "t\(i)/x"
+            let (written, _) = try await reference.request(
+                "PATCH", "/v1/projects/\(project)/databases/(default)/documents/\(path)", ["fields": RESTJSON.fields(Self.everyType)])
+            try #require(written == 200)
+            _ = try await database.commit([.set(try DocumentKey(parsing: path), Self.everyType)])
+            let (status, _) = try await reference.request("GET", "/v1/projects/\(project)/databases/(default)/documents/\(path)", authorization: nil)
+            #expect(status == 200 || status == 403, "\(expression): the reference answered \(status)")
+            await RulesDifferential.expectSameVerdict(expression, referenceAllows: status == 200) {
+                _ = try await database.get(try DocumentKey(parsing: path), auth: .unauthenticated)
+            }
+            if status == 200 { allowed += 1 }
+        }
+        #expect(allowed > Self.typeExpressions.count / 2)
+    }
+
     @Test func everyExpressionGetsTheReferencesVerdict() async throws {
         guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential rules standard library test skipped")

@@ -86,6 +86,33 @@ struct RulesEnforcementTests {
         #expect(nothing == FlintError(.permissionDenied, "No matching allow statements"))
     }
 
+    /// Vector fields are `vector` values, as on the reference: not maps, equal to themselves,
+    /// and with no size, index or conversion.
+    @Test func vectorFieldsAreVectors() async throws {
+        let db = Self.database("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /v/{id} {
+                  allow get: if resource.data.e is vector && resource.data.e == resource.data.e && !(resource.data.e is map)
+                    && resource.data.e != resource.data.other;
+                  allow create: if request.resource.data.e is vector;
+                }
+                match /size/{id} { allow get: if resource.data.e.size() == 2; }
+                match /index/{id} { allow get: if resource.data.e[0] == 1.0; }
+              }
+            }
+            """, project: "vec")
+        let embedding = Value.vector([1, 2])
+        _ = try await db.commit([.set(key("v/a"), ["e": embedding, "other": .vector([1, 3])])], auth: Self.user("ann"))
+        _ = try await db.commit([.set(key("size/a"), ["e": embedding]), .set(key("index/a"), ["e": embedding])])
+        #expect(try await db.get(key("v/a"), auth: Self.user("ann")) != nil)
+        #expect(await Self.denial { _ = try await db.get(key("size/a"), auth: Self.user("ann")) }?.code == .permissionDenied)
+        #expect(await Self.denial { _ = try await db.get(key("index/a"), auth: Self.user("ann")) }?.code == .permissionDenied)
+        let notVector = await Self.denial { _ = try await db.commit([.set(key("v/b"), ["e": [1.0, 2.0]])], auth: Self.user("ann")) }
+        #expect(notVector?.code == .permissionDenied)
+    }
+
     @Test func writesSeeTheirMethodAndTheDocumentAfterTheWrite() async throws {
         let (db, _) = try Self.database()
         let create = Write(.update(key("profiles/ann"), ["visits": 1]), transforms: [FieldTransform(field("createdAt"), .serverTimestamp)])

@@ -46,6 +46,12 @@ struct DebugOutputTests {
         ("debug(1, 'two')", "int_value: 1"),
     ]
 
+    /// Vectors come only from documents, so they are written directly.
+    @Test func vectorsPrintTheirValues() {
+        #expect(Stdlib.debugDescription(.vector([1, 2.5])) == "vector_value { values { float_value: 1.0 } values { float_value: 2.5 } }")
+        #expect(Coverage.json(.vector([1, 2.5])) == #"{"vectorValue":{"values":[{"floatValue":1.0},{"floatValue":2.5}]}}"#)
+    }
+
     @Test(arguments: cases.indices) func printsWhatTheReferencePrints(_ i: Int) {
         let (source, expected) = Self.cases[i]
         #expect(Self.recorded(source) == [expected], "\(source)")
