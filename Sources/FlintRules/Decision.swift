@@ -148,7 +148,8 @@ extension Ruleset {
             switch value {
             case .bool(true): return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
             case .error(let text): outcomes.append("\(text) for '\(request.method.rawValue)' @ L\(line)")
-            default: outcomes.append("false for '\(request.method.rawValue)' @ L\(line)")
+            case .bool(false): outcomes.append("false for '\(request.method.rawValue)' @ L\(line)")
+            default: outcomes.append("Type error. Received: [\(value.typeName)] Expected: [bool]. for '\(request.method.rawValue)' @ L\(line)")
             }
         }
         let message = outcomes.isEmpty ? "No matching allow statements" : "\n" + outcomes.joined(separator: ", ")

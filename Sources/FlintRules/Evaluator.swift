@@ -168,7 +168,7 @@ final class Evaluator {
             case .int(let i): return i == Int64.min ? .error("Integer overflow error.") : .int(-i)
             case .float(let f): return .float(-f)
             case .duration(let d): return .duration(RulesDuration(nanos: -d.nanos))
-            default: return Operators.unsupported("-\(v.typeName)", "-int, -float")
+            default: return Operators.unsupported("-\(v.typeName)", "-int, -float, -duration")
             }
         case .binary(let op, let l, let r):
             let v = binary(op, l, r, scope)

@@ -144,7 +144,13 @@ enum Operators {
             let (n, overflow) = op == "+" ? x.nanos.addingReportingOverflow(y.nanos) : x.nanos.subtractingReportingOverflow(y.nanos)
             return overflow ? .error("Duration out of range.") : .duration(RulesDuration(nanos: n))
         default:
-            return unsupported("\(a.typeName) \(op) \(b.typeName)", "int \(op) int, float \(op) float" + (op == "+" ? ", string + string" : ""))
+            let expected: String
+            switch op {
+            case "+": expected = "int + int, float + float, string + string, duration + duration, duration + timestamp, timestamp + duration"
+            case "-": expected = "int - int, float - float, duration - duration, timestamp - duration, timestamp - timestamp"
+            default: expected = "int \(op) int, float \(op) float"
+            }
+            return unsupported("\(a.typeName) \(op) \(b.typeName)", expected)
         }
     }
 

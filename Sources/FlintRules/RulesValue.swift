@@ -85,6 +85,50 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
         nanos = t.nanos
     }
 
+    /// A timestamp string as `timestamp.value(string)` reads it on the reference, which is lenient:
+    /// `YYYY-M-DTh:m:s[.fraction](Z|±hh:mm)` after optional spaces, one or two digits per field,
+    /// fields past their range carried over (`2020-02-30` is March 1st, `24:00:00` the next day),
+    /// and a fraction of any length cut to nanoseconds.
+    init?(rfc3339 text: String) {
+        var rest = Substring(text).drop { $0 == " " }
+        func number(_ digits: ClosedRange<Int>) -> Int? {
+            let run = rest.prefix { $0.isASCII && $0.isNumber }
+            guard digits.contains(run.count), let n = Int(run) else { return nil }
+            rest = rest.dropFirst(run.count)
+            return n
+        }
+        func skip(_ c: Character) -> Bool {
+            guard rest.first == c else { return false }
+            rest = rest.dropFirst()
+            return true
+        }
+        guard let year = number(4...4), skip("-"), let month = number(1...2), skip("-"), let day = number(1...2), skip("T"),
+            let hour = number(1...2), skip(":"), let minute = number(1...2), skip(":"), let second = number(1...2)
+        else { return nil }
+        var nanos = 0
+        if skip(".") {
+            let fraction = rest.prefix { $0.isASCII && $0.isNumber }
+            rest = rest.dropFirst(fraction.count)
+            nanos = Int(String((fraction + "000000000").prefix(9))) ?? 0
+        }
+        var offset = 0
+        if skip("Z") {
+        } else if let sign = rest.first, sign == "+" || sign == "-" {
+            rest = rest.dropFirst()
+            guard let h = number(2...2), skip(":"), let m = number(2...2) else { return nil }
+            offset = (h * 60 + m) * 60 * (sign == "+" ? 1 : -1)
+        } else {
+            return nil
+        }
+        guard rest.isEmpty else { return nil }
+        let months = year * 12 + month - 1
+        let days = Stdlib.daysFromCivil(Int(Stdlib.floorDiv(Int64(months), 12)), months - Int(Stdlib.floorDiv(Int64(months), 12)) * 12 + 1, 1) + Int64(day - 1)
+        let secs = days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
+        guard Self.validSeconds.contains(secs) else { return nil }
+        seconds = secs
+        self.nanos = Int32(nanos)
+    }
+
     /// Years 1 to 9999, as Firestore's timestamps.
     static let validSeconds = Timestamp.minSeconds...Timestamp.maxSeconds
     /// The reference's words for a timestamp outside them.

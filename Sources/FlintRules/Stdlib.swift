@@ -16,8 +16,8 @@ enum Stdlib {
         case .error: return base
         case .null: return .error("Null value error.")
         case .map(let m): return m[name] ?? .error("Property \(name) is undefined on object.")
-        case .constraint: return .error("Property \(name) is undefined on object.")
-        default: return .error("Property \(name) is undefined on object.")
+        case .constraint, .path: return .error("Property \(name) is undefined on object.")
+        default: return .error("Type error. Received: [\(base.typeName)] Expected: [map,path].")
         }
     }
 
@@ -35,9 +35,18 @@ enum Stdlib {
         case (.path(let p), .int(let n)):
             guard n >= 0, n < p.segments.count else { return outOfBounds(n, p.segments.count) }
             return .string(p.segments[Int(n)])
-        default:
-            return Operators.unsupported("\(base.typeName)[\(i.typeName)]", "list[int], string[int], map[string], path[int]")
+        // The reference's answers for the rest: each indexable type names its own index type.
+        case (.path, .string(let key)): return .error("Property \(key) is undefined on object.")
+        case (.list, _): return Operators.unsupported("list[\(i.typeName)]", "list[int]")
+        case (.string, _): return Operators.unsupported("string[\(i.typeName)]", "string[int]")
+        case (.map, _): return Operators.unsupported("map[\(i.typeName)]", "map[string]")
+        case (.path, _): return Operators.unsupported("path[\(i.typeName)]", "path[int]")
+        default: return .error("Function not found error: Name: [[]].")
         }
+    }
+
+    static func conversionError(_ text: String, to type: String) -> RulesValue {
+        .error("Type conversion error. Argument: [\(text)], From type: [string], To type: [\(type)].")
     }
 
     static func outOfBounds(_ i: Int64, _ size: Int) -> RulesValue {
@@ -594,7 +603,7 @@ enum Stdlib {
                 guard f.isFinite, let i = Int64(exactly: f.rounded(.towardZero)) else { return .error("Integer overflow error.") }
                 return .int(i)
             case .string(let s):
-                guard let i = javaInteger(s) else { return .error("Unable to parse integer from string \"\(s)\".") }
+                guard let i = javaInteger(s) else { return conversionError(s, to: "int") }
                 return .int(i)
             default: return Operators.unsupported("int(\(args[0].typeName))", "int(int), int(float), int(string)")
             }
@@ -604,13 +613,15 @@ enum Stdlib {
             case .float: return args[0]
             case .int(let i): return .float(Double(i))
             case .string(let s):
-                guard let f = javaDouble(s) else { return .error("Unable to parse float from string \"\(s)\".") }
+                guard let f = javaDouble(s) else { return conversionError(s, to: "float") }
                 return .float(f)
             default: return Operators.unsupported("float(\(args[0].typeName))", "float(int), float(float), float(string)")
             }
         case "string":
             if let e = arity(name, args, 1) { return e }
-            guard let text = stringify(args[0]) else { return Operators.unsupported("string(\(args[0].typeName))", "string(bool | int | float | null | path | string)") }
+            guard let text = stringify(args[0]) else {
+                return Operators.unsupported("string(\(args[0].typeName))", "string(int), string(float), string(null), string(string), string(bool), string(path)")
+            }
             return .string(text)
         case "path":
             if let e = arity(name, args, 1) { return e }
@@ -664,7 +675,13 @@ enum Stdlib {
             }
             return .timestamp(RulesTimestamp(seconds: daysFromCivil(Int(y), Int(m), Int(d)) * 86_400, nanos: 0))
         case "timestamp.value":
-            guard args.count == 1, case .int(let millis) = args[0] else { return Operators.unsupported("timestamp.value(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.value(int)") }
+            // An RFC 3339 string is read as the reference reads it; anything else in one is invalid.
+            if args.count == 1, case .string(let text) = args[0] {
+                return RulesTimestamp(rfc3339: text).map { .timestamp($0) } ?? .error(RulesTimestamp.invalid)
+            }
+            guard args.count == 1, case .int(let millis) = args[0] else {
+                return Operators.unsupported("timestamp.value(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.value(int), timestamp.value(string)")
+            }
             let seconds = floorDiv(millis, 1000)
             guard RulesTimestamp.validSeconds.contains(seconds) else { return .error(RulesTimestamp.invalid) }
             return .timestamp(RulesTimestamp(seconds: seconds, nanos: Int32((millis - seconds * 1000) * 1_000_000)))
@@ -681,7 +698,8 @@ enum Stdlib {
             case "s": scale = 1_000_000_000
             case "ms": scale = 1_000_000
             case "ns": scale = 1
-            default: return .error("Invalid duration unit \"\(unit)\"; expected w, d, h, m, s, ms or ns.")
+            // The reference's words for a unit it does not know.
+            default: return .error("Invalid regular expression pattern. Pattern: \(unit).")
             }
             let (v, overflow) = n.multipliedReportingOverflow(by: scale)
             return overflow ? .error("Duration out of range.") : .duration(RulesDuration(nanos: v))

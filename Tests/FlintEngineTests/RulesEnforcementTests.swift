@@ -86,6 +86,23 @@ struct RulesEnforcementTests {
         #expect(nothing == FlintError(.permissionDenied, "No matching allow statements"))
     }
 
+    /// A condition that answers something other than a bool denies with the reference's type error.
+    @Test func aConditionMustBeABool() async throws {
+        let db = Self.database("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /n/{id} { allow get: if 1; }
+                match /s/{id} { allow get: if true ? 'yes' : false; }
+              }
+            }
+            """, project: "nonbool")
+        let int = await Self.denial { _ = try await db.get(key("n/a"), auth: Self.user("ann")) }
+        #expect(int == FlintError(.permissionDenied, "\nType error. Received: [int] Expected: [bool]. for 'get' @ L4"))
+        let string = await Self.denial { _ = try await db.get(key("s/a"), auth: Self.user("ann")) }
+        #expect(string == FlintError(.permissionDenied, "\nType error. Received: [string] Expected: [bool]. for 'get' @ L5"))
+    }
+
     /// Vector fields are `vector` values, as on the reference: not maps, equal to themselves,
     /// and with no size, index or conversion.
     @Test func vectorFieldsAreVectors() async throws {
