@@ -104,6 +104,7 @@ extension Database {
                 time: RulesTimestamp(time), resource: resource(key, s.before),
                 requestResource: method == .delete ? .null : resource(key, s.after), inTransaction: inTransaction)
             request.writeFields = method == .delete ? .null : Self.writeFields(s.write)
+            request.createsOrUpdates = method != .delete && s.write.precondition == .none
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
             if !decision.allowed { throw Self.denied(decision) }

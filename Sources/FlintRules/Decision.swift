@@ -47,6 +47,9 @@ public struct RulesRequest: Sendable {
     public var resource: RulesValue
     /// `request.resource` on writes: the document as it would be after the write.
     public var requestResource: RulesValue?
+    /// A set or update with no precondition, which creates or updates depending on what is
+    /// stored: the reference's first pass, made before reading, weighs it as either.
+    public var createsOrUpdates = false
     /// `request.query` on lists.
     public var query: RulesValue?
     /// `request.writeFields` on writes: the paths a write names (its mask and transforms), or
@@ -152,8 +155,65 @@ extension Ruleset {
             default: outcomes.append("Type error. Received: [\(value.typeName)] Expected: [bool]. for '\(request.method.rawValue)' @ L\(line)")
             }
         }
+        // The reference's message starts with its first pass, and holds the second (this one)
+        // only when the first did not settle the request.
+        let (first, settled) = firstPassOutcomes(request, segments, reader: reader, maxReads: maxReads, target: target)
+        outcomes = first + (settled ? [] : outcomes)
         let message = outcomes.isEmpty ? "No matching allow statements" : "\n" + outcomes.joined(separator: ", ")
         return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog)
+    }
+
+    /// The reference decides a request in two passes and names both in its denials. The first
+    /// is made before any document is read: every get and exists, and for a document request
+    /// `resource` too, are unknown, and an evaluation that needs them is `evaluation error at`
+    /// the condition; a set or update without a precondition is weighed as a create and as an
+    /// update, and nothing it allows counts, as the method is not known yet. For a document
+    /// request only a pass of plain `false`s settles it; a query, whose `resource` is known, is
+    /// settled by its first pass unless that pass needed a read (and then named only once).
+    private func firstPassOutcomes(
+        _ request: RulesRequest, _ segments: [MatchSegment], reader: any DocumentReader, maxReads: Int, target: RulesPath?
+    ) -> (outcomes: [String], settled: Bool) {
+        let methods: [Method] = request.createsOrUpdates ? [.create, .update] : [request.method]
+        let isQuery = request.method == .list
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
+        evaluator.withoutReads = true
+        var outcomes: [String] = []
+        var settled = true
+        var neededReads = false
+        for method in methods {
+            var guessed = request
+            guessed.method = method
+            if !isQuery { guessed.resource = Evaluator.unread }
+            let root = Scope(parent: nil, variables: [("request", guessed.requestMap), ("resource", guessed.resource)], functions: functions)
+            let serviceScope = service?.functions.isEmpty ?? true ? root : Scope(parent: root, functions: service?.functions ?? [])
+            var candidates: [(Allow, Scope)] = []
+            for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, method, &candidates) }
+            for (allow, scope) in candidates {
+                let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
+                let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
+                switch value {
+                case .bool(false): outcomes.append("false for '\(method.rawValue)' @ L\(at.line)")
+                case .bool(true):
+                    outcomes.append("false for '\(method.rawValue)' @ L\(at.line)")
+                    settled = false
+                case .error(Evaluator.unreadText):
+                    outcomes.append("evaluation error at L\(at.line):\(at.column) for '\(method.rawValue)' @ L\(at.line)")
+                    settled = false
+                    neededReads = true
+                case .error(let text):
+                    outcomes.append("\(text) for '\(method.rawValue)' @ L\(at.line)")
+                    settled = false
+                default:
+                    outcomes.append("Type error. Received: [\(value.typeName)] Expected: [bool]. for '\(method.rawValue)' @ L\(at.line)")
+                    settled = false
+                }
+            }
+        }
+        if isQuery {
+            // The second pass alone, unless the first could not do without reading.
+            return neededReads ? (outcomes, false) : ([], false)
+        }
+        return (outcomes, settled)
     }
 
     private func collect(

@@ -72,6 +72,12 @@ final class Evaluator {
 
     /// The document the request is about: reading it when it is missing gives null, not an error.
     let target: RulesPath?
+    /// Set for the reference's first pass, made before any document is read: get, exists and
+    /// their After forms answer `unread` instead of reading.
+    var withoutReads = false
+    /// What an unread document evaluates to in that pass.
+    static let unreadText = "\u{0}unread"
+    static let unread = RulesValue.error(unreadText)
 
     init(ruleset: Ruleset, reader: any DocumentReader, maxReads: Int, target: RulesPath? = nil) {
         self.ruleset = ruleset
@@ -248,8 +254,9 @@ final class Evaluator {
             guard function.parameters.count == arguments.count else {
                 return .error("Function \(name) takes \(function.parameters.count) arguments, \(arguments.count) given.")
             }
+            // Arguments are evaluated once each and bound as they are, errors too: as on the
+            // reference, an error matters only where the body uses it.
             let args = arguments.map { evaluate($0, scope) }
-            if let error = args.first(where: \.isError) { return error }
             let bound = Array(zip(function.parameters, args)).map { (name: $0.0, value: $0.1) }
             guard depth < Self.maxDepth else { return .error("Maximum function call depth (\(Self.maxDepth)) exceeded.") }
             depth += 1
@@ -279,6 +286,7 @@ final class Evaluator {
         guard args.count == 1, case .path(let path) = args[0] else {
             return Operators.unsupported("\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(name)(path)")
         }
+        if withoutReads { return Self.unread }
         let document: RulesValue?
         if let cached = reads.first(where: { $0.after == after && $0.path == path }) {
             document = cached.document

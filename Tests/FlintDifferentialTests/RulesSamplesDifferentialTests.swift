@@ -7,8 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The verdicts written in rules-samples/*/tests*.json, asked of the reference emulator: the
-/// tables Flint is tested against say what the reference says. Skips when it is absent.
+/// The verdicts and denial messages written in rules-samples/*/tests*.json, asked of the
+/// reference emulator: the tables Flint is tested against say what the reference says. Skips
+/// when it is absent.
 struct RulesSamplesDifferentialTests {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("rules-samples")
@@ -48,10 +49,11 @@ struct RulesSamplesDifferentialTests {
                 _ = try await reference.request("POST", "/v1/\(root):commit", ["writes": seed])
                 let auth = Self.token(test.auth)
                 let status: Int
+                let answer: Any
                 let fields = Self.fields(test.data)
                 switch test.op {
                 case "get":
-                    status = try await reference.request("GET", "/v1/\(root)/\(test.path ?? "")", authorization: auth).0
+                    (status, answer) = try await reference.request("GET", "/v1/\(root)/\(test.path ?? "")", authorization: auth)
                 case "list":
                     let parts = (test.path ?? "").split(separator: "/").map(String.init)
                     let parent = parts.dropLast().isEmpty ? root : root + "/" + parts.dropLast().joined(separator: "/")
@@ -64,7 +66,7 @@ struct RulesSamplesDifferentialTests {
                     if filters.count == 1 { query["where"] = filters[0] }
                     if filters.count > 1 { query["where"] = ["compositeFilter": ["op": "AND", "filters": filters]] }
                     if let limit = test.limit { query["limit"] = limit }
-                    status = try await reference.request("POST", "/v1/\(parent):runQuery", ["structuredQuery": query], authorization: auth).0
+                    (status, answer) = try await reference.request("POST", "/v1/\(parent):runQuery", ["structuredQuery": query], authorization: auth)
                 default:
                     var write: [String: Any]
                     let name = "\(root)/\(test.path ?? "")"
@@ -75,10 +77,15 @@ struct RulesSamplesDifferentialTests {
                         write = ["update": ["name": name, "fields": fields], "updateMask": ["fieldPaths": Array(fields.keys)], "currentDocument": ["exists": true]]
                     default: write = ["update": ["name": name, "fields": fields]]
                     }
-                    status = try await reference.request("POST", "/v1/\(root):commit", ["writes": [write]], authorization: auth).0
+                    (status, answer) = try await reference.request("POST", "/v1/\(root):commit", ["writes": [write]], authorization: auth)
                 }
                 let denied = status == 403
                 #expect(denied == (test.expect == "deny"), "\(file): \(test.name): the reference answered \(status)")
+                if let denial = test.denial {
+                    // A streaming method's error comes as the one element of an array.
+                    let error = ((answer as? [Any])?.first ?? answer) as? [String: Any]
+                    #expect((error?["error"] as? [String: Any])?["message"] as? String == denial, "\(file): \(test.name)")
+                }
             }
         }
     }

@@ -157,3 +157,90 @@ struct RulesWriteDifferentialTests {
         #expect(allowed > Self.cases.count / 2)
     }
 }
+
+/// Denial messages, which the reference builds from two passes (before reading the document,
+/// then with it): each scenario's message must be the reference's, word for word.
+struct RulesDenialDifferentialTests {
+    /// The request (get, patch with no precondition, create, update, delete), whether the
+    /// document exists beforehand, and the statements of `match /c/{doc}`.
+    static let scenarios: [(op: String, exists: Bool, statements: String)] = [
+        ("patch", false, #"allow create: if request.resource.data.a == 5; allow update: if request.resource.data.a == 6;"#),
+        ("patch", true, #"allow create: if request.resource.data.a == 5; allow update: if request.resource.data.a == 6;"#),
+        ("patch", true, #"allow update: if request.resource.data.a == 6; allow create: if request.resource.data.a == 5;"#),
+        ("patch", false, #"allow write: if request.resource.data.a == 5;"#),
+        ("patch", false, #"allow update: if request.resource.data.a == 6;"#),
+        ("patch", true, #"allow create: if request.resource.data.a == 5;"#),
+        ("patch", true, #"allow update: if resource.data.a == 5; allow create: if request.resource.data.a == 5;"#),
+        ("get", true, #"allow get: if false; allow read: if resource.data.a == 5;"#),
+        ("get", true, #"allow read: if resource.data.a == 5; allow get: if false;"#),
+        ("get", false, #"allow get: if request.auth.uid == 'x' || resource.data.a == 5;"#),
+        ("get", true, #"allow get: if false && resource.data.a == 5;"#),
+        ("get", true, #"allow get: if resource.data.a == 1 && false;"#),
+        ("update", true, #"allow update: if request.resource.data.a == 6;"#),
+        ("update", true, #"allow update: if resource.data.a == 6;"#),
+        ("delete", true, #"allow delete: if resource.data.a == 6;"#),
+        ("delete", false, #"allow delete: if resource.data.a == 6;"#),
+        ("create", false, #"allow create: if resource == null && request.resource.data.a == 6;"#),
+        ("get", true, #"function f() { return resource.data.a == 2; } allow get: if f();"#),
+        ("get", true, #"allow get: if exists(/databases/$(database)/documents/c/zz);"#),
+        ("get", true, #"allow get: if resource.data.a == 5; allow get: if resource.data.a == 6;"#),
+        ("patch", false, #"allow update: if true;"#),
+        ("patch", false, #"allow update: if request.resource.data.a == 2;"#),
+        ("patch", true, #"allow create: if true;"#),
+        ("patch", false, #"allow create: if false; allow update: if true;"#),
+        ("delete", false, #"allow delete: if true;"#),
+        ("get", false, #"allow get: if request.auth.uid == 'x'; allow create: if false;"#),
+        ("patch", false, #"allow get: if request.auth.uid == 'x'; allow create: if false;"#),
+        ("get", true, #"function f(x) { return true; } allow get: if f(request.auth.nope);"#),
+        ("get", true, #"function f(x, y) { return y == 1 && x == 1; } allow get: if f(request.auth.nope, 2);"#),
+        ("get", true, #"function f(x) { return x == 1 || x == 2; } allow get: if f(debug(1));"#),
+        ("get", true, #"function f(x) { let y = x; return true; } allow get: if f(request.auth.nope);"#),
+    ]
+
+    @Test func everyDenialReadsAsTheReferencesDoes() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential denial messages test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let auth = RulesDifferential.bearer(#"{"sub":"alice"}"#)
+        var compared = 0
+        for (n, scenario) in Self.scenarios.enumerated() {
+            let project = "flint-denial\(n)"
+            let source = RulesDifferential.ruleset(["match /c/{doc} { " + scenario.statements + " }"])
+            let database = try await RulesDifferential.load(source, project: project, on: reference)
+            let root = "/v1/projects/\(project)/databases/(default)/documents"
+            let key = try DocumentKey(parsing: "c/d")
+            if scenario.exists {
+                _ = try await reference.request("PATCH", root + "/c/d", ["fields": ["a": ["integerValue": "1"]]])
+                _ = try await database.commit([.set(key, ["a": 1])])
+            }
+            let fields: [String: Any] = ["a": ["integerValue": "2"]]
+            let answer: (Int, Any)
+            let write: Write?
+            switch scenario.op {
+            case "get": answer = try await reference.request("GET", root + "/c/d", authorization: auth); write = nil
+            case "patch": answer = try await reference.request("PATCH", root + "/c/d", ["fields": fields], authorization: auth); write = .set(key, ["a": 2])
+            case "create":
+                answer = try await reference.request("PATCH", root + "/c/d?currentDocument.exists=false", ["fields": fields], authorization: auth)
+                write = Write(.update(key, ["a": 2]), precondition: .exists(false))
+            case "update":
+                answer = try await reference.request("PATCH", root + "/c/d?currentDocument.exists=true", ["fields": fields], authorization: auth)
+                write = Write(.update(key, ["a": 2]), precondition: .exists(true))
+            default: answer = try await reference.request("DELETE", root + "/c/d", authorization: auth); write = .delete(key)
+            }
+            let expected = ((answer.1 as? [String: Any])?["error"] as? [String: Any])?["message"] as? String
+            var found: String?
+            do throws(FlintError) {
+                if let write { _ = try await database.commit([write], auth: try AuthContext(authorization: auth)) } else {
+                    _ = try await database.get(key, auth: try AuthContext(authorization: auth))
+                }
+            } catch {
+                found = error.message
+            }
+            #expect(found == expected, "\(scenario.op) \(scenario.exists ? "an existing" : "a missing") document: \(scenario.statements)")
+            if expected != nil { compared += 1 }
+        }
+        #expect(compared > Self.scenarios.count / 2)
+    }
+}

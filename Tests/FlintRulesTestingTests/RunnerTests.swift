@@ -139,14 +139,14 @@ struct RunnerTests {
         let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.json"))
         let failed = try #require(result.cases.first)
         #expect(!failed.passed)
-        #expect(failed.outcome == "denied: \\nfalse for 'get' @ L5")
+        #expect(failed.outcome == "denied: \\nevaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5")
         #expect(failed.explanation.first == "L5: allow get: if resource.data.published == true || request.auth.uid == resource.data.author;")
         #expect(failed.explanation.contains("    resource.data.published == true = false"))
         #expect(failed.explanation.contains(#"    request.auth.uid = "bob""#))
         #expect(result.cases[1].outcome == "expect must be allow or deny, not missing")
         let junit = RulesTestReport.junit([result])
         #expect(junit.contains(#"failures="2""#))
-        #expect(junit.contains("<failure message=\"denied: \\nfalse for &apos;get&apos; @ L5\"") || junit.contains("<failure message=\"denied: \\nfalse for 'get' @ L5\""))
+        #expect(junit.contains("<failure message=\"denied: \\nevaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5\""))
     }
 
     @Test func seedDataComesFromAFileToo() async throws {

@@ -143,7 +143,7 @@ struct RulesAPITests {
 
             var (status, answer) = try await Self.call(client, .get, Self.base + "/a/b")
             #expect(status == .forbidden)
-            #expect(Self.message(answer) == "\nNull value error. for 'get' @ L5")
+            #expect(Self.message(answer) == "\nNull value error. for 'get' @ L5, Null value error. for 'get' @ L5")
             (status, answer) = try await Self.call(client, .get, Self.base + "/zz/b")
             #expect(status == .forbidden && Self.message(answer) == "No matching allow statements")
             (status, answer) = try await Self.call(client, .patch, Self.base + "/a/b", #"{"fields":{}}"#)
@@ -314,7 +314,7 @@ extension RulesAPITests {
             #expect(status == .ok)
             var report = try #require(answer as? [String: Any])
             #expect(report["allowed"] as? Bool == false)
-            #expect(report["message"] as? String == "\nfalse for 'update' @ L5")
+            #expect(report["message"] as? String == "\nevaluation error at L5:24 for 'update' @ L5, false for 'update' @ L5")
             let line = try #require((report["lines"] as? [[String: Any]])?.first)
             #expect(line["line"] as? Int == 5)
             let expressions = (line["expressions"] as? [[String: String]]) ?? []
