@@ -55,19 +55,26 @@ struct Checker {
     /// The offset of a name's last code point.
     static func end(of name: String, at position: SourcePosition) -> Int { position.offset + name.unicodeScalars.count - 1 }
 
-    /// Functions no expression calls, not even another function (the reference's "unused").
-    static func uncalledFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
+    /// Every function of the ruleset, at any level, and every allow condition.
+    static func functionsAndConditions(_ ruleset: Ruleset) -> (functions: [FunctionDecl], conditions: [Expr]) {
         var all: [FunctionDecl] = ruleset.functions
-        var expressions: [Expr] = []
+        var conditions: [Expr] = []
         func collect(_ m: Match) {
             all += m.functions
-            for a in m.allows { if let c = a.condition { expressions.append(c) } }
+            for a in m.allows { if let c = a.condition { conditions.append(c) } }
             for child in m.matches { collect(child) }
         }
         if let service = ruleset.service {
             all += service.functions
             for m in service.matches { collect(m) }
         }
+        return (all, conditions)
+    }
+
+    /// Functions no expression calls, not even another function (the reference's "unused").
+    static func uncalledFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
+        let (all, conditions) = functionsAndConditions(ruleset)
+        var expressions = conditions
         for f in all { expressions += [f.body] + f.lets.map(\.value) }
         var called: [String] = []
         for e in expressions { callNames(e, into: &called) }
@@ -121,17 +128,7 @@ struct Checker {
 
     /// Functions that no allow condition can reach, directly or through other functions.
     static func unusedFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
-        var all: [FunctionDecl] = ruleset.functions
-        var conditions: [Expr] = []
-        func collect(_ m: Match) {
-            all += m.functions
-            for a in m.allows { if let c = a.condition { conditions.append(c) } }
-            for child in m.matches { collect(child) }
-        }
-        if let service = ruleset.service {
-            all += service.functions
-            for m in service.matches { collect(m) }
-        }
+        let (all, conditions) = functionsAndConditions(ruleset)
         var reached = Set<String>()
         var frontier: [Expr] = conditions
         while let e = frontier.popLast() {
