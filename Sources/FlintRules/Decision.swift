@@ -136,12 +136,8 @@ extension Ruleset {
         let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
         if coverage != nil { evaluator.observed = [:] }
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
-        let root = Scope(parent: nil, variables: [("request", request.requestMap), ("resource", request.resource)], functions: functions)
-        let serviceFunctions = service?.functions ?? []
-        let serviceScope = serviceFunctions.isEmpty ? root : Scope(parent: root, functions: serviceFunctions)
         var outcomes: [String] = []
-        var candidates: [(Allow, Scope)] = []
-        for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, request.method, &candidates) }
+        let candidates = statements(request, segments)
         for (allow, scope) in candidates {
             guard let condition = allow.condition else {
                 return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
@@ -184,11 +180,7 @@ extension Ruleset {
             var guessed = request
             guessed.method = method
             if !isQuery { guessed.resource = Evaluator.unread }
-            let root = Scope(parent: nil, variables: [("request", guessed.requestMap), ("resource", guessed.resource)], functions: functions)
-            let serviceScope = service?.functions.isEmpty ?? true ? root : Scope(parent: root, functions: service?.functions ?? [])
-            var candidates: [(Allow, Scope)] = []
-            for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, method, &candidates) }
-            for (allow, scope) in candidates {
+            for (allow, scope) in statements(guessed, segments) {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
                 switch value {
@@ -214,6 +206,17 @@ extension Ruleset {
             return neededReads ? (outcomes, false) : ([], false)
         }
         return (outcomes, settled)
+    }
+
+    /// The allow statements for the request's method on its path, each with the scope its
+    /// condition sees (`request`, `resource`, functions and the wildcards bound on the way).
+    private func statements(_ request: RulesRequest, _ segments: [MatchSegment]) -> [(Allow, Scope)] {
+        let root = Scope(parent: nil, variables: [("request", request.requestMap), ("resource", request.resource)], functions: functions)
+        let serviceFunctions = service?.functions ?? []
+        let serviceScope = serviceFunctions.isEmpty ? root : Scope(parent: root, functions: serviceFunctions)
+        var candidates: [(Allow, Scope)] = []
+        for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, request.method, &candidates) }
+        return candidates
     }
 
     private func collect(
