@@ -119,3 +119,23 @@ struct DiagnosticTests {
         #expect(!invalid.diagnostics.isEmpty && invalid.ruleset == nil)
     }
 }
+
+/// The names the checker knows are the standard library's: none it accepts is missing when
+/// evaluated, so its "Invalid function name" warnings cannot drift from what runs.
+struct KnownNamesTests {
+    static let receivers: [RulesValue] = [
+        .string("s"), .int(1), .float(1.5), .bytes([1]), .list([.int(1)]), .set([.int(1)]), .map(["a": .int(1)]), .mapDiff(MapDiff(new: [:], old: [:])),
+        .path(RulesPath(["a", "b"])), .timestamp(RulesTimestamp(seconds: 0, nanos: 0)), .duration(RulesDuration(nanos: 1)), .latlng(1, 2),
+    ]
+
+    @Test func everyKnownFunctionAndMethodIsImplemented() {
+        let notFound = { (v: RulesValue) in if case .error(let m) = v { m.hasPrefix("Function not found") } else { false } }
+        for name in Checker.globalFunctions where !["get", "exists", "getAfter", "existsAfter", "debug"].contains(name) {
+            #expect(!notFound(Stdlib.function(name, [])), "\(name)")
+        }
+        for name in Checker.methods {
+            #expect(Self.receivers.contains { !notFound(Stdlib.method($0, name, [])) }, "\(name)")
+        }
+        #expect(notFound(Stdlib.function("math.isInfinite", [])))
+    }
+}
