@@ -95,6 +95,9 @@ extension Database {
         guard let ruleset = ruleset(for: auth) else { return }
         var reader = StoreDocumentReader(store: store, database: id, readTime: nil)
         reader.pending = pending
+        let maxReads = staged.count > 1 ? 20 : 10
+        var requests: [RulesRequest] = []
+        var denials: [RulesDecision] = []
         for s in staged {
             let key = s.write.key
             let method: Method
@@ -105,10 +108,23 @@ extension Database {
                 requestResource: method == .delete ? .null : resource(key, s.after), inTransaction: inTransaction)
             request.writeFields = method == .delete ? .null : Self.writeFields(s.write)
             request.createsOrUpdates = method != .delete && s.write.precondition == .none
-            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: staged.count > 1 ? 20 : 10, coverage: ruleset.coverage)
+            request.requestResourceMerges = method != .delete && s.write.updateMask != nil
+            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
-            if !decision.allowed { throw Self.denied(decision) }
+            requests.append(request)
+            if !decision.allowed { denials.append(decision) }
         }
+        guard let firstDenial = denials.first else { return }
+        guard staged.count > 1 else { throw Self.denied(firstDenial) }
+        // The reference names a commit's first pass over every write, then, unless one write
+        // was plainly refused there, the denied writes' second passes.
+        let firstPasses = requests.map { ruleset.ruleset.firstPass($0, reader: reader, maxReads: maxReads) }
+        let settled = firstPasses.contains { $0.settled && !$0.allowed }
+        let named = firstPasses.flatMap(\.outcomes) + (settled ? [] : denials.flatMap(\.secondPass))
+        var combined = firstDenial
+        combined.message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
+        combined.debugLog = denials.flatMap(\.debugLog)
+        throw Self.denied(combined)
     }
 
     /// The paths a write names, as `request.writeFields` lists them: its mask (none for a whole

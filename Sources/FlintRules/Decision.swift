@@ -50,6 +50,9 @@ public struct RulesRequest: Sendable {
     /// A set or update with no precondition, which creates or updates depending on what is
     /// stored: the reference's first pass, made before reading, weighs it as either.
     public var createsOrUpdates = false
+    /// A write whose `request.resource` depends on the stored document (it has an update
+    /// mask), which the reference's first pass does not know.
+    public var requestResourceMerges = false
     /// `request.query` on lists.
     public var query: RulesValue?
     /// `request.writeFields` on writes: the paths a write names (its mask and transforms), or
@@ -98,6 +101,18 @@ public struct RulesDecision: Sendable {
     /// `No matching allow statements`.
     public var message: String
     public var debugLog: [String]
+    /// The outcome of each statement, evaluated with the documents (the reference's second pass).
+    public var secondPass: [String] = []
+}
+
+/// The reference's first pass over a request, made before any document is read.
+public struct RulesFirstPass: Sendable {
+    /// Each statement's outcome, as the reference's message names it.
+    public var outcomes: [String]
+    /// Plain `false`s only: the reference denies without a second pass.
+    public var settled: Bool
+    /// A statement allowed the request without any read.
+    public var allowed: Bool
 }
 
 /// A segment of the path being matched: a name, the unknown id of a listed document or of the
@@ -115,22 +130,7 @@ extension Ruleset {
     /// evaluates to true. `maxReads` bounds distinct get/exists calls (10 for one document,
     /// 20 for batches and transactions).
     public func decide(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10, coverage: Coverage? = nil) -> RulesDecision {
-        var segments: [MatchSegment] = ["databases", request.database, "documents"].map { .name($0) }
-        switch request.target {
-        case .document(let p): segments += p.map { .name($0) }
-        case .collection(let p, let group):
-            if group {
-                segments += p.map { .name($0) }.dropLast()
-                segments.append(.anyPrefix)
-                segments.append(.name(p.last ?? ""))
-            } else {
-                segments += p.map { .name($0) }
-            }
-            segments.append(.unknownID)
-        case .anyCollection(let p, let anyDepth):
-            segments += p.map { .name($0) }
-            segments += anyDepth ? [.anyPrefix] : [.unknownCollectionID, .unknownID]
-        }
+        let segments = Self.segments(request)
         let target: RulesPath?
         if case .document = request.target { target = request.fullPath } else { target = nil }
         let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
@@ -153,22 +153,45 @@ extension Ruleset {
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
-        let (first, settled) = firstPassOutcomes(request, segments, reader: reader, maxReads: maxReads, target: target)
-        outcomes = first + (settled ? [] : outcomes)
-        let message = outcomes.isEmpty ? "No matching allow statements" : "\n" + outcomes.joined(separator: ", ")
-        return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog)
+        let first = firstPass(request, reader: reader, maxReads: maxReads)
+        let named = first.allowed ? outcomes : first.outcomes + (first.settled ? [] : outcomes)
+        let message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
+        return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog, secondPass: outcomes)
+    }
+
+    /// The path a request is matched against, below the service.
+    private static func segments(_ request: RulesRequest) -> [MatchSegment] {
+        var segments: [MatchSegment] = ["databases", request.database, "documents"].map { .name($0) }
+        switch request.target {
+        case .document(let p): segments += p.map { .name($0) }
+        case .collection(let p, let group):
+            if group {
+                segments += p.map { .name($0) }.dropLast()
+                segments.append(.anyPrefix)
+                segments.append(.name(p.last ?? ""))
+            } else {
+                segments += p.map { .name($0) }
+            }
+            segments.append(.unknownID)
+        case .anyCollection(let p, let anyDepth):
+            segments += p.map { .name($0) }
+            segments += anyDepth ? [.anyPrefix] : [.unknownCollectionID, .unknownID]
+        }
+        return segments
     }
 
     /// The reference decides a request in two passes and names both in its denials. The first
     /// is made before any document is read: every get and exists, and for a document request
-    /// `resource` too, are unknown, and an evaluation that needs them is `evaluation error at`
-    /// the condition; a set or update without a precondition is weighed as a create and as an
+    /// `resource` too, are unknown (and `request.resource` of a write that merges into the
+    /// stored document), and an evaluation that needs them is `evaluation error at` the
+    /// condition; a set or update without a precondition is weighed as a create and as an
     /// update, and nothing it allows counts, as the method is not known yet. For a document
     /// request only a pass of plain `false`s settles it; a query, whose `resource` is known, is
     /// settled by its first pass unless that pass needed a read (and then named only once).
-    private func firstPassOutcomes(
-        _ request: RulesRequest, _ segments: [MatchSegment], reader: any DocumentReader, maxReads: Int, target: RulesPath?
-    ) -> (outcomes: [String], settled: Bool) {
+    public func firstPass(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10) -> RulesFirstPass {
+        let segments = Self.segments(request)
+        let target: RulesPath?
+        if case .document = request.target { target = request.fullPath } else { target = nil }
         let methods: [Method] = request.createsOrUpdates ? [.create, .update] : [request.method]
         let isQuery = request.method == .list
         let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
@@ -180,11 +203,14 @@ extension Ruleset {
             var guessed = request
             guessed.method = method
             if !isQuery { guessed.resource = Evaluator.unread }
+            if request.requestResourceMerges { guessed.requestResource = Evaluator.unread }
             for (allow, scope) in statements(guessed, segments) {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
                 switch value {
                 case .bool(false): outcomes.append("false for '\(method.rawValue)' @ L\(at.line)")
+                case .bool(true) where methods.count == 1:
+                    return RulesFirstPass(outcomes: [], settled: true, allowed: true)
                 case .bool(true):
                     outcomes.append("false for '\(method.rawValue)' @ L\(at.line)")
                     settled = false
@@ -203,9 +229,9 @@ extension Ruleset {
         }
         if isQuery {
             // The second pass alone, unless the first could not do without reading.
-            return neededReads ? (outcomes, false) : ([], false)
+            return RulesFirstPass(outcomes: neededReads ? outcomes : [], settled: false, allowed: false)
         }
-        return (outcomes, settled)
+        return RulesFirstPass(outcomes: outcomes, settled: settled, allowed: false)
     }
 
     /// The allow statements for the request's method on its path, each with the scope its
