@@ -54,6 +54,22 @@ public indirect enum RulesValue: Sendable {
 public struct MapDiff: Sendable {
     public var new: [String: RulesValue]
     public var old: [String: RulesValue]
+
+    /// What became of a key, named as the reference's `debug()` names it.
+    enum Status: String {
+        case added = "ADDED", removed = "REMOVED", changed = "CHANGED", unchanged = "UNCHANGED"
+    }
+
+    /// Every key of either map with its status; nested values compare strictly (`1 != 1.0`).
+    var statuses: [(key: String, status: Status)] {
+        Set(new.keys).union(old.keys).sorted().map { key in
+            switch (new[key], old[key]) {
+            case (let n?, let o?): (key, Operators.equal(n, o, topLevel: false) ? .unchanged : .changed)
+            case (_?, nil): (key, .added)
+            default: (key, .removed)
+            }
+        }
+    }
 }
 
 /// A path: segments, some of which may be `{name}` placeholders for `bind`.

@@ -239,17 +239,9 @@ enum Stdlib {
                 message("fields", ["key: " + textQuoted(Array(key.utf8), keepingUTF8: true), message("value", [debugDescription(m[key]!)])])
             })
         case .mapDiff(let d):
-            let statuses = Set(d.new.keys).union(d.old.keys).sorted().map { key -> String in
-                let status: String
-                switch (d.new[key], d.old[key]) {
-                case (_?, nil): status = "ADDED"
-                case (nil, _?): status = "REMOVED"
-                case (let new?, let old?): status = Operators.equal(new, old, topLevel: false) ? "UNCHANGED" : "CHANGED"
-                case (nil, nil): status = "UNCHANGED"
-                }
-                return message("key_statuses", ["key: " + textQuoted(Array(key.utf8), keepingUTF8: true), "value: " + status])
-            }
-            return message("map_diff_value", statuses)
+            return message("map_diff_value", d.statuses.map { key, status in
+                message("key_statuses", ["key: " + textQuoted(Array(key.utf8), keepingUTF8: true), "value: " + status.rawValue])
+            })
         case .path(let p):
             return message("path_value", p.segments.map { message("segments", ["simple: " + textQuoted(Array($0.utf8), keepingUTF8: true)]) })
         case .timestamp(let t):
@@ -435,20 +427,16 @@ enum Stdlib {
         case .map(let m): return mapMethod(m, name, args)
         case .mapDiff(let d):
             if let e = arity(name, args, 0) { return e }
-            let added = d.new.keys.filter { d.old[$0] == nil }
-            let removed = d.old.keys.filter { d.new[$0] == nil }
-            let changed = d.new.keys.filter { k in d.old[k].map { !Operators.equal(d.new[k]!, $0, topLevel: false) } ?? false }
-            let unchanged = d.new.keys.filter { k in d.old[k].map { Operators.equal(d.new[k]!, $0, topLevel: false) } ?? false }
-            let keys: [String]
+            let wanted: Set<MapDiff.Status>
             switch name {
-            case "addedKeys": keys = added
-            case "removedKeys": keys = removed
-            case "changedKeys": keys = changed
-            case "unchangedKeys": keys = unchanged
-            case "affectedKeys": keys = added + removed + changed
+            case "addedKeys": wanted = [.added]
+            case "removedKeys": wanted = [.removed]
+            case "changedKeys": wanted = [.changed]
+            case "unchangedKeys": wanted = [.unchanged]
+            case "affectedKeys": wanted = [.added, .removed, .changed]
             default: return notFound(name)
             }
-            return .set(keys.sorted().map { .string($0) })
+            return .set(d.statuses.filter { wanted.contains($0.status) }.map { .string($0.key) })
         case .path(let p):
             guard name == "bind" else { return notFound(name) }
             guard args.count == 1, case .map(let bindings) = args[0] else { return Operators.unsupported("path.bind(\(args.map(\.typeName).joined(separator: ", ")))", "path.bind(map)") }
