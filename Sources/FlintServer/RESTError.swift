@@ -24,7 +24,7 @@ extension StatusCode {
 }
 
 extension FlintError {
-    /// Google's error envelope; its keys are declared in the order the reference prints them.
+    /// Google's error envelope, written with sorted keys: the order the reference prints them in.
     private struct Envelope: Encodable {
         struct Detail: Encodable {
             let type = "type.googleapis.com/google.rpc.DebugInfo"
