@@ -131,9 +131,7 @@ extension Ruleset {
     /// 20 for batches and transactions).
     public func decide(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10, coverage: Coverage? = nil) -> RulesDecision {
         let segments = Self.segments(request)
-        let target: RulesPath?
-        if case .document = request.target { target = request.fullPath } else { target = nil }
-        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: Self.target(request))
         if coverage != nil { evaluator.observed = [:] }
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         var outcomes: [String] = []
@@ -143,13 +141,8 @@ extension Ruleset {
                 return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
             }
             let value = evaluator.evaluate(condition, scope)
-            let line = ranges[condition.id].start.line
-            switch value {
-            case .bool(true): return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
-            case .error(let text): outcomes.append("\(text) for '\(request.method.rawValue)' @ L\(line)")
-            case .bool(false): outcomes.append("false for '\(request.method.rawValue)' @ L\(line)")
-            default: outcomes.append("Type error. Received: [\(value.typeName)] Expected: [bool]. for '\(request.method.rawValue)' @ L\(line)")
-            }
+            if case .bool(true) = value { return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog) }
+            outcomes.append(Self.outcome(value, request.method, line: ranges[condition.id].start.line))
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
@@ -157,6 +150,25 @@ extension Ruleset {
         let named = first.allowed ? outcomes : first.outcomes + (first.settled ? [] : outcomes)
         let message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
         return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog, secondPass: outcomes)
+    }
+
+    /// One statement's outcome as the reference's denial names it. An allowing outcome is named
+    /// only in a first pass that cannot use it, as `false`; an unread document as an evaluation
+    /// error at the condition's `column`.
+    private static func outcome(_ value: RulesValue, _ method: Method, line: Int, column: Int = 0) -> String {
+        let text: String
+        switch value {
+        case .bool: text = "false"
+        case .error(Evaluator.unreadText): text = "evaluation error at L\(line):\(column)"
+        case .error(let message): text = message
+        default: text = "Type error. Received: [\(value.typeName)] Expected: [bool]."
+        }
+        return "\(text) for '\(method.rawValue)' @ L\(line)"
+    }
+
+    /// The document a request is about, which reads as null rather than failing when missing.
+    private static func target(_ request: RulesRequest) -> RulesPath? {
+        if case .document = request.target { request.fullPath } else { nil }
     }
 
     /// The path a request is matched against, below the service.
@@ -190,11 +202,9 @@ extension Ruleset {
     /// settled by its first pass unless that pass needed a read (and then named only once).
     public func firstPass(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10) -> RulesFirstPass {
         let segments = Self.segments(request)
-        let target: RulesPath?
-        if case .document = request.target { target = request.fullPath } else { target = nil }
         let methods: [Method] = request.createsOrUpdates ? [.create, .update] : [request.method]
         let isQuery = request.method == .list
-        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: target)
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: Self.target(request))
         evaluator.withoutReads = true
         var outcomes: [String] = []
         var settled = true
@@ -208,23 +218,14 @@ extension Ruleset {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
                 switch value {
-                case .bool(false): outcomes.append("false for '\(method.rawValue)' @ L\(at.line)")
-                case .bool(true) where methods.count == 1:
-                    return RulesFirstPass(outcomes: [], settled: true, allowed: true)
-                case .bool(true):
-                    outcomes.append("false for '\(method.rawValue)' @ L\(at.line)")
-                    settled = false
+                case .bool(true) where methods.count == 1: return RulesFirstPass(outcomes: [], settled: true, allowed: true)
+                case .bool(false): break
                 case .error(Evaluator.unreadText):
-                    outcomes.append("evaluation error at L\(at.line):\(at.column) for '\(method.rawValue)' @ L\(at.line)")
-                    settled = false
                     neededReads = true
-                case .error(let text):
-                    outcomes.append("\(text) for '\(method.rawValue)' @ L\(at.line)")
                     settled = false
-                default:
-                    outcomes.append("Type error. Received: [\(value.typeName)] Expected: [bool]. for '\(method.rawValue)' @ L\(at.line)")
-                    settled = false
+                default: settled = false
                 }
+                outcomes.append(Self.outcome(value, method, line: at.line, column: at.column))
             }
         }
         if isQuery {
