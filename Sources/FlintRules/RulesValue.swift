@@ -128,17 +128,16 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
             nanos = Int(String((fraction + "000000000").prefix(9))) ?? 0
         }
         var offset = 0
-        if skip("Z") {
-        } else if let sign = rest.first, sign == "+" || sign == "-" {
+        if !skip("Z") {
+            guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
             rest = rest.dropFirst()
             guard let h = number(2...2), skip(":"), let m = number(2...2) else { return nil }
             offset = (h * 60 + m) * 60 * (sign == "+" ? 1 : -1)
-        } else {
-            return nil
         }
         guard rest.isEmpty else { return nil }
+        // Months past 12 (or 0) carry into the year; days past the month's end into the next.
         let months = year * 12 + month - 1
-        let days = Stdlib.daysFromCivil(Int(Stdlib.floorDiv(Int64(months), 12)), months - Int(Stdlib.floorDiv(Int64(months), 12)) * 12 + 1, 1) + Int64(day - 1)
+        let days = Stdlib.daysFromCivil(months / 12, months % 12 + 1, 1) + Int64(day - 1)
         let secs = days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
         guard Self.validSeconds.contains(secs) else { return nil }
         seconds = secs
@@ -149,7 +148,6 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
     static let validSeconds = Timestamp.minSeconds...Timestamp.maxSeconds
     /// The reference's words for a timestamp outside them.
     static let invalid = "Timestamp is not valid. Seconds must be in range [-62,135,596,800, +253,402,300,799]. Nanos must be in range [0, +999,999,999]."
-
 
     public static func < (a: RulesTimestamp, b: RulesTimestamp) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
 

@@ -368,7 +368,6 @@ enum Stdlib {
         }
     }
 
-    /// `$0`…`$9` in a replacement, Java style.
     /// A group a replacement names that the pattern does not have.
     struct MissingGroup: Error, CustomStringConvertible {
         let description: String
