@@ -6,7 +6,8 @@ Starts the given flint binary (a release build) on a free port, once the referen
 one is given) has gone idle, and measures, for it and for the reference: the time from spawn to
 the first answered request, sequential single-document writes with google-cloud-firestore (gRPC)
 and over REST on one keep-alive connection (from Python, and from wrk when it is installed:
-`apt-get install wrk`), equality + orderBy queries on 10,000 documents (gRPC and REST),
+`apt-get install wrk`), reads by a signed-in user checked by the elder-care sample rules (wrk),
+equality + orderBy queries on 10,000 documents (gRPC and REST),
 BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
 With --memory-only it measures just that last figure, on a freshly started Flint and on the
 reference as given (start it fresh for the same comparison). Build the binary with
@@ -14,6 +15,7 @@ scripts/build-release.sh: it is the one Flint ships.
 """
 
 import argparse
+import base64
 import http.client
 import json
 import os
@@ -98,6 +100,35 @@ def wrk_writes(host, project, seconds=5):
     out = subprocess.run(
         ["wrk", "-t1", "-c1", f"-d{seconds}s", "-s", script, f"http://{host}/"],
         env={**os.environ, "FLINT_BENCH_PROJECT": project}, capture_output=True, text=True, check=True,
+    ).stdout
+    assert "Non-2xx" not in out, out
+    return float(next(line.split()[1] for line in out.splitlines() if line.startswith("Requests/sec:")))
+
+
+def rules_reads(host, project, seconds=5):
+    """Reads of one document by a signed-in user (an unsigned JWT, as the SDKs' mock tokens are),
+    each checked by the elder-care sample's rules, from wrk on one connection. None without wrk."""
+    if shutil.which("wrk") is None:
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "rules-samples", "seed-003-elder-care", "firestore.rules")) as f:
+        rules = f.read()
+
+    def call(method, path, body, auth):
+        req = urllib.request.Request(f"http://{host}{path}", data=json.dumps(body).encode(), method=method)
+        req.add_header("Content-Type", "application/json")
+        if auth:
+            req.add_header("Authorization", auth)
+        urllib.request.urlopen(req).read()
+
+    call("PUT", f"/emulator/v1/projects/{project}:securityRules", {"rules": {"files": [{"content": rules}]}}, None)
+    doc = f"/v1/projects/{project}/databases/(default)/documents/users/alice/profiles/p1"
+    call("PATCH", doc, {"fields": {"name": {"stringValue": "Alice"}}}, "Bearer owner")
+    b64 = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip("=")
+    token = b64({"alg": "none"}) + "." + b64({"sub": "alice", "user_id": "alice", "email": "alice@example.com"}) + "."
+    out = subprocess.run(
+        ["wrk", "-t1", "-c1", f"-d{seconds}s", "-H", f"Authorization: Bearer {token}", f"http://{host}{doc}"],
+        capture_output=True, text=True, check=True,
     ).stdout
     assert "Non-2xx" not in out, out
     return float(next(line.split()[1] for line in out.splitlines() if line.startswith("Requests/sec:")))
@@ -217,6 +248,7 @@ def measure(name, host, pid):
     out["grpc single-document writes/s"] = grpc_writes(db)
     out["REST single-document writes/s (keep-alive)"] = rest_writes(host, project)
     out["REST single-document writes/s (wrk, one connection)"] = wrk_writes(host, project)
+    out["REST reads checked by rules, signed-in user/s (wrk)"] = rules_reads(host, project + "-rules")
     load(db, "bench-query", 10000)
     out["gRPC equality+orderBy queries/s (10k docs)"] = grpc_queries(db)
     out["REST equality+orderBy queries/s (10k docs)"] = rest_queries(host, project)
