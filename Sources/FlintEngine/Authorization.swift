@@ -78,13 +78,21 @@ extension Database {
         guard let ruleset = ruleset(for: auth) else { return }
         let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
         let now = RulesTimestamp(clock.now())
-        for key in keys {
-            let request = RulesRequest(
+        let maxReads = keys.count > 1 ? 20 : 10
+        let requests = keys.map { key in
+            RulesRequest(
                 method: .get, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth), time: now,
                 resource: resource(key, store.document(key, at: readTime)), inTransaction: inTransaction)
-            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: keys.count > 1 ? 20 : 10, coverage: ruleset.coverage)
+        }
+        var decisions: [RulesDecision] = []
+        for (key, request) in zip(keys, requests) {
+            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
             logDebug(decision, .get, key.path.segments)
-            if !decision.allowed { throw Self.denied(decision) }
+            decisions.append(decision)
+            guard decision.allowed else {
+                guard keys.count > 1 else { throw Self.denied(decision) }
+                throw Self.denied(decision, naming: requests, decisions, ruleset.ruleset, reader, maxReads, namingAllowed: true)
+            }
         }
     }
 
@@ -97,11 +105,10 @@ extension Database {
         reader.pending = pending
         let maxReads = staged.count > 1 ? 20 : 10
         var requests: [RulesRequest] = []
-        var denials: [RulesDecision] = []
+        var decisions: [RulesDecision] = []
         for s in staged {
             let key = s.write.key
-            let method: Method
-            if case .delete = s.write.operation { method = .delete } else { method = s.before == nil ? .create : .update }
+            let method = Self.method(of: s)
             var request = RulesRequest(
                 method: method, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth),
                 time: RulesTimestamp(time), resource: resource(key, s.before),
@@ -112,19 +119,57 @@ extension Database {
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
             requests.append(request)
-            if !decision.allowed { denials.append(decision) }
+            decisions.append(decision)
         }
-        guard let firstDenial = denials.first else { return }
-        guard staged.count > 1 else { throw Self.denied(firstDenial) }
-        // The reference names a commit's first pass over every write, then, unless one write
-        // was plainly refused there, the denied writes' second passes.
-        let firstPasses = requests.map { ruleset.ruleset.firstPass($0, reader: reader, maxReads: maxReads) }
-        let settled = firstPasses.contains { $0.settled && !$0.allowed }
-        let named = firstPasses.flatMap(\.outcomes) + (settled ? [] : denials.flatMap(\.secondPass))
-        var combined = firstDenial
+        guard let denial = decisions.first(where: { !$0.allowed }) else { return }
+        guard staged.count > 1 else { throw Self.denied(denial) }
+        throw Self.denied(denial, naming: requests, decisions, ruleset.ruleset, reader, maxReads, namingAllowed: false)
+    }
+
+    /// The method a write's rules are chosen by: a precondition names it (`exists: false` a
+    /// create, `exists: true` or an update time an update, whatever is stored, as on the
+    /// reference); without one, whether the document exists.
+    private static func method(of staged: StagedWrite) -> Method {
+        if case .delete = staged.write.operation { return .delete }
+        switch staged.write.precondition {
+        case .exists(false): return .create
+        case .exists(true), .updateTime: return .update
+        case .none: return staged.before == nil ? .create : .update
+        }
+    }
+
+    /// The reference's denial of a request on several documents. It names each document's
+    /// first pass, stopping at one plainly refused there; then the second passes of those the
+    /// first pass left open, in order, up to the first denied. Batch reads name the second
+    /// passes that allowed on the way; commits do not.
+    private static func denied(
+        _ denial: RulesDecision, naming requests: [RulesRequest], _ decisions: [RulesDecision], _ ruleset: Ruleset,
+        _ reader: StoreDocumentReader, _ maxReads: Int, namingAllowed: Bool
+    ) -> FlintError {
+        var named: [String] = []
+        var open: [Int] = []
+        var settled = false
+        for (i, request) in requests.enumerated() {
+            let first = ruleset.firstPass(request, reader: reader, maxReads: maxReads)
+            named += first.outcomes
+            if first.allowed { continue }
+            if first.settled {
+                settled = true
+                break
+            }
+            open.append(i)
+        }
+        if !settled {
+            for i in open where i < decisions.count {
+                let decision = decisions[i]
+                if !decision.allowed || namingAllowed { named += decision.secondPass }
+                if !decision.allowed { break }
+            }
+        }
+        var combined = denial
         combined.message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
-        combined.debugLog = denials.flatMap(\.debugLog)
-        throw Self.denied(combined)
+        combined.debugLog = decisions.flatMap(\.debugLog)
+        return denied(combined)
     }
 
     /// The paths a write names, as `request.writeFields` lists them: its mask (none for a whole

@@ -102,6 +102,7 @@ public actor Database {
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
         var staged: [StagedWrite] = []
+        var unmet: FlintError?
         for write in writes {
             let key = write.key
             let current: DocumentState?
@@ -112,12 +113,19 @@ public actor Database {
                 original[key] = .some(current)
                 order.append(key)
             }
+            do throws(FlintError) {
+                try WriteApplier.checkPrecondition(write, on: current, database: id)
+            } catch {
+                unmet = unmet ?? error
+            }
             let (next, result) = try stage(write, on: current, at: commitTime)
             pending[key] = .some(next)
             results.append(result)
             staged.append(StagedWrite(write: write, before: current, after: next))
         }
+        // Rules come first: a denied write is refused as such even when its precondition fails.
         try authorizeWrites(staged, final: pending, auth: auth, time: commitTime, inTransaction: inTransaction)
+        if let unmet { throw unmet }
         // Documents whose final state equals the stored one are not rewritten, so they keep
         // their update time.
         let changed = order.compactMap { key -> DocumentWrite? in
@@ -150,6 +158,7 @@ public actor Database {
             do throws(FlintError) {
                 try WriteApplier.validate(write)
                 let current = store.document(write.key, at: nil)
+                try WriteApplier.checkPrecondition(write, on: current, database: id)
                 let (next, result) = try stage(write, on: current, at: commitTime)
                 if next != current {
                     changed.append(DocumentWrite(key: write.key, state: next))
@@ -178,7 +187,7 @@ public actor Database {
     private func stage(_ write: Write, on current: DocumentState?, at commitTime: Timestamp)
         throws(FlintError) -> (DocumentState?, WriteResult)
     {
-        let outcome = try WriteApplier.apply(write, to: current, commitTime: commitTime, database: id)
+        let outcome = WriteApplier.apply(write, to: current, commitTime: commitTime)
         guard let fields = outcome.fields else { return (nil, WriteResult(updateTime: nil)) }
         // A plain set stores exactly the data `WriteApplier.validate` already checked.
         var plainSet = write.updateMask == nil && write.transforms.isEmpty
@@ -433,11 +442,14 @@ public actor Database {
         return state.map { document(key, $0).masked(mask) }
     }
 
-    /// Several documents read at one consistent time, in the order asked.
+    /// Several documents read at one consistent time, in the order asked, each once.
     public func batchGet(
-        _ keys: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil,
+        _ asked: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil,
         auth: AuthContext = .owner
     ) async throws(FlintError) -> BatchGetResult {
+        // A document asked for twice is answered once, as on the reference.
+        var seen = Set<DocumentKey>()
+        let keys = asked.filter { seen.insert($0).inserted }
         if let transaction { await waitForOlderHolders(of: keys, transaction) }
         let t = try self.readTime(readTime, transaction)
         try authorizeReads(keys, auth: auth, at: t, inTransaction: transaction != nil)

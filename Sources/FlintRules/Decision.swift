@@ -101,17 +101,19 @@ public struct RulesDecision: Sendable {
     /// `No matching allow statements`.
     public var message: String
     public var debugLog: [String]
-    /// The outcome of each statement, evaluated with the documents (the reference's second pass).
+    /// The outcome of each statement evaluated with the documents (the reference's second
+    /// pass), up to the one that allowed, which is named `false` like the rest.
     public var secondPass: [String] = []
 }
 
 /// The reference's first pass over a request, made before any document is read.
 public struct RulesFirstPass: Sendable {
-    /// Each statement's outcome, as the reference's message names it.
+    /// Each statement's outcome, as the reference's message names it, up to one that allowed.
     public var outcomes: [String]
     /// Plain `false`s only: the reference denies without a second pass.
     public var settled: Bool
-    /// A statement allowed the request without any read.
+    /// A statement allowed the request without any read (named `false` among the outcomes,
+    /// which only a request on several documents shows).
     public var allowed: Bool
 }
 
@@ -138,11 +140,12 @@ extension Ruleset {
         let candidates = statements(request, segments)
         for (allow, scope) in candidates {
             guard let condition = allow.condition else {
-                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog)
+                outcomes.append(Self.outcome(.bool(true), request.method, line: allow.position.line))
+                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes)
             }
             let value = evaluator.evaluate(condition, scope)
-            if case .bool(true) = value { return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog) }
             outcomes.append(Self.outcome(value, request.method, line: ranges[condition.id].start.line))
+            if case .bool(true) = value { return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes) }
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
@@ -217,15 +220,16 @@ extension Ruleset {
             for (allow, scope) in statements(guessed, segments) {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
+                let named = Self.outcome(value, method, line: at.line, column: at.column)
                 switch value {
-                case .bool(true) where methods.count == 1: return RulesFirstPass(outcomes: [], settled: true, allowed: true)
+                case .bool(true) where methods.count == 1: return RulesFirstPass(outcomes: outcomes + [named], settled: false, allowed: true)
                 case .bool(false): break
                 case .error(Evaluator.unreadText):
                     neededReads = true
                     settled = false
                 default: settled = false
                 }
-                outcomes.append(Self.outcome(value, method, line: at.line, column: at.column))
+                outcomes.append(named)
             }
         }
         if isQuery {

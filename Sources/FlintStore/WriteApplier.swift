@@ -74,10 +74,9 @@ public enum WriteApplier {
         }
     }
 
-    /// Applies `write` (already validated) to `current`.
-    public static func apply(
-        _ write: Write, to current: DocumentState?, commitTime: Timestamp, database: DatabaseID
-    ) throws(FlintError) -> Outcome {
+    /// Whether `current` meets the write's precondition. Kept apart from `apply` because a
+    /// commit checks preconditions only after its rules allowed it, as the reference does.
+    public static func checkPrecondition(_ write: Write, on current: DocumentState?, database: DatabaseID) throws(FlintError) {
         let name = { database.documentsRoot + "/" + write.key.path.canonical }
         switch write.precondition {
         case .none: break
@@ -97,7 +96,10 @@ public enum WriteApplier {
                     "Document \(name()) was last updated at \(current.updateTime), not at the required \(t).")
             }
         }
+    }
 
+    /// Applies `write` (already validated, its precondition checked) to `current`.
+    public static func apply(_ write: Write, to current: DocumentState?, commitTime: Timestamp) -> Outcome {
         var fields: MapValue
         switch write.operation {
         case .delete:

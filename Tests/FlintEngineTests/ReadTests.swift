@@ -11,6 +11,8 @@ struct ReadTests {
         #expect(r.documents[0].1?.fields == [:])
         #expect(r.documents[1].1 == nil)
         #expect(r.documents[2].1?.fields == ["m": ["y": 2]])
+        let twice = try await db.batchGet([key("l/a"), key("l/zz"), key("l/a"), key("l/b"), key("l/zz")])
+        #expect(twice.documents.map(\.0) == [key("l/a"), key("l/zz"), key("l/b")])
     }
 
     @Test func readTimeSeesEarlierVersionsWithinRetention() async throws {

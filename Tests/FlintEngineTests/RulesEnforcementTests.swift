@@ -110,6 +110,83 @@ struct RulesEnforcementTests {
         #expect(try await db.get(key("ok/a")) == nil)
     }
 
+    /// A batch get's denial names the first passes of its documents, then their second passes
+    /// up to the first denied, allowed ones included, as the reference answered these.
+    @Test func aBatchGetsDenialNamesEachDocumentInTurn() async throws {
+        let db = Self.database("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /open/{doc} { allow read: if true; }
+                match /closed/{doc} { allow read: if resource.data.a == 2; }
+                match /no/{doc} { allow read: if false; }
+                match /multi/{doc} { allow get: if resource.data.a == 2; allow read: if request.auth.uid == 'bob'; }
+              }
+            }
+            """, project: "batches")
+        _ = try await db.commit(
+            [("open/x", 1), ("closed/one", 1), ("closed/uno", 1), ("closed/two", 2), ("no/a", 1), ("multi/two", 2)].map { .set(key($0), ["a": .integer($1)]) })
+        func message(_ paths: [String]) async -> String? {
+            await Self.denial { _ = try await db.batchGet(paths.map { key($0) }, auth: Self.user("alice")) }?.message
+        }
+        let e5 = "evaluation error at L5:42 for 'get' @ L5", f5 = "false for 'get' @ L5"
+        #expect(await message(["closed/one"]) == "\n" + [e5, f5].joined(separator: ", "))
+        // closed/two is allowed in the second pass, and named on the way to closed/one.
+        #expect(await message(["closed/two", "closed/one", "closed/uno"]) == "\n" + [e5, e5, e5, f5, f5].joined(separator: ", "))
+        #expect(await message(["closed/one", "closed/two"]) == "\n" + [e5, e5, f5].joined(separator: ", "))
+        // Allowed in the first pass: named as false there, and not again.
+        #expect(await message(["closed/one", "open/x"]) == "\n" + [e5, "false for 'get' @ L4", f5].joined(separator: ", "))
+        // Plainly refused in the first pass: nothing after it is named.
+        #expect(await message(["no/a", "closed/one"]) == "\nfalse for 'get' @ L6")
+        #expect(await message(["closed/one", "no/a"]) == "\n" + [e5, "false for 'get' @ L6"].joined(separator: ", "))
+        #expect(await message(["elsewhere/x", "closed/one"]) == "No matching allow statements")
+        #expect(await message(["open/x", "elsewhere/x"]) == "\nfalse for 'get' @ L4")
+        #expect(await message(["multi/two", "closed/one"])
+            == "\nevaluation error at L7:40 for 'get' @ L7, false for 'get' @ L7, \(e5), false for 'get' @ L7, \(f5)")
+        #expect(try await db.batchGet([key("closed/two"), key("open/x"), key("closed/two")], auth: Self.user("alice")).documents.count == 2)
+    }
+
+    /// A write's precondition names its method, and rules are decided before preconditions are
+    /// checked; a commit names only its first denied write's second pass (as on the reference).
+    @Test func rulesComeBeforePreconditions() async throws {
+        let db = Self.database("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /ok/{d} { allow write: if true; }
+                match /w/{d} { allow update: if resource.data.a == 1; }
+                match /c/{d} { allow create: if resource.data.a == 1; }
+                match /del/{d} { allow delete: if resource.data.a == 1; }
+              }
+            }
+            """, project: "preconditions")
+        _ = try await db.commit([("ok/x", 1), ("w/one", 1), ("w/two", 2), ("w/deux", 2), ("c/one", 1)].map { .set(key($0), ["a": .integer($1)]) })
+        let alice = Self.user("alice")
+        func update(_ path: String) -> Write { Write(.update(key(path), ["a": 3]), precondition: .exists(true)) }
+        func outcome(_ writes: [Write]) async -> FlintError? { await Self.denial { _ = try await db.commit(writes, auth: alice) } }
+        // An update of a missing document is an update: denied by its rule before it is found missing.
+        #expect(await outcome([update("w/none")])
+            == FlintError(.permissionDenied, "\nevaluation error at L5:37 for 'update' @ L5, Null value error. for 'update' @ L5"))
+        #expect(await outcome([update("ok/none")])?.code == .notFound)
+        #expect(await outcome([update("ok/none"), update("w/two")])?.message
+            == "\nfalse for 'update' @ L4, evaluation error at L5:37 for 'update' @ L5, false for 'update' @ L5")
+        // A create of an existing document is a create, and sees the stored document.
+        #expect(await outcome([Write(.update(key("c/one"), ["a": 3]), precondition: .exists(false))])?.code == .alreadyExists)
+        #expect(await outcome([Write(.update(key("w/one"), ["a": 3]), precondition: .exists(false))])
+            == FlintError(.permissionDenied, "No matching allow statements"))
+        let long = try Timestamp(seconds: 1, nanos: 0)
+        #expect(await outcome([Write(.update(key("ok/none"), ["a": 3]), precondition: .updateTime(long))])?.code == .failedPrecondition)
+        #expect(await outcome([Write(.update(key("c/none"), ["a": 3]), precondition: .updateTime(long))])
+            == FlintError(.permissionDenied, "No matching allow statements"))
+        #expect(await outcome([Write(.delete(key("del/none")), precondition: .exists(true))])
+            == FlintError(.permissionDenied, "\nevaluation error at L7:39 for 'delete' @ L7, Null value error. for 'delete' @ L7"))
+        // Only the first denied write's second pass; allowed ones are not named there.
+        let e5 = "evaluation error at L5:37 for 'update' @ L5", f5 = "false for 'update' @ L5"
+        #expect(await outcome([update("w/one"), update("w/two")])?.message == "\n" + [e5, e5, f5].joined(separator: ", "))
+        #expect(await outcome([update("w/two"), update("w/deux"), update("w/one")])?.message == "\n" + [e5, e5, e5, f5].joined(separator: ", "))
+        #expect(try await db.get(key("w/one"))?.fields == ["a": 1])
+    }
+
     /// A condition that answers something other than a bool denies with the reference's type error.
     @Test func aConditionMustBeABool() async throws {
         let db = Self.database("""
