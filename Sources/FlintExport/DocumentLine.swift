@@ -65,7 +65,7 @@ enum DocumentLine {
                 o.append(UInt8(ascii: "}"))
             }
         case .vector(let values):
-            value(.map(["__type__": "__vector__", "value": .array(values.map { .double($0) })]), &out)
+            value(.map(Value.vectorShape(values)), &out)
         }
     }
 

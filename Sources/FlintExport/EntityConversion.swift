@@ -247,7 +247,7 @@ enum EntityConversion {
             v.stringValue = (try? inner.serializedBytes()) ?? Data()
         case .vector(let doubles):
             // Only an array element gets here; a field holding a vector is written by `add`.
-            return property(name, .map(["__type__": "__vector__", "value": .array(doubles.map { .double($0) })]))
+            return property(name, .map(Value.vectorShape(doubles)))
         case .array:
             // Arrays do not nest; an array inside an array never reaches an export.
             break

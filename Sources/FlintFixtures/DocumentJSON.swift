@@ -74,17 +74,7 @@ public enum DocumentJSON {
         case "mapValue":
             guard let m = raw as? [String: Any] else { throw bad("{fields: {...}}") }
             let inner = try fields(m["fields"] ?? [String: Any](), database: database, at: path)
-            if case .string("__vector__")? = inner["__type__"], inner.count == 2, case .array(let items)? = inner["value"] {
-                var components: [Double] = []
-                for item in items {
-                    guard case .double(let d) = item else {
-                        throw .invalidArgument("Vector must only contain values of type 'double'")
-                    }
-                    components.append(d)
-                }
-                return .vector(components)
-            }
-            return .map(inner)
+            return try Value.vector(shapedAs: inner) ?? .map(inner)
         default:
             throw .invalidArgument("\(path) has an unknown value type \"\(kind)\".")
         }
@@ -113,8 +103,7 @@ extension DocumentJSON {
         case .geoPoint(let g): ["geoPointValue": ["latitude": g.latitude, "longitude": g.longitude]]
         case .array(let a): ["arrayValue": ["values": a.map(restValue)]]
         case .map(let m): ["mapValue": ["fields": restFields(m)]]
-        case .vector(let values):
-            ["mapValue": ["fields": ["__type__": ["stringValue": "__vector__"], "value": ["arrayValue": ["values": values.map { ["doubleValue": $0] }]]]]]
+        case .vector(let values): restValue(.map(Value.vectorShape(values)))
         }
     }
 }

@@ -78,9 +78,18 @@ public enum Validation {
             if name.utf8.count > Limits.maxFieldNameBytes {
                 throw .invalidArgument("Field name is longer than \(Limits.maxFieldNameBytes) bytes.")
             }
-            if isReserved(name) { throw .invalidArgument("field name '\(name)' is reserved.") }
+            if isReserved(name) { throw reserved(name, entry.value, path) }
             try validateValue(entry.value, path: path + [name], depth: depth, inArray: false)
         }
+    }
+
+    /// The reference emulator words a reserved name by where it stands: a top-level field, a
+    /// nested `__type__` (the marker of a typed map such as a vector), or any other nested name.
+    private static func reserved(_ name: String, _ value: Value, _ path: [String]) -> FlintError {
+        guard let top = path.first else { return .invalidArgument("field name \(name) is reserved") }
+        guard name == "__type__" else { return .invalidArgument("field name '\(name)' is reserved.") }
+        guard case .string = value else { return .invalidArgument("Field __type__ is not a string.") }
+        return .invalidArgument("Property \(top) contains an invalid nested entity.")
     }
 
     private static func validateValue(_ value: Value, path: [String], depth: Int, inArray: Bool)
@@ -96,7 +105,9 @@ public enum Validation {
             for item in items { try validateValue(item, path: path, depth: depth + 1, inArray: true) }
         case .geoPoint(let g):
             _ = try GeoPoint(latitude: g.latitude, longitude: g.longitude)
-        case .null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .vector:
+        case .vector(let components):
+            if components.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
+        case .null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference:
             break
         }
     }

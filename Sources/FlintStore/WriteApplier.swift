@@ -70,7 +70,7 @@ public enum WriteApplier {
             )
         }
         for p in mask where p.isDocumentID || p.segments.contains(where: Validation.isReserved) {
-            throw .invalidArgument("field name '\(p.segments.first(where: Validation.isReserved) ?? p.canonical)' is reserved.")
+            throw .invalidArgument("Invalid reserved name in field path \(p.segments.first(where: Validation.isReserved) ?? p.canonical)")
         }
     }
 

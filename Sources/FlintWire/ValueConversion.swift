@@ -28,22 +28,8 @@ public enum Wire {
             return .array(out)
         case .mapValue(let m):
             let map = try fields(m.fields, db)
-            if case .string(let type)? = map["__type__"], type == "__vector__" { return try vector(map) }
-            return .map(map)
+            return try Value.vector(shapedAs: map) ?? .map(map)
         }
-    }
-
-    /// `{__type__: "__vector__", value: [doubles]}` is a vector embedding.
-    static func vector(_ map: MapValue) throws(FlintError) -> Value {
-        guard map.count == 2, case .array(let items)? = map["value"] else {
-            throw .invalidArgument("A vector must be a map with \"__type__\": \"__vector__\" and a \"value\" array.")
-        }
-        var components: [Double] = []
-        for item in items {
-            guard case .double(let d) = item else { throw .invalidArgument("Vector must only contain values of type 'double'") }
-            components.append(d)
-        }
-        return .vector(components)
     }
 
     public static func fields(_ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {

@@ -57,7 +57,8 @@ struct CommitTests {
     @Test(arguments: [
         (["a", "a.b"], "The update mask names both \"a\" and its sub-field \"a.b\"."),
         (["x", "x"], "The update mask names \"x\" more than once."),
-        (["__name__"], "field name '__name__' is reserved."),
+        (["__name__"], "Invalid reserved name in field path __name__"),
+        (["m.__x__"], "Invalid reserved name in field path __x__"),
     ])
     func conflictingMasksAreRejected(mask: [String], message: String) async throws {
         let (db, _) = makeDatabase()

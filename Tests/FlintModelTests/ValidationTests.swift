@@ -17,6 +17,25 @@ struct ValidationTests {
         #expect(error?.message.contains("nested more than 20 levels") == true)
     }
 
+    /// A map in vector shape is a vector; a malformed one is refused as the reference refuses it.
+    @Test func vectorShapedMapsAreVectors() throws {
+        #expect(try Value.vector(shapedAs: Value.vectorShape([1, 2.5])) == .vector([1, 2.5]))
+        #expect(try Value.vector(shapedAs: ["__type__": "other", "value": [1.0]]) == nil)
+        #expect(try Value.vector(shapedAs: ["value": [1.0]]) == nil)
+        let malformed: [(MapValue, String)] = [
+            (["__type__": "__vector__"], "Vector map is missing key 'value'."),
+            (["__type__": "__vector__", "value": "x", "x": 1], "Vector Value type must be an array."),
+            (["__type__": "__vector__", "value": [1], "x": 1], "Vector Value map has extraneous entries."),
+            (["__type__": "__vector__", "value": [1.0, .null]], "Vector must only contain values of type 'double'"),
+        ]
+        for (map, message) in malformed {
+            #expect(throws: FlintError.invalidArgument(message)) { try Value.vector(shapedAs: map) }
+        }
+        #expect(throws: FlintError.invalidArgument("Cannot have a zero length vector.")) {
+            try Validation.validateFields(["v": ["a": [.vector([])]]])
+        }
+    }
+
     @Test func arraysCannotHoldArrays() {
         #expect(throws: FlintError.invalidArgument("Cannot convert an array value in an array value.")) {
             try Validation.validateFields(["a": [1, [2]]])
@@ -26,6 +45,14 @@ struct ValidationTests {
     @Test func reservedAndEmptyFieldNames() {
         #expect(throws: FlintError.invalidArgument("field name '__x__' is reserved.")) {
             try Validation.validateFields(["m": ["__x__": 1]])
+        }
+        // Worded as the reference emulator words them, by where the name stands.
+        #expect(throws: FlintError.invalidArgument("field name __x__ is reserved")) { try Validation.validateFields(["__x__": 1]) }
+        #expect(throws: FlintError.invalidArgument("Field __type__ is not a string.")) {
+            try Validation.validateFields(["m": ["__type__": 1]])
+        }
+        #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
+            try Validation.validateFields(["m": ["n": [["__type__": "other"]]]])
         }
         #expect(throws: FlintError.invalidArgument("Field names must not be empty.")) {
             try Validation.validateFields(["": 1])
