@@ -164,7 +164,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintDifferentialTests",
-            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore", "FlintExport"],
+            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore", "FlintExport", "FlintServer"],
             swiftSettings: strict),
         .testTarget(
             name: "FlintProtoTests",

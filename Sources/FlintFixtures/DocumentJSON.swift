@@ -56,7 +56,7 @@ public enum DocumentJSON {
             return .bytes(Array(data))
         case "referenceValue":
             guard let s = raw as? String else { throw bad("a document name") }
-            let (db, key) = try ResourceName.parseDocument(s.hasPrefix("projects/") ? s : database.documentsRoot + "/" + s)
+            let (db, key) = try ResourceName.parseDocument(s.hasPrefix("projects/") ? s : database.documentsRoot + "/" + s, reference: true)
             return .reference(DocumentReference(database: db, key: key))
         case "geoPointValue":
             guard let g = raw as? [String: Any] else { throw bad("{latitude, longitude}") }

@@ -23,6 +23,7 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses Firestore's server format: dot-separated segments, each either a plain
     /// identifier `[a-zA-Z_][a-zA-Z_0-9]*` or backquoted with `\` escaping `` ` `` and `\`.
     public init(parsing text: String) throws(FlintError) {
+        if text.isEmpty { throw .invalidArgument("Invalid empty property path string.") }
         var segments: [String] = []
         var bytes = Array(text.utf8)[...]
         func fail() -> FlintError {

@@ -12,7 +12,7 @@ public enum Limits {
 public enum Validation {
     /// A collection id: 1–1,500 bytes, not `.` or `..`, no `/`, not `__.*__`.
     public static func validateCollectionID(_ id: String) throws(FlintError) {
-        try validateIDShape(id)
+        try validateIDShape(id, noun: "Collection id")
         if isReserved(id) { throw .invalidArgument("Collection id \"\(id)\" is invalid because it is reserved.") }
     }
 
@@ -34,7 +34,7 @@ public enum Validation {
     }
 
     /// The checks every id gets: length, `.` and `..`, and `/`.
-    private static func validateIDShape(_ id: String) throws(FlintError) {
+    private static func validateIDShape(_ id: String, noun: String = "Resource id") throws(FlintError) {
         let n = id.utf8.count
         if n == 0 { throw .invalidArgument("Resource id must not be empty.") }
         if n > Limits.maxIDBytes {
@@ -42,7 +42,7 @@ public enum Validation {
         }
         if id == "." || id == ".." { throw .invalidArgument("Resource id \"\(id)\" is invalid.") }
         if id.utf8.contains(UInt8(ascii: "/")) {
-            throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".")
+            throw .invalidArgument("\(noun) \"\(id)\" is invalid because it contains \"/\".")
         }
     }
 
@@ -70,10 +70,9 @@ public enum Validation {
         for entry in map.entries {
             let name = entry.key
             if name.isEmpty {
+                // The reference names only the top-level field an empty name is inside.
                 throw .invalidArgument(
-                    path.isEmpty
-                        ? "Field names must not be empty."
-                        : "Field names must not be empty (in \"\(fieldText(path))\").")
+                    path.first.map { "Property \($0) contains an invalid nested entity." } ?? "The property.name is the empty string.")
             }
             if name.utf8.count > Limits.maxFieldNameBytes {
                 throw .invalidArgument("Field name is longer than \(Limits.maxFieldNameBytes) bytes.")

@@ -8,32 +8,50 @@ public struct Ordering: Sendable, Hashable {
         self.descending = descending
     }
 
-    /// Parses the list syntax of ListDocuments: `"priority desc, __name__"`.
+    /// Parses the list syntax of ListDocuments: `"priority desc, __name__"`. Fields may be
+    /// backquoted (spaces and commas inside them are theirs); spaces may follow a term, a
+    /// comma or a field, not start the list. Any fault names the whole text, as the reference
+    /// emulator does.
     public static func parseList(_ text: String) throws(FlintError) -> [Ordering] {
+        let invalid = FlintError.invalidArgument("Invalid order by clause \"\(text)\".")
+        let bytes = Array(text.utf8)
+        var i = 0
+        func isSpace(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        func skipSpaces() { while i < bytes.count && isSpace(bytes[i]) { i += 1 } }
         var result: [Ordering] = []
-        for clause in text.split(separator: ",") {
-            let words = clause.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let invalid = FlintError.invalidArgument("Invalid order by clause \"\(clause.trimmingSpaces)\".")
-            guard let first = words.first, words.count <= 2 else { throw invalid }
+        while true {
+            // The field: up to a space or comma outside backquotes.
+            let start = i
+            var quoted = false
+            while i < bytes.count {
+                let b = bytes[i]
+                if quoted && b == UInt8(ascii: "\\") {
+                    i += 2
+                    continue
+                }
+                if b == UInt8(ascii: "`") { quoted.toggle() } else if !quoted && (isSpace(b) || b == UInt8(ascii: ",")) { break }
+                i += 1
+            }
+            guard i > start, let field = try? FieldPath(parsing: String(decoding: bytes[start..<min(i, bytes.count)], as: UTF8.self)) else {
+                throw invalid
+            }
+            skipSpaces()
             var descending = false
-            if words.count == 2 {
-                switch words[1].lowercased() {
+            let word = i
+            while i < bytes.count && !isSpace(bytes[i]) && bytes[i] != UInt8(ascii: ",") { i += 1 }
+            if i > word {
+                switch String(decoding: bytes[word..<i], as: UTF8.self).lowercased() {
                 case "asc": descending = false
                 case "desc": descending = true
                 default: throw invalid
                 }
+                skipSpaces()
             }
-            result.append(Ordering(try FieldPath(parsing: String(first)), descending: descending))
+            result.append(Ordering(field, descending: descending))
+            if i == bytes.count { return result }
+            guard bytes[i] == UInt8(ascii: ",") else { throw invalid }
+            i += 1
+            skipSpaces()
         }
-        return result
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return s
     }
 }

@@ -14,50 +14,74 @@ public struct ResourceName: Sendable, Hashable {
         path.isEmpty ? database.documentsRoot : database.documentsRoot + "/" + path.canonical
     }
 
-    /// Parses any name under `documents` (root, collection or document) and checks every id.
-    public static func parse(_ name: String, kind: String = "Resource") throws(FlintError)
+    /// Parses any name under `documents` (root, collection or document) and checks every id,
+    /// element by element as the reference emulator does, naming the first element missing or
+    /// wrong and where it should start. `kind` begins the messages ("Document name …"); a
+    /// reference value's name has two messages of its own.
+    public static func parse(_ name: String, kind: String = "Resource", reference: Bool = false) throws(FlintError)
         -> ResourceName
     {
         guard name.utf8.count <= Limits.maxDocumentNameBytes + 1024 else {
             throw .invalidArgument(
                 "\(kind) name is longer than \(Limits.maxDocumentNameBytes) bytes.")
         }
+        func fail(_ problem: String) -> FlintError { .invalidArgument("\(kind) name \"\(name)\" \(problem)") }
         // Split on the byte: "/" is ASCII, and splitting by Character would run grapheme
         // breaking over every name of every request.
         let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
-        guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases",
-            parts[4] == "documents", !parts[1].isEmpty, !parts[3].isEmpty
-        else {
-            throw .invalidArgument(
-                "\(kind) name \"\(name)\" is not of the form projects/{project_id}/databases/{database_id}/documents/{document_path}."
-            )
-        }
-        var offset = parts[0...4].reduce(0) { $0 + $1.utf8.count + 1 }
-        var segments: [String] = []
-        segments.reserveCapacity(parts.count - 5)
-        for (i, part) in parts.dropFirst(5).enumerated() {
-            let id = String(part)
-            if id.isEmpty {
-                throw .invalidArgument("\(kind) name \"\(name)\" lacks a resource id at index \(offset).")
-            }
-            if id == "." || id == ".." {
-                throw .invalidArgument(
-                    "\(kind) name \"\(name)\" contains a resource id \"\(id)\" at index \(offset).")
-            }
-            try Validation.validateSegment(id, at: i)
-            segments.append(id)
+        var starts: [Int] = []
+        var offset = 0
+        for part in parts {
+            starts.append(offset)
             offset += part.utf8.count + 1
         }
-        let db = DatabaseID(project: String(parts[1]), database: String(parts[3]))
+        /// The element at `i`, which must be there and not empty.
+        func element(_ i: Int, _ what: String) throws(FlintError) -> Substring {
+            guard i < parts.count else { throw fail("lacks \"/\" at index \(name.utf8.count).") }
+            if parts[i].isEmpty {
+                if i > 0 && i == parts.count - 1 { throw fail("has invalid trailing \"/\".") }
+                throw fail("lacks \(what) at index \(starts[i]).")
+            }
+            return parts[i]
+        }
+        func literal(_ i: Int, _ word: String) throws(FlintError) {
+            if try element(i, "\"\(word)\"") != word[...] { throw fail("lacks \"\(word)\" at index \(starts[i]).") }
+        }
+        try literal(0, "projects")
+        let project = try element(1, "a project id")
+        try literal(2, "databases")
+        let database = try element(3, "a database id")
+        if reference && parts.count == 4 { throw .invalidArgument("Non-document resource reference value not supported.") }
+        if reference, parts.count > 4, !parts[4].isEmpty, parts[4] != "documents" {
+            throw .invalidArgument("Resource \"\(name)\" is not recognized.")
+        }
+        try literal(4, "documents")
+        if parts.count == 6 && parts[5].isEmpty { throw fail("is invalid: Omit trailing \"/\".") }
+        var segments: [String] = []
+        segments.reserveCapacity(parts.count - 5)
+        for i in parts.indices.dropFirst(5) {
+            let index = i - 5
+            let id = String(try element(i, index % 2 == 0 ? "a collection id" : "a resource id"))
+            if id == "." || id == ".." { throw fail("contains a resource id \"\(id)\" at index \(starts[i]).") }
+            try Validation.validateSegment(id, at: index)
+            segments.append(id)
+        }
+        let db = DatabaseID(project: String(project), database: String(database))
         return ResourceName(database: db, path: ResourcePath(segments))
     }
 
-    /// Parses a document name; odd paths get Firestore's `lacks "/"` message.
-    public static func parseDocument(_ name: String) throws(FlintError) -> (DatabaseID, DocumentKey) {
-        let parsed = try parse(name, kind: "Document")
+    /// Parses a document name, or with `reference` the name a reference value holds; odd
+    /// paths get Firestore's `lacks "/"` message.
+    public static func parseDocument(_ name: String, reference: Bool = false) throws(FlintError) -> (DatabaseID, DocumentKey) {
+        let kind = reference ? "Resource" : "Document"
+        let parsed = try parse(name, kind: kind, reference: reference)
+        if parsed.path.isEmpty {
+            throw .invalidArgument(
+                "\(kind) name \"\(name)\" is invalid: Omit \"/documents\" when referencing a database (except as the parent of a document).")
+        }
         guard let key = parsed.path.documentKey else {
             throw .invalidArgument(
-                "Document name \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
+                "\(kind) name \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
         }
         try Validation.validateDocumentName(parsed.database, key)
         return (parsed.database, key)

@@ -35,6 +35,7 @@ public enum Aggregator {
         var seen = Set<UTF8Key>()
         for (i, a) in aggregations.enumerated() {
             let name = a.alias.isEmpty ? "field_\(i + 1)" : a.alias
+            if Validation.isReserved(name) { throw .invalidArgument("The property.name \"\(name)\" is reserved.") }
             if !seen.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("Aggregation aliases contain duplicate alias: \(name).")
             }

@@ -181,6 +181,7 @@ struct FirestoreCalls: Sendable {
 
     func runQuery(_ r: Google_Firestore_V1_RunQueryRequest) async throws(FlintError) -> [Google_Firestore_V1_RunQueryResponse] {
         let (id, parent) = try ResourceName.parseParent(r.parent)
+        guard r.queryType != nil else { throw .invalidArgument("only structured queries are supported") }
         let query = try Wire.query(r.structuredQuery, parent: parent, id)
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
@@ -207,6 +208,7 @@ struct FirestoreCalls: Sendable {
         -> [Google_Firestore_V1_RunAggregationQueryResponse]
     {
         let (id, parent) = try ResourceName.parseParent(r.parent)
+        guard r.queryType != nil else { throw .invalidArgument("Only structured aggregation queries are supported.") }
         let aggregation = r.structuredAggregationQuery
         let query = try Wire.query(aggregation.structuredQuery, parent: parent, id)
         let db = engine.database(id)

@@ -35,7 +35,7 @@ public enum WriteApplier {
             throw .invalidArgument("a delete must not specify a update transform.")
         }
         if case .transform = write.operation, write.transforms.isEmpty {
-            throw .invalidArgument("A transform write must have at least one field transform.")
+            throw .invalidArgument("The list of FieldTransform must not be empty.")
         }
         if case .update(_, let fields) = write.operation {
             try Validation.validateFields(fields)

@@ -7,7 +7,7 @@ extension Wire {
     // MARK: - Writes
 
     public static func write(_ p: Google_Firestore_V1_Write, _ db: DatabaseID) throws(FlintError) -> Write {
-        guard let op = p.operation else { throw .invalidArgument("A write must have an operation: update, delete or transform.") }
+        guard let op = p.operation else { throw .invalidArgument("empty write operation") }
         var transforms: [FieldTransform] = []
         for t in p.updateTransforms { transforms.append(try transform(t, db)) }
         let operation: Write.Operation
@@ -35,7 +35,7 @@ extension Wire {
 
     static func transform(_ p: Google_Firestore_V1_DocumentTransform.FieldTransform, _ db: DatabaseID) throws(FlintError) -> FieldTransform {
         let path = try FieldPath(parsing: p.fieldPath)
-        guard let kind = p.transformType else { throw .invalidArgument("A field transform must name a transformation.") }
+        guard let kind = p.transformType else { throw .invalidArgument("Operation type must be specified for field transformation.") }
         switch kind {
         case .setToServerValue(let v):
             guard v == .requestTime else { throw .invalidArgument("Unknown server value: \(v.rawValue).") }
@@ -101,14 +101,14 @@ extension Wire {
     }
 
     static func filter(_ p: Google_Firestore_V1_StructuredQuery.Filter, _ db: DatabaseID) throws(FlintError) -> Filter {
-        guard let kind = p.filterType else { throw .invalidArgument("A filter must be a field, unary or composite filter.") }
+        guard let kind = p.filterType else { throw .invalidArgument("Unknown Filter type.") }
         switch kind {
         case .compositeFilter(let c):
             let op: CompositeFilter.Operator
             switch c.op {
             case .and: op = .and
             case .or: op = .or
-            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("A composite filter needs the operator AND or OR.")
+            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unsupported CompositeFilter operator.")
             }
             var children: [Filter] = []
             for f in c.filters { children.append(try filter(f, db)) }
@@ -126,7 +126,7 @@ extension Wire {
             case .in: op = .in
             case .arrayContainsAny: op = .arrayContainsAny
             case .notIn: op = .notIn
-            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("A field filter needs an operator.")
+            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown FieldFilter operator.")
             }
             return .field(FieldFilter(try FieldPath(parsing: f.field.fieldPath), op, try value(f.value, db)))
         case .unaryFilter(let u):
@@ -136,8 +136,9 @@ extension Wire {
             case .isNull: op = .isNull
             case .isNotNan: op = .isNotNaN
             case .isNotNull: op = .isNotNull
-            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("A unary filter needs an operator.")
+            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown UnaryFilter operator.")
             }
+            guard u.operandType != nil else { throw .invalidArgument("Unsupported UnaryFilter operand type (non-FIELD).") }
             return .unary(UnaryFilter(try FieldPath(parsing: u.field.fieldPath), op))
         }
     }
@@ -151,7 +152,7 @@ extension Wire {
         case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown Distance Measure.")
         }
         guard case .vector(let vector) = try value(p.queryVector, db) else {
-            throw .invalidArgument("FindNearest.query_vector must be a vector.")
+            throw .invalidArgument("Query Value must be of type vector.")
         }
         return FindNearest(
             field: try FieldPath(parsing: p.vectorField.fieldPath), queryVector: vector, measure: measure,
@@ -162,7 +163,7 @@ extension Wire {
     public static func aggregations(_ p: [Google_Firestore_V1_StructuredAggregationQuery.Aggregation]) throws(FlintError) -> [Aggregation] {
         var out: [Aggregation] = []
         for a in p {
-            guard let op = a.operator else { throw .invalidArgument("An aggregation must be count, sum or avg.") }
+            guard let op = a.operator else { throw .invalidArgument("Operator field in Aggregation is not set.") }
             switch op {
             case .count(let c): out.append(Aggregation(alias: a.alias, .count(upTo: c.hasUpTo ? c.upTo.value : nil)))
             case .sum(let s): out.append(Aggregation(alias: a.alias, .sum(try FieldPath(parsing: s.field.fieldPath))))

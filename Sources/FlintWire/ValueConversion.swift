@@ -8,7 +8,7 @@ public enum Wire {
     // MARK: - Values in
 
     public static func value(_ p: Google_Firestore_V1_Value, _ db: DatabaseID) throws(FlintError) -> Value {
-        guard let kind = p.valueType else { throw .invalidArgument("A value must have a value type.") }
+        guard let kind = p.valueType else { throw .invalidArgument("Cannot convert firestore.v1.Value with type unset.") }
         switch kind {
         case .nullValue: return .null
         case .booleanValue(let b): return .boolean(b)
@@ -18,7 +18,7 @@ public enum Wire {
         case .stringValue(let s): return .string(s)
         case .bytesValue(let b): return .bytes(Array(b))
         case .referenceValue(let name):
-            let (refDB, key) = try ResourceName.parseDocument(name)
+            let (refDB, key) = try ResourceName.parseDocument(name, reference: true)
             return .reference(DocumentReference(database: refDB, key: key))
         case .geoPointValue(let g): return .geoPoint(try GeoPoint(latitude: g.latitude, longitude: g.longitude))
         case .arrayValue(let a):

@@ -127,7 +127,11 @@ struct PathTests {
         #expect(try FieldPath(parsing: path.canonical) == path)
     }
 
-    @Test(arguments: ["", "a.", ".a", "a..b", "9a", "a-b", "`a", "``", "a.`b", "`a`b", "\u{e9}"])
+    @Test func anEmptyFieldPathIsNamedSo() {
+        #expect(throws: FlintError.invalidArgument("Invalid empty property path string.")) { try FieldPath(parsing: "") }
+    }
+
+    @Test(arguments: ["a.", ".a", "a..b", "9a", "a-b", "`a", "``", "a.`b", "`a`b", "\u{e9}"])
     func rejectsBadFieldPaths(text: String) {
         #expect(
             throws: FlintError.invalidArgument(
@@ -149,6 +153,46 @@ struct PathTests {
         ])
         #expect(throws: FlintError.invalidArgument("Invalid order by clause \"n sideways\".")) {
             try Ordering.parseList("n sideways")
+        }
+        // As the reference emulator reads them: backquotes keep spaces and commas, spaces may
+        // trail but not lead, and a fault names the whole list.
+        #expect(try Ordering.parseList("`a b,c` DESC ,b\tdesc ") == [
+            Ordering(try FieldPath(["a b,c"]), descending: true), Ordering(try FieldPath(["b"]), descending: true),
+        ])
+        for bad in ["a,,b", ",a", "a,", " a", "a,1b", "a desc x", "`a"] {
+            #expect(throws: FlintError.invalidArgument("Invalid order by clause \"\(bad)\".")) { try Ordering.parseList(bad) }
+        }
+    }
+
+    /// The reference emulator's messages for names wrong in each of their elements.
+    @Test(arguments: [
+        ("", "Document name \"\" lacks \"projects\" at index 0."),
+        ("projects", "Document name \"projects\" lacks \"/\" at index 8."),
+        ("projects/", "Document name \"projects/\" has invalid trailing \"/\"."),
+        ("projects//databases/d/documents/c/a", "Document name \"projects//databases/d/documents/c/a\" lacks a project id at index 9."),
+        ("projects/p/databasez/d/documents/c/a", "Document name \"projects/p/databasez/d/documents/c/a\" lacks \"databases\" at index 11."),
+        ("projects/p/databases//documents/c/a", "Document name \"projects/p/databases//documents/c/a\" lacks a database id at index 21."),
+        ("projects/p/databases/d", "Document name \"projects/p/databases/d\" lacks \"/\" at index 22."),
+        ("projects/p/databases/d/documentz/c/a", "Document name \"projects/p/databases/d/documentz/c/a\" lacks \"documents\" at index 23."),
+        ("projects/p/databases/d/documents",
+         "Document name \"projects/p/databases/d/documents\" is invalid: Omit \"/documents\" when referencing a database (except as the parent of a document)."),
+        ("projects/p/databases/d/documents/", "Document name \"projects/p/databases/d/documents/\" is invalid: Omit trailing \"/\"."),
+        ("projects/p/databases/d/documents//a", "Document name \"projects/p/databases/d/documents//a\" lacks a collection id at index 33."),
+        ("projects/p/databases/d/documents/c/a/", "Document name \"projects/p/databases/d/documents/c/a/\" has invalid trailing \"/\"."),
+    ])
+    func namesAreCheckedElementByElement(name: String, message: String) {
+        #expect(throws: FlintError.invalidArgument(message)) { try ResourceName.parseDocument(name) }
+    }
+
+    @Test func referenceValuesHaveMessagesOfTheirOwn() {
+        #expect(throws: FlintError.invalidArgument("Non-document resource reference value not supported.")) {
+            try ResourceName.parseDocument("projects/p/databases/d", reference: true)
+        }
+        #expect(throws: FlintError.invalidArgument("Resource \"projects/p/databases/d/documentz\" is not recognized.")) {
+            try ResourceName.parseDocument("projects/p/databases/d/documentz", reference: true)
+        }
+        #expect(throws: FlintError.invalidArgument("Resource name \"nope\" lacks \"projects\" at index 0.")) {
+            try ResourceName.parseDocument("nope", reference: true)
         }
     }
 }

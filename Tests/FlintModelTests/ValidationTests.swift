@@ -54,8 +54,11 @@ struct ValidationTests {
         #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
             try Validation.validateFields(["m": ["n": [["__type__": "other"]]]])
         }
-        #expect(throws: FlintError.invalidArgument("Field names must not be empty.")) {
+        #expect(throws: FlintError.invalidArgument("The property.name is the empty string.")) {
             try Validation.validateFields(["": 1])
+        }
+        #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
+            try Validation.validateFields(["m": ["n": ["": 1]]])
         }
     }
 

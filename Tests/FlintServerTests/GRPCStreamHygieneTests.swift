@@ -54,7 +54,7 @@ struct GRPCStreamHygieneTests {
                 try await firestore.runQuery(Self.runQuery(q)) { response in for try await _ in response.messages {} }
             }
             #expect(error?.code == .invalidArgument)
-            #expect(error?.message == "A field filter needs an operator.")
+            #expect(error?.message == "Unknown FieldFilter operator.")
 
             q = Self.query("c")
             var order = Query.Order()
