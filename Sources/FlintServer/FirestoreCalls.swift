@@ -200,6 +200,8 @@ struct FirestoreCalls: Sendable {
             responses.append(response)
         }
         if let metrics = result.explainMetrics { responses[responses.count - 1].explainMetrics = Wire.proto(metrics) }
+        // The last answer says the query is complete, as the reference's does.
+        responses[responses.count - 1].done = true
         if let begun { responses[0].transaction = Data(begun.bytes) }
         return responses
     }

@@ -103,8 +103,11 @@ struct RESTTests {
                 """) as? [[String: Any]]
             #expect(rows?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/q/b", Self.name + "/q/a"])
             #expect(rows?.allSatisfy { $0["readTime"] is String } == true)
+            // Only the last answer says the query is done.
+            #expect(rows?.map { $0["done"] as? Bool } == [nil, true])
             let empty = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"zz"}]}}"#) as? [[String: Any]]
             #expect(empty?.count == 1 && empty?.first?["document"] == nil && empty?.first?["readTime"] != nil)
+            #expect(empty?.first?["done"] as? Bool == true)
             let nested = try await Self.call(client, .post, Self.base + "/q/a:runQuery", #"{"structuredQuery":{"from":[{"collectionId":"sub"}]}}"#) as? [[String: Any]]
             #expect(nested?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/q/a/sub/c"])
             let group = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"sub","allDescendants":true}]}}"#) as? [[String: Any]]
