@@ -251,6 +251,8 @@ public actor Database {
         case .readWrite(let retrying):
             var age = now
             if let retrying {
+                // An id of another shape is refused, as the reference refuses one not of its own.
+                guard retrying.bytes.count == TransactionID.length else { throw .invalidTransaction }
                 if let old = transactions[retrying] {
                     age = old.age
                     finish(retrying)

@@ -6,9 +6,12 @@ public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
 
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// Every id Flint hands out is this long, so a shorter or longer one was never Flint's.
+    static let length = 16
+
     static func random() -> TransactionID {
         var rng = SystemRandomNumberGenerator()
-        return TransactionID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        return TransactionID(bytes: (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
 
     public var description: String { bytes.map { String($0, radix: 16) }.joined() }

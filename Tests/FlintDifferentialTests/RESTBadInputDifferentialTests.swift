@@ -60,6 +60,7 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]}, "aggregations": [{"count": {}, "alias": "__x__"}]}}"#),
         ("POST", ":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]}, "aggregations": [{"sum": {}}]}}"#),
         ("POST", ":batchGet", #"{"documents": ["nope"]}"#),
+        ("POST", ":beginTransaction", #"{"options": {"readWrite": {"retryTransaction": "YWJj"}}}"#),
     ]
 
     @Test func badRequestsAreRefusedAsTheReferenceRefusesThem() async throws {

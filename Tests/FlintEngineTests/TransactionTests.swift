@@ -251,5 +251,10 @@ struct TransactionTests {
         await #expect(throws: FlintError.self) { try await db.commit([.set(key, ["by": "other"])], transaction: other) }
         _ = try await db.commit([.set(key, ["by": "retry"])], transaction: retry)
         #expect(try await db.get(key)?.fields == ["by": "retry"])
+        // An id Flint could not have given is refused; one it could have, long forgotten, starts afresh.
+        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) {
+            try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array("abc".utf8))))
+        }
+        _ = try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array(repeating: 7, count: 16))))
     }
 }
