@@ -6,12 +6,17 @@ struct Checker {
     private let ranges: [SourceRange]
     private let callNames: [Int: SourcePosition]
     private var types: TypeWarnings
+    /// Functions no allow condition reaches: the reference checks them without a request, so
+    /// the names only a request brings are unknown there.
+    private let unreachable: Set<String>
 
     init(_ ruleset: Ruleset) {
+        unreachable = Set(Self.unusedFunctions(ruleset).map(\.name))
         version = ruleset.version
         ranges = ruleset.ranges
         callNames = ruleset.callNames
-        types = TypeWarnings(source: ruleset.source, ranges: ruleset.ranges)
+        types = TypeWarnings(
+            source: ruleset.source, ranges: ruleset.ranges, callNames: ruleset.callNames, functions: Self.functionsAndConditions(ruleset).functions)
     }
 
     /// Functions callable without a receiver, and method names of any type: calls of other names
@@ -31,6 +36,8 @@ struct Checker {
     ]
     /// Variables every condition and function can read.
     static let globalVariables: Set<String> = ["request", "resource"]
+    /// Global functions that need a request to run.
+    static let requestFunctions: Set<String> = ["get", "exists", "getAfter", "existsAfter", "debug"]
 
     static let maxParameters = 7
     static let maxLets = 10
@@ -85,11 +92,15 @@ struct Checker {
     /// The names an expression reads and calls, resolved as the reference resolves them when
     /// loading: unknown variables and functions and wrong argument counts are warnings (they
     /// fail when evaluated), a package name used as a variable is an error.
-    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: [[FunctionDecl]]) {
+    /// Without `request`, as in a function no condition reaches, the request's own names are
+    /// unknown too.
+    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: [[FunctionDecl]], request: Bool = true) {
         var found: [(error: Bool, at: SourcePosition, end: Int, message: String)] = []
+        let globals = request ? Self.globalVariables : []
+        let functions = request ? Self.globalFunctions : Self.globalFunctions.subtracting(Self.requestFunctions)
         Self.visit(e) { node in
             switch node.kind {
-            case .identifier(let name) where !variables.contains(name) && !Self.globalVariables.contains(name):
+            case .identifier(let name) where !variables.contains(name) && !globals.contains(name):
                 let r = ranges[node.id]
                 if Parser.namespaces.contains(name) {
                     found.append((true, r.start, r.end.offset, "\(name) is a package and cannot be used as variable name."))
@@ -105,7 +116,7 @@ struct Checker {
                     if f.parameters.count != arguments.count {
                         found.append((false, at, end, "Incorrect number of arguments supplied to function: \(name)."))
                     }
-                } else if !Self.globalFunctions.contains(name) {
+                } else if !functions.contains(name) {
                     found.append((false, at, end, "Invalid function name: \(name)."))
                 }
             default: break
@@ -167,7 +178,7 @@ struct Checker {
             guard let c = a.condition else { continue }
             checkExpression(c)
             checkNames(c, variables: Set(wildcards.keys), scopes: inner)
-            types.check(c, wildcards: wildcards)
+            types.checkCondition(c, wildcards: wildcards)
         }
         for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards) }
     }
@@ -178,7 +189,9 @@ struct Checker {
             if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is already defined.", at: f.namePosition) }
             checkUnusedVariables(f)
             let variables = wildcards.union(f.parameters).union(f.lets.map(\.name))
-            for e in f.lets.map(\.value) + [f.body] { checkNames(e, variables: variables, scopes: scopes) }
+            for e in f.lets.map(\.value) + [f.body] {
+                checkNames(e, variables: variables, scopes: scopes, request: !unreachable.contains(f.name))
+            }
             if f.parameters.count > Self.maxParameters {
                 diagnostics.error("Function \(f.name) has \(f.parameters.count) parameters; at most \(Self.maxParameters) are allowed.", at: f.position)
             }

@@ -1,105 +1,267 @@
-/// The warnings the reference gives when a ruleset is loaded for expressions whose types are
-/// known from the source alone (literals and match wildcards) and can never work: comparing
-/// values that are never equal, `in` on a value that holds nothing, `-` on a non-number. They
-/// do not stop the rules from loading; they point at conditions that are always false or an error.
+/// The warnings the reference gives when a ruleset is loaded for expressions whose types it can
+/// work out from the source: literals, wildcards, operators, and what the standard library's
+/// functions and methods return. Comparing values that can never be equal, a condition that
+/// is not a bool, an operand or argument of the wrong type, a ternary whose branches differ.
+/// They do not stop the rules from loading; they point at conditions that are always false or
+/// an error.
 struct TypeWarnings {
-    /// What the source alone says about a value; `unknown` for everything read at run time.
-    enum StaticType: String {
-        case null, bool, int, float, string, bytes, list, map, path, unknown
-    }
+    /// A type of the rules language, in the order the reference lists them.
+    enum Base: Int, Comparable {
+        case null, bool, int, float, string, bytes, duration, timestamp, list, set, map, mapDiff, constraint, path, latlng
 
-    let source: [Unicode.Scalar]
-    let ranges: [SourceRange]
-    private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
+        static func < (a: Base, b: Base) -> Bool { a.rawValue < b.rawValue }
 
-    init(source: String, ranges: [SourceRange]) {
-        self.source = Array(source.unicodeScalars)
-        self.ranges = ranges
-    }
-
-    /// Checks `e`, where `wildcards` are the match variables in scope with their types.
-    mutating func check(_ e: Expr, wildcards: [String: StaticType]) {
-        _ = type(of: e, wildcards)
-    }
-
-    private mutating func type(of e: Expr, _ wildcards: [String: StaticType]) -> StaticType {
-        switch e.kind {
-        case .null: return .null
-        case .bool: return .bool
-        case .int: return .int
-        case .float: return .float
-        case .string: return .string
-        case .bytes: return .bytes
-        case .path(let parts):
-            for case .interpolated(let inner) in parts { _ = type(of: inner, wildcards) }
-            return .path
-        case .identifier(let name): return wildcards[name] ?? .unknown
-        case .list(let items):
-            for i in items { _ = type(of: i, wildcards) }
-            return .list
-        case .map(let entries):
-            for (k, v) in entries {
-                _ = type(of: k, wildcards)
-                _ = type(of: v, wildcards)
+        var name: String {
+            switch self {
+            case .mapDiff: "map_diff"
+            default: String(describing: self)
             }
-            return .map
-        case .unary(let op, let operand):
-            let t = type(of: operand, wildcards)
-            if op == "-", t != .unknown, t != .int, t != .float {
-                warn(at: ranges[operand.id].start, through: ranges[operand.id].end.offset,
-                     "Invalid type. Received one of [\(t.rawValue)]. Expected one of [int, float, duration].")
-                noTypeFits(operand)
-            }
-            return op == "!" ? .bool : (t == .int || t == .float ? t : .unknown)
-        case .binary(let op, let left, let right):
-            let l = type(of: left, wildcards)
-            let r = type(of: right, wildcards)
-            switch op {
-            case "==", "!=":
-                if !Self.comparable(l, r) {
-                    let at = operatorPosition(op, between: left, right)
-                    warn(at: at, through: at.offset + op.count - 1,
-                         "The sub-expressions are not comparable, so this comparison will always return false.")
-                }
-                return .bool
-            case "in":
-                if r != .unknown, r != .list, r != .map {
-                    warn(at: ranges[right.id].start, through: ranges[right.id].end.offset, "Invalid type. Received one of [\(r.rawValue)]. Expected one of [list, set, map, constraint].")
-                    noTypeFits(right)
-                }
-                return .bool
-            case "&&", "||", "<", "<=", ">", ">=": return .bool
-            default: return .unknown
-            }
-        case .member(let base, _):
-            _ = type(of: base, wildcards)
-            return .unknown
-        case .index(let base, let i):
-            _ = type(of: base, wildcards)
-            _ = type(of: i, wildcards)
-            return .unknown
-        case .slice(let base, let i, let j):
-            for x in [base, i, j].compactMap({ $0 }) { _ = type(of: x, wildcards) }
-            return .unknown
-        case .call(_, let receiver, let arguments):
-            if let receiver { _ = type(of: receiver, wildcards) }
-            for a in arguments { _ = type(of: a, wildcards) }
-            return .unknown
-        case .isType(let operand, _):
-            _ = type(of: operand, wildcards)
-            return .bool
-        case .ternary(let c, let t, let f):
-            for x in [c, t, f] { _ = type(of: x, wildcards) }
-            return .unknown
         }
     }
 
-    /// Known types that can never be equal; integers and floats compare with each other.
-    static func comparable(_ a: StaticType, _ b: StaticType) -> Bool {
-        if a == .unknown || b == .unknown || a == b { return true }
-        let numbers: Set<StaticType> = [.int, .float]
-        return numbers.contains(a) && numbers.contains(b)
+    /// What the source says a value can be: one of `bases`, or, when empty, anything (only the
+    /// run time knows).
+    struct StaticType: Equatable {
+        let bases: Set<Base>
+
+        init(_ bases: Set<Base>) { self.bases = bases }
+
+        static let unknown = StaticType([])
+        static let string = StaticType([.string])
+        static let path = StaticType([.path])
+        static let bool = StaticType([.bool])
+        static let numbers = StaticType([.int, .float])
+        /// What `+` takes and gives.
+        static let addable = StaticType([.int, .float, .string, .duration, .timestamp])
+        /// What `-` takes and gives.
+        static let subtractable = StaticType([.int, .float, .duration, .timestamp])
+        static let collections = StaticType([.list, .set])
+
+        var isKnown: Bool { !bases.isEmpty }
+        var text: String { bases.sorted().map(\.name).joined(separator: ", ") }
+
+        /// Whether a value of one can equal a value of the other: unknown types might, and
+        /// integers and floats compare with each other.
+        func mayEqual(_ other: StaticType) -> Bool {
+            guard isKnown, other.isKnown else { return true }
+            func widened(_ s: Set<Base>) -> Set<Base> { s.isDisjoint(with: [.int, .float]) ? s : s.union([.int, .float]) }
+            return !widened(bases).isDisjoint(with: widened(other.bases))
+        }
+
+        /// Whether a value of this type can be one that `expected` accepts.
+        func fits(_ expected: StaticType) -> Bool { !isKnown || !bases.isDisjoint(with: expected.bases) }
     }
+
+    /// The result type of each standard-library function the reference types.
+    static let functionResults: [String: StaticType] = [
+        "int": StaticType([.int]), "float": StaticType([.float]), "string": .string, "path": .path,
+        "math.abs": .numbers, "math.ceil": StaticType([.int]), "math.floor": StaticType([.int]), "math.round": StaticType([.int]),
+        "math.sqrt": StaticType([.float]), "math.pow": StaticType([.float]), "math.isNaN": .bool,
+        "hashing.md5": StaticType([.bytes]), "hashing.sha256": StaticType([.bytes]), "hashing.crc32": StaticType([.bytes]),
+        "hashing.crc32c": StaticType([.bytes]),
+        "timestamp.date": StaticType([.timestamp]), "timestamp.value": StaticType([.timestamp]),
+        "duration.value": StaticType([.duration]), "duration.time": StaticType([.duration]), "duration.abs": StaticType([.duration]),
+        "latlng.value": StaticType([.latlng]),
+    ]
+
+    /// The result type of each method the reference types, whatever its receiver.
+    static let methodResults: [String: StaticType] = {
+        var out: [String: StaticType] = [:]
+        let groups: [(StaticType, [String])] = [
+            (StaticType([.int]), ["size", "toMillis", "year", "month", "day", "hours", "minutes", "seconds", "nanos", "dayOfWeek", "dayOfYear"]),
+            (.string, ["lower", "upper", "trim", "replace", "join", "toBase64", "toHexString"]),
+            (StaticType([.list]), ["split", "keys", "values", "concat", "removeAll"]),
+            (StaticType([.set]), ["toSet", "union", "intersection", "difference", "addedKeys", "removedKeys", "changedKeys", "unchangedKeys", "affectedKeys"]),
+            (.bool, ["matches", "hasAll", "hasAny", "hasOnly"]),
+            (StaticType([.timestamp]), ["date"]),
+            (StaticType([.duration]), ["time"]),
+            (StaticType([.bytes]), ["toUtf8"]),
+            (StaticType([.mapDiff]), ["diff"]),
+            (StaticType([.float]), ["latitude", "longitude", "distance"]),
+        ]
+        for (type, names) in groups { for n in names { out[n] = type } }
+        return out
+    }()
+
+    /// The type each method's arguments must have, in order.
+    static let methodArguments: [String: [StaticType]] = [
+        "matches": [.string], "split": [.string], "replace": [.string, .string], "join": [.string],
+        "hasAll": [.collections], "hasAny": [.collections], "hasOnly": [.collections],
+    ]
+
+    let source: [Unicode.Scalar]
+    let ranges: [SourceRange]
+    let callNames: [Int: SourcePosition]
+    /// The ruleset's functions by name, whose results comparisons can see through.
+    let functions: [String: FunctionDecl]
+    private var returnTypes: [String: StaticType] = [:]
+    private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
+
+    init(source: String, ranges: [SourceRange], callNames: [Int: SourcePosition], functions: [FunctionDecl]) {
+        self.source = Array(source.unicodeScalars)
+        self.ranges = ranges
+        self.callNames = callNames
+        var byName: [String: FunctionDecl] = [:]
+        for f in functions { byName[f.name] = f }
+        self.functions = byName
+    }
+
+    /// Checks an expression of a function, where `wildcards` are the match variables in scope
+    /// with their types.
+    mutating func check(_ e: Expr, wildcards: [String: StaticType]) {
+        check(e, wildcards, expecting: nil)
+    }
+
+    /// Checks an allow condition, which must be a bool.
+    mutating func checkCondition(_ e: Expr, wildcards: [String: StaticType]) {
+        check(e, wildcards, expecting: .bool, statement: true)
+    }
+
+    // MARK: - Checking
+
+    /// Checks `e` from the top down, as the reference does: an expression that cannot be what
+    /// its place expects is named, and what is inside it is not checked further.
+    private mutating func check(_ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false) {
+        if let expected, !isTernary(e) {
+            let t = type(of: e, wildcards)
+            if !t.fits(expected) {
+                let (at, end) = anchor(e)
+                warn(at: at, through: end, statement
+                    ? "Invalid type. Permission statements expect a boolean value. Received one of [\(t.text)]."
+                    : "Invalid type. Received one of [\(t.text)]. Expected one of [\(expected.text)].")
+                noTypeFits(e)
+                return
+            }
+        }
+        switch e.kind {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: break
+        case .path(let parts):
+            for case .interpolated(let inner) in parts { check(inner, wildcards, expecting: nil) }
+        case .list(let items):
+            for i in items { check(i, wildcards, expecting: nil) }
+        case .map(let entries):
+            for (k, v) in entries {
+                check(k, wildcards, expecting: nil)
+                check(v, wildcards, expecting: nil)
+            }
+        case .unary(let op, let operand):
+            check(operand, wildcards, expecting: op == "!" ? .bool : StaticType([.int, .float, .duration]))
+        case .binary(let op, let left, let right):
+            switch op {
+            case "==", "!=":
+                check(left, wildcards, expecting: nil)
+                check(right, wildcards, expecting: nil)
+                // A function's result is seen through here, and only here, as the reference does.
+                let l = comparisonType(left, wildcards)
+                if !l.mayEqual(comparisonType(right, wildcards)) {
+                    let at = operatorPosition(op, between: left, right)
+                    warn(at: at, through: at.offset + op.count - 1,
+                         "The sub-expressions are not comparable, so this comparison will always return \(op == "!=").")
+                }
+            case "in":
+                check(left, wildcards, expecting: nil)
+                check(right, wildcards, expecting: StaticType([.list, .set, .map, .constraint]))
+            case "&&", "||":
+                check(left, wildcards, expecting: .bool)
+                check(right, wildcards, expecting: .bool)
+            case "+", "-", "*", "/", "%":
+                let accepted = Self.operands(op)
+                check(left, wildcards, expecting: accepted)
+                check(right, wildcards, expecting: accepted)
+            default:
+                check(left, wildcards, expecting: nil)
+                check(right, wildcards, expecting: nil)
+            }
+        case .member(let base, _):
+            check(base, wildcards, expecting: nil)
+        case .index(let base, let i):
+            check(base, wildcards, expecting: nil)
+            check(i, wildcards, expecting: nil)
+        case .slice(let base, let i, let j):
+            for x in [base, i, j].compactMap({ $0 }) { check(x, wildcards, expecting: nil) }
+        case .call(let name, let receiver, let arguments):
+            if let receiver { check(receiver, wildcards, expecting: nil) }
+            let expectations = receiver == nil ? [] : Self.methodArguments[name] ?? []
+            for (i, argument) in arguments.enumerated() {
+                check(argument, wildcards, expecting: i < expectations.count ? expectations[i] : nil)
+            }
+        case .isType(let operand, _):
+            check(operand, wildcards, expecting: nil)
+        case .ternary(let c, let t, let f):
+            check(c, wildcards, expecting: .bool)
+            let whenTrue = type(of: t, wildcards)
+            let whenFalse = type(of: f, wildcards)
+            if whenTrue.isKnown, whenFalse.isKnown, whenTrue != whenFalse {
+                let at = operatorPosition("?", between: c, t)
+                warn(at: at, through: at.offset, "Ternary operator result if condition is true has a different type than if condition is false.")
+            }
+            check(t, wildcards, expecting: expected)
+            check(f, wildcards, expecting: expected)
+        }
+    }
+
+    private func isTernary(_ e: Expr) -> Bool {
+        if case .ternary = e.kind { true } else { false }
+    }
+
+    /// What an arithmetic operator takes, and gives.
+    private static func operands(_ op: String) -> StaticType {
+        op == "+" ? .addable : op == "-" ? .subtractable : .numbers
+    }
+
+    // MARK: - Types
+
+    /// What the source says `e` can be. Only what the reference types is typed; everything
+    /// else, such as data read at run time, is unknown.
+    private func type(of e: Expr, _ wildcards: [String: StaticType]) -> StaticType {
+        switch e.kind {
+        case .null: return StaticType([.null])
+        case .bool: return .bool
+        case .int: return StaticType([.int])
+        case .float: return StaticType([.float])
+        case .string: return .string
+        case .bytes: return StaticType([.bytes])
+        case .path: return .path
+        case .identifier(let name): return wildcards[name] ?? .unknown
+        case .list: return StaticType([.list])
+        case .map: return StaticType([.map])
+        case .unary(let op, let operand):
+            if op == "!" { return .bool }
+            let t = type(of: operand, wildcards)
+            return t == StaticType([.int]) || t == StaticType([.float]) ? t : .unknown
+        case .binary(let op, _, _):
+            switch op {
+            case "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in": return .bool
+            case "+", "-", "*", "/", "%": return Self.operands(op)
+            default: return .unknown
+            }
+        case .member, .index, .ternary: return .unknown
+        case .slice: return StaticType([.string, .list, .path])
+        case .call(let name, let receiver, _):
+            return (receiver == nil ? Self.functionResults[name] : Self.methodResults[name]) ?? .unknown
+        case .isType: return .bool
+        }
+    }
+
+    /// The type a comparison sees: a call of a ruleset function has the type of what it returns.
+    private mutating func comparisonType(_ e: Expr, _ wildcards: [String: StaticType]) -> StaticType {
+        if case .call(let name, nil, _) = e.kind, functions[name] != nil { return returnType(of: name, visiting: []) }
+        return type(of: e, wildcards)
+    }
+
+    /// What a ruleset function returns, its parameters and lets unknown.
+    private mutating func returnType(of name: String, visiting: Set<String>) -> StaticType {
+        if let known = returnTypes[name] { return known }
+        guard let f = functions[name], !visiting.contains(name) else { return .unknown }
+        var result = type(of: f.body, [:])
+        if case .call(let callee, nil, _) = f.body.kind, functions[callee] != nil {
+            result = returnType(of: callee, visiting: visiting.union([name]))
+        }
+        returnTypes[name] = result
+        return result
+    }
+
+    // MARK: - Warnings
 
     /// A wildcard used where its type does not fit gets a second warning naming it.
     private mutating func noTypeFits(_ operand: Expr) {
@@ -109,6 +271,30 @@ struct TypeWarnings {
 
     private mutating func warn(at position: SourcePosition, through end: Int, _ message: String) {
         found.append((position, end, message))
+    }
+
+    /// Where the reference points for an expression of the wrong type: the name of a call,
+    /// the operator of a binary expression, the opening bracket of a list or map, a path's
+    /// first segment, the start of the value a member access or slice is taken from, or the
+    /// expression itself.
+    private func anchor(_ e: Expr) -> (SourcePosition, Int) {
+        switch e.kind {
+        case .call(let name, _, _):
+            let at = callNames[e.id] ?? ranges[e.id].start
+            let last = name.split(separator: ".").last.map(String.init) ?? name
+            return (at, at.offset + last.unicodeScalars.count - 1)
+        case .binary(let op, let left, let right):
+            let at = operatorPosition(op, between: left, right)
+            return (at, at.offset + op.count - 1)
+        case .list, .map: return (ranges[e.id].start, ranges[e.id].start.offset)
+        case .path(let parts):
+            // The slash and the first segment.
+            let start = ranges[e.id].start
+            guard case .literal(let first)? = parts.first else { return (start, start.offset) }
+            return (start, start.offset + first.unicodeScalars.count)
+        case .member(let base, _), .index(let base, _), .slice(let base, _, _): return anchor(base)
+        default: return (ranges[e.id].start, ranges[e.id].end.offset)
+        }
     }
 
     /// Where the operator between two operands starts, as the reference points at it; the

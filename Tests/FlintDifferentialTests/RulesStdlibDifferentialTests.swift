@@ -832,6 +832,13 @@ struct RulesStdlibDifferentialTests {
         "function request() { return 1; }\n    match /a/{b} { allow read: if {a: 1}.a == 1; }",
         "match /a/{b} { function f() { return b == 'x' && c == 1; } match /c/{c} { allow read: if f(); } }",
         "match /a/{b} { allow read: if 1 == 'a' || -'a' == 1 || request.time == 1 || b == 1; }",
+        "match /a/{b} { allow read: if 1; allow write: if 'x' + 'y'; allow get: if b; allow list: if null; allow create: if true ? 1 : 2; }",
+        "match /a/{b} { allow read: if 'a'.size() == 'x' || [1].hasAll(1) || 'a'.matches(1) || 'a'.split(1) == 1 || !1 || (1 ? true : false); }",
+        "function f() { return 1; }\n    function g() { return f(); }\n    function h(x) { return x.size(); }\n    match /a/{b} { allow read: if f() != null || g() == 'x' || h('a') == 'x' || f(); }",
+        "match /a/{b} { allow read: if (true ? 1 : 'a') == 1 || 'a' * 2 == 1 || [1] + [2] == 1 || math.abs(1) == 'x' || hashing.crc32('a') == 5 || request.time.date() == 1 || 'a'[0:1] == 1; allow write: if 'a' - 'b'; allow delete: if /a/b; }",
+        "match /a/{b} { allow read: if (1 < 2) - 1 == 1 || b - 1 == 1 || timestamp.date(2020, 1, 1) == 1 || {'a': 1}.diff({}) == 1 || latlng.value(1, 2) == 'x'; allow write: if {'a':1}.diff({}); }",
+        "match /a/{b} { allow read: if request.auth.uid == b && request.resource.data.keys().hasOnly(['a', 'b']) && request.time < resource.data.t + duration.value(1, 'h'); }",
+        "function f() { return g() && resource.data.x == 1 && getAfter(/databases/x/documents/f/g) == null && debug(1) == 1; }\n    function g() { return request.auth != null && exists(/databases/x/documents/f/g); }\n    function h() { return request.auth != null; }\n    match /a/{b} { allow read: if h(); }",
     ]
 
     @Test func whatTheReferenceWarnsAboutFlintWarnsAbout() async throws {

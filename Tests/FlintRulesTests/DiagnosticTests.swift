@@ -89,13 +89,28 @@ private let cases: [(source: String, expected: String)] = [
     (wrap(String(repeating: "    match /a/{b} {\n", count: 11) + "      allow read;\n" + String(repeating: "    }\n", count: 11)), "14:5: error: Too many nested match blocks (at most 10)."),
     // Types known from the source alone: warnings, at the positions the reference gives.
     (wrap("    match /q/{d=**} { allow read: if d == 'x'; }"), "4:40: warning: The sub-expressions are not comparable, so this comparison will always return false."),
-    (wrap("    match /q/{id} { allow read: if id != 1; }"), "4:39: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    match /q/{id} { allow read: if id != 1; }"), "4:39: warning: The sub-expressions are not comparable, so this comparison will always return true."),
     (wrap("    match /q/{id} { allow read: if true && (null ==\n 1); }"), "4:50: warning: The sub-expressions are not comparable, so this comparison will always return false."),
     (wrap("    match /q/{id} {\n      match /r/{d=**} { allow read: if [id] == d; }\n    }"), "5:45: warning: The sub-expressions are not comparable, so this comparison will always return false."),
     (wrap("    function f(x) { return x == 1 || 'a' == true; }\n    match /q/{id} { allow read: if f(id); }"), "4:42: warning: The sub-expressions are not comparable, so this comparison will always return false."),
     (wrap("    match /q/{id} { allow read: if 'a' in 1; }"), "4:43: warning: Invalid type. Received one of [int]. Expected one of [list, set, map, constraint]."),
     (wrap("    match /q/{id} { allow read: if -id == 1; }"), "4:37: warning: Invalid type. Received one of [string]. Expected one of [int, float, duration]."),
     (wrap("    match /q/{id} { allow read: if -id == 1; }"), "4:37: warning: Invalid type. There is no type for variable 'id' that satisfies all clauses."),
+    // Types worked out through operators, calls and functions (checked against the reference).
+    (wrap("    match /q/{id} { allow read: if 1 != null; }"), "4:38: warning: The sub-expressions are not comparable, so this comparison will always return true."),
+    (wrap("    match /q/{id} { allow read: if 'a'.size(); }"), "4:40: warning: Invalid type. Permission statements expect a boolean value. Received one of [int]."),
+    (wrap("    match /q/{id} { allow read: if 'x' + 'y'; }"), "4:40: warning: Invalid type. Permission statements expect a boolean value. Received one of [int, float, string, duration, timestamp]."),
+    (wrap("    match /q/{id} { allow read: if true ? 1 : 2; }"), "4:43: warning: Invalid type. Received one of [int]. Expected one of [bool]."),
+    (wrap("    match /q/{id} { allow read: if (true ? 1 : 'a') == 1; }"), "4:42: warning: Ternary operator result if condition is true has a different type than if condition is false."),
+    (wrap("    match /q/{id} { allow read: if 'a'.matches(1); }"), "4:48: warning: Invalid type. Received one of [int]. Expected one of [string]."),
+    (wrap("    match /q/{id} { allow read: if [1].hasAll(id); }"), "4:47: warning: Invalid type. Received one of [string]. Expected one of [list, set]."),
+    (wrap("    match /q/{id} { allow read: if 'a' * 2 == 1; }"), "4:36: warning: Invalid type. Received one of [string]. Expected one of [int, float]."),
+    (wrap("    match /q/{id} { allow read: if math.floor(1.5) == 'x'; }"), "4:52: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    (wrap("    function f() { return 1; }\n    function g() { return f(); }\n    match /q/{id} { allow read: if g() == 'x'; }"),
+     "6:40: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    // A function no condition reaches is checked without a request.
+    (wrap("    function f() { return request.auth != null; }"), "4:27: warning: Invalid variable name: request."),
+    (wrap("    function f() { return exists(/databases/x/documents/a/b); }"), "4:27: warning: Invalid function name: exists."),
 ]
 
 struct DiagnosticTests {
