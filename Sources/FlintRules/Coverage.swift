@@ -178,19 +178,51 @@ public final class Coverage: Sendable {
     /// `{"rules": {"files": [{"content": …}]}, "report": [nodes]}`.
     public func reportJSON(_ ruleset: Ruleset) -> String {
         let counts = state.withLock { $0 }
-        let nodes = Self.roots(ruleset).map { node($0, ruleset, counts) }
+        let scalars = Array(ruleset.source.unicodeScalars)
+        let nodes = Self.roots(ruleset).map { node($0, ruleset, counts, scalars) }
         return #"{"rules":{"files":[{"content":"# + JSONString.quoted(ruleset.source) + #"}]},"report":["# + nodes.joined(separator: ",") + "]}"
     }
 
-    private func node(_ e: Expr, _ ruleset: Ruleset, _ counts: [Int: Counts]) -> String {
+    private func node(_ e: Expr, _ ruleset: Ruleset, _ counts: [Int: Counts], _ scalars: [Unicode.Scalar]) -> String {
         let r = ruleset.ranges[e.id]
-        var out = #"{"sourcePosition":{"line":\#(r.start.line),"column":\#(r.start.column),"currentOffset":\#(r.start.offset),"endOffset":\#(r.end.offset)}"#
+        let end = Self.reportedEnd(e, ruleset.ranges, scalars)
+        var out = #"{"sourcePosition":{"line":\#(r.start.line),"column":\#(r.start.column),"currentOffset":\#(r.start.offset),"endOffset":\#(end)}"#
         if let c = counts[e.id] {
             out += #","values":["# + c.order.map { #"{"value":\#($0),"count":\#(c.values[$0] ?? 0)}"# }.joined(separator: ",") + "]"
         }
-        let children = Self.children(e).map { node($0, ruleset, counts) }
+        let children = Self.children(e).map { node($0, ruleset, counts, scalars) }
         if !children.isEmpty { out += #","children":["# + children.joined(separator: ",") + "]" }
         return out + "}"
+    }
+
+    /// The reference ends an expression that ends with a closing bracket where its last part
+    /// ends (itself reported so), or, with nothing inside the brackets, at the opening one or
+    /// at a call's name: `f(g(x`, `s.size`, `a[0`, `[1, 2`, `{`, `/c/$(d`.
+    static func reportedEnd(_ e: Expr, _ ranges: [SourceRange], _ scalars: [Unicode.Scalar]) -> Int {
+        let r = ranges[e.id]
+        guard r.end.offset < scalars.count, ["]", ")", "}"].contains(scalars[r.end.offset]) else { return r.end.offset }
+        let last: Expr?
+        switch e.kind {
+        case .call(_, _, let arguments): last = arguments.last
+        case .index(_, let i): last = i
+        case .slice(_, _, let j): last = j
+        case .list(let items): last = items.last
+        case .map(let entries): last = entries.last?.value
+        case .path(let parts): if case .interpolated(let x)? = parts.last { last = x } else { last = nil }
+        case .unary(_, let o): last = o
+        case .binary(_, _, let right): last = right
+        case .ternary(_, _, let f): last = f
+        case .null, .bool, .int, .float, .string, .bytes, .identifier, .member, .isType: last = nil
+        }
+        if let last { return reportedEnd(last, ranges, scalars) }
+        var i = r.end.offset - 1
+        func skipSpaces() { while i > r.start.offset, scalars[i].properties.isWhitespace { i -= 1 } }
+        skipSpaces()
+        if case .call = e.kind, scalars[i] == "(" {
+            i -= 1
+            skipSpaces()
+        }
+        return i
     }
 
     /// Function bodies and allow conditions, in the order the reference lists them.
@@ -217,7 +249,9 @@ public final class Coverage: Sendable {
 
     static func isReported(_ e: Expr) -> Bool {
         switch e.kind {
-        case .null, .bool, .int, .float, .string, .bytes: false
+        // A negative integer is read as one literal, but the reference reports it as a negation.
+        case .int(let n): n < 0
+        case .null, .bool, .float, .string, .bytes: false
         default: true
         }
     }
@@ -252,10 +286,18 @@ public final class Coverage: Sendable {
         case .float(let f): return f.isFinite ? #"{"floatValue":\#(f)}"# : #"{"floatValue":"\#(f.isNaN ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"))"}"#
         case .string(let s): return #"{"stringValue":\#(str(s))}"#
         case .bytes(let b): return #"{"bytesValue":"\#(Data(b).base64EncodedString())"}"#
-        case .list(let items), .set(let items): return #"{"listValue":{"values":["# + items.map(json).joined(separator: ",") + "]}}"
+        // Empty lists and maps leave their field out, as proto3 JSON does.
+        case .list(let items):
+            return items.isEmpty ? #"{"listValue":{}}"# : #"{"listValue":{"values":["# + items.map(json).joined(separator: ",") + "]}}"
+        case .set(let items):
+            return items.isEmpty ? #"{"setValue":{}}"# : #"{"setValue":{"values":["# + items.map(json).joined(separator: ",") + "]}}"
         case .map(let m):
+            if m.isEmpty { return #"{"mapValue":{}}"# }
             return #"{"mapValue":{"fields":{"# + m.keys.sorted().map { str($0) + ":" + json(m[$0]!) }.joined(separator: ",") + "}}}"
-        case .mapDiff: return #"{"mapValue":{"fields":{}}}"#
+        case .mapDiff(let d):
+            let statuses = d.statuses
+            if statuses.isEmpty { return #"{"mapDiffValue":{}}"# }
+            return #"{"mapDiffValue":{"keyStatuses":{"# + statuses.map { str($0.key) + #":""# + $0.status.rawValue + #"""# }.joined(separator: ",") + "}}}"
         case .path(let p): return #"{"pathValue":{"segments":["# + p.segments.map { #"{"simple":\#(str($0))}"# }.joined(separator: ",") + "]}}"
         case .timestamp(let t):
             let micros = t.seconds * 1_000_000 + Int64(t.nanos / 1000)

@@ -70,4 +70,41 @@ struct CoverageTests {
         coverage.reset()
         #expect(!coverage.reportJSON(ruleset).contains("\"values\""))
     }
+
+    /// Where the reference ends a node that ends with a bracket, and how it writes sets, map
+    /// diffs and empty containers.
+    @Test func bracketsAndCollectionsAreReportedAsTheReferenceReportsThem() throws {
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /c/{d} { allow read: if [1, 2].toSet().size() == 2 && {'a': 1}.diff({'a': 2}) != null && d.size( ) > 0 && {} == {} && -(1) == -1; }
+              }
+            }
+            """
+        let ruleset = try #require(Ruleset.compile(source).ruleset)
+        let coverage = Coverage()
+        let request = RulesRequest(method: .get, database: "(default)", target: .document(["c", "x"]), auth: .null, time: RulesTimestamp(seconds: 0, nanos: 0))
+        _ = ruleset.decide(request, reader: NoDocuments(), coverage: coverage)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(coverage.reportJSON(ruleset).utf8)) as? [String: Any])
+        var found: [String: String] = [:]
+        let scalars = Array(source.unicodeScalars)
+        func visit(_ json: Any?) {
+            for n in json as? [[String: Any]] ?? [] {
+                let p = n["sourcePosition"] as? [String: Int] ?? [:]
+                let text = String(String.UnicodeScalarView(scalars[(p["currentOffset"] ?? 0)...(p["endOffset"] ?? 0)]))
+                let value = (n["values"] as? [[String: Any]])?.first?["value"] ?? [:]
+                found[text] = String(decoding: try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+                visit(n["children"])
+            }
+        }
+        visit(report["report"])
+        #expect(found["[1, 2"] == #"{"listValue":{"values":[{"intValue":"1"},{"intValue":"2"}]}}"#)
+        #expect(found["[1, 2].toSet"] == #"{"setValue":{"values":[{"intValue":"1"},{"intValue":"2"}]}}"#)
+        #expect(found["{'a': 1}.diff({'a': 2"] == #"{"mapDiffValue":{"keyStatuses":{"a":"CHANGED"}}}"#)
+        #expect(found["d.size"] == #"{"intValue":"1"}"#)
+        #expect(found["{"] == #"{"mapValue":{}}"#)
+        #expect(found["-(1"] == #"{"intValue":"-1"}"#)
+        #expect(found["-1"] == #"{"intValue":"-1"}"#)
+    }
 }

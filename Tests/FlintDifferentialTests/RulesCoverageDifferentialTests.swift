@@ -1,0 +1,67 @@
+import FlintEngine
+import FlintServer
+import Foundation
+import Testing
+
+/// The coverage report after the same reads on the reference and on a Flint server: the same
+/// expressions at the same places, with the same values. The reference also counts the values
+/// of its first pass (made before any document is read, mostly `{"undefined": {}}`) and keeps
+/// request times to the millisecond; those are left out of the comparison.
+struct RulesCoverageDifferentialTests {
+    static let conditions = [
+        "resource.data.s.matches('a.*') && f(1) == 1 && math.abs(-1) == 1 && request.auth.uid.size() > 0 && resource.data.s[0] == 'a' && resource.data.s[0:1] == 'a'",
+        "resource.data.m == {} && resource.data.l == [] && resource.data.keys().size() == 3",
+        "resource.data.m.diff({}).affectedKeys().size() == 0 && f(f(1)) == 1 && [1, 2][0] == 1 && {'a': 1}['a'] == 1",
+        "[1, 2].toSet().size() == 2 && {'a': 1}.diff({'a': 2}).affectedKeys().size() == 1 && {'a': 1}.diff({'a': 2}) != null",
+        "exists(/databases/$(database)/documents/c/$(doc)) && (resource.data.s) == 'abc' && -(1) == -1",
+        "f( 1 ) == 1 && resource.data.s.size( ) == 3 && [ 1 ][ 0 ] == 1 && (true ? (1 == 1) : (2 == 2))",
+    ]
+
+    @Test func coverageReportsTheReferencesExpressionsAndValues() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential coverage test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let flint = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
+        defer { flint.stop() }
+        let user = RulesDifferential.bearer(#"{"sub":"alice"}"#)
+        for (n, condition) in Self.conditions.enumerated() {
+            let project = "flint-coverage\(n)"
+            let rules = RulesDifferential.ruleset(["function f(x) { return x; }", "match /c/{doc} { allow read: if \(condition); }"])
+            let load = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": rules]]]]), as: UTF8.self)
+            var reports: [[String]] = []
+            for base in [reference.base, "http://127.0.0.1:\(flint.port)"] {
+                let documents = base + "/v1/projects/\(project)/databases/(default)/documents"
+                _ = try await RawHTTP.send("PUT", base + "/emulator/v1/projects/\(project):securityRules", load)
+                _ = try await RawHTTP.send("PATCH", documents + "/c/d", #"{"fields": {"s": {"stringValue": "abc"}, "m": {"mapValue": {}}, "l": {"arrayValue": {}}}}"#)
+                let (status, _) = try await RawHTTP.send("GET", documents + "/c/d", nil, authorization: user)
+                #expect(status == 200, "\(condition)")
+                let (_, report) = try await RawHTTP.send("GET", base + "/emulator/v1/projects/\(project):ruleCoverage", nil)
+                var nodes: [String] = []
+                Self.collect((report as? [String: Any])?["report"], into: &nodes)
+                reports.append(nodes.sorted())
+            }
+            #expect(reports[0].count > 10)
+            #expect(reports[1] == reports[0], "\(condition)")
+        }
+    }
+
+    /// Each node as `start-end values`, without first-pass errors and request times.
+    static func collect(_ node: Any?, into out: inout [String]) {
+        if let list = node as? [Any] {
+            for item in list { collect(item, into: &out) }
+            return
+        }
+        guard let map = node as? [String: Any] else { return }
+        if let position = map["sourcePosition"] as? [String: Any], let values = map["values"] as? [[String: Any]] {
+            let kept = values.compactMap { v -> String? in
+                guard let value = v["value"], let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else { return nil }
+                let text = String(decoding: data, as: UTF8.self)
+                return text == #"{"undefined":{}}"# || text.contains("timestampValue") ? nil : text
+            }
+            out.append("\(position["currentOffset"] ?? "")-\(position["endOffset"] ?? "") \(kept.sorted())")
+        }
+        for value in map.values { collect(value, into: &out) }
+    }
+}
