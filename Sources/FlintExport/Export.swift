@@ -150,7 +150,7 @@ public enum FlintExport {
         var total = 0
         for entry in meta["databases"] as? [[String: Any]] ?? [] {
             guard let name = entry["name"] as? String, let file = entry["file"] as? String else { continue }
-            let id = try FirestoreName.database(name)
+            let id = try ResourceName.parseDatabase(name)
             let db = engine.database(id)
             let reader = try GzipLineReader(path: root.appendingPathComponent(file).path)
             var count = 0
@@ -199,7 +199,7 @@ extension FlintExport {
         else { throw FlintError.invalidArgument("\(directory) is not a Flint export this version can read.") }
         for entry in meta["databases"] as? [[String: Any]] ?? [] {
             guard let name = entry["name"] as? String, let file = entry["file"] as? String else { continue }
-            let id = try FirestoreName.database(name)
+            let id = try ResourceName.parseDatabase(name)
             let reader = try GzipLineReader(path: root.appendingPathComponent(file).path)
             while let lines = try reader.next(size) {
                 var batch: [(DocumentKey, Document)] = []
@@ -306,13 +306,3 @@ private final class Counter: @unchecked Sendable {
     }
 }
 
-/// Database names in exports.
-enum FirestoreName {
-    static func database(_ name: String) throws(FlintError) -> DatabaseID {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases" else {
-            throw .invalidArgument("\(name) is not a database name")
-        }
-        return DatabaseID(project: String(parts[1]), database: String(parts[3]))
-    }
-}

@@ -25,16 +25,61 @@ public struct ResourceName: Sendable, Hashable {
             throw .invalidArgument(
                 "\(kind) name is longer than \(Limits.maxDocumentNameBytes) bytes.")
         }
-        func fail(_ problem: String) -> FlintError { .invalidArgument("\(kind) name \"\(name)\" \(problem)") }
-        // Split on the byte: "/" is ASCII, and splitting by Character would run grapheme
-        // breaking over every name of every request.
-        let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
-        var starts: [Int] = []
-        var offset = 0
-        for part in parts {
-            starts.append(offset)
-            offset += part.utf8.count + 1
+        let elements = Elements(name, kind: kind)
+        let database = try elements.database()
+        let parts = elements.parts
+        if reference && parts.count == 4 { throw .invalidArgument("Non-document resource reference value not supported.") }
+        if reference, parts.count > 4, !parts[4].isEmpty, parts[4] != "documents" {
+            throw .invalidArgument("Resource \"\(name)\" is not recognized.")
         }
+        try elements.literal(4, "documents")
+        if parts.count == 6 && parts[5].isEmpty { throw elements.fail("is invalid: Omit trailing \"/\".") }
+        var segments: [String] = []
+        segments.reserveCapacity(parts.count - 5)
+        for i in parts.indices.dropFirst(5) {
+            let index = i - 5
+            let id = String(try elements.element(i, index % 2 == 0 ? "a collection id" : "a resource id"))
+            if id == "." || id == ".." { throw elements.fail("contains a resource id \"\(id)\" at index \(elements.starts[i]).") }
+            try Validation.validateSegment(id, at: index)
+            segments.append(id)
+        }
+        return ResourceName(database: database, path: ResourcePath(segments))
+    }
+
+    /// Parses a `projects/{p}/databases/{d}` name, with the reference's messages.
+    public static func parseDatabase(_ name: String) throws(FlintError) -> DatabaseID {
+        let elements = Elements(name, kind: "Database")
+        let database = try elements.database()
+        if elements.parts.count == 5 && elements.parts[4].isEmpty { throw elements.fail("has invalid trailing \"/\".") }
+        if elements.parts.count > 4 { throw elements.fail("has extra characters at index \(elements.starts[4] - 1).") }
+        return database
+    }
+
+    /// A name split into its `/`-separated elements, read in order.
+    private struct Elements {
+        let name: String
+        let kind: String
+        let parts: [Substring]
+        /// Where each element starts.
+        let starts: [Int]
+
+        init(_ name: String, kind: String) {
+            self.name = name
+            self.kind = kind
+            // Split on the byte: "/" is ASCII, and splitting by Character would run grapheme
+            // breaking over every name of every request.
+            parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
+            var starts: [Int] = []
+            var offset = 0
+            for part in parts {
+                starts.append(offset)
+                offset += part.utf8.count + 1
+            }
+            self.starts = starts
+        }
+
+        func fail(_ problem: String) -> FlintError { .invalidArgument("\(kind) name \"\(name)\" \(problem)") }
+
         /// The element at `i`, which must be there and not empty.
         func element(_ i: Int, _ what: String) throws(FlintError) -> Substring {
             guard i < parts.count else { throw fail("lacks \"/\" at index \(name.utf8.count).") }
@@ -44,30 +89,19 @@ public struct ResourceName: Sendable, Hashable {
             }
             return parts[i]
         }
+
         func literal(_ i: Int, _ word: String) throws(FlintError) {
             if try element(i, "\"\(word)\"") != word[...] { throw fail("lacks \"\(word)\" at index \(starts[i]).") }
         }
-        try literal(0, "projects")
-        let project = try element(1, "a project id")
-        try literal(2, "databases")
-        let database = try element(3, "a database id")
-        if reference && parts.count == 4 { throw .invalidArgument("Non-document resource reference value not supported.") }
-        if reference, parts.count > 4, !parts[4].isEmpty, parts[4] != "documents" {
-            throw .invalidArgument("Resource \"\(name)\" is not recognized.")
+
+        /// The project and database the first four elements name.
+        func database() throws(FlintError) -> DatabaseID {
+            try literal(0, "projects")
+            let project = try element(1, "a project id")
+            try literal(2, "databases")
+            let database = try element(3, "a database id")
+            return DatabaseID(project: String(project), database: String(database))
         }
-        try literal(4, "documents")
-        if parts.count == 6 && parts[5].isEmpty { throw fail("is invalid: Omit trailing \"/\".") }
-        var segments: [String] = []
-        segments.reserveCapacity(parts.count - 5)
-        for i in parts.indices.dropFirst(5) {
-            let index = i - 5
-            let id = String(try element(i, index % 2 == 0 ? "a collection id" : "a resource id"))
-            if id == "." || id == ".." { throw fail("contains a resource id \"\(id)\" at index \(starts[i]).") }
-            try Validation.validateSegment(id, at: index)
-            segments.append(id)
-        }
-        let db = DatabaseID(project: String(project), database: String(database))
-        return ResourceName(database: db, path: ResourcePath(segments))
     }
 
     /// Parses a document name, or with `reference` the name a reference value holds; odd
@@ -89,10 +123,10 @@ public struct ResourceName: Sendable, Hashable {
 
     /// Parses a parent for list and query calls: the documents root or a document.
     public static func parseParent(_ name: String) throws(FlintError) -> (DatabaseID, ResourcePath) {
-        let parsed = try parse(name, kind: "Parent")
+        let parsed = try parse(name, kind: "Document parent")
         guard parsed.path.isEmpty || parsed.path.isDocumentPath else {
             throw .invalidArgument(
-                "Parent name \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
+                "Document parent name \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
         }
         return (parsed.database, parsed.path)
     }

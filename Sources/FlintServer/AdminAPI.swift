@@ -54,7 +54,7 @@ struct AdminAPI: Sendable {
             guard path.hasSuffix(":indexUsage"), let decoded = String(path.dropLast(":indexUsage".count)).removingPercentEncoding else {
                 throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
             }
-            let database = try FirestoreCalls.database(decoded)
+            let database = try ResourceName.parseDatabase(decoded)
             let report = await engine.database(database).indexUsageReport()
             return RESTAPI.respond(Data(report.firestoreIndexesJSON.utf8))
         } catch {
@@ -184,7 +184,7 @@ struct AdminAPI: Sendable {
     /// the project's (default) database.
     static func database(_ name: Any?, project: String) throws(FlintError) -> DatabaseID {
         guard let name else { return DatabaseID(project: project) }
-        let id = try FirestoreCalls.database(name as? String ?? "")
+        let id = try ResourceName.parseDatabase(name as? String ?? "")
         guard id.project == project else { throw .invalidArgument("Database \(id.name) is not in project \(project).") }
         return id
     }

@@ -109,7 +109,7 @@ struct FirestoreCalls: Sendable {
     // MARK: - Writes and transactions
 
     func commit(_ r: Google_Firestore_V1_CommitRequest) async throws(FlintError) -> Google_Firestore_V1_CommitResponse {
-        let id = try Self.database(r.database)
+        let id = try ResourceName.parseDatabase(r.database)
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
         let transaction = r.transaction.isEmpty ? nil : TransactionID(bytes: Array(r.transaction))
@@ -121,7 +121,7 @@ struct FirestoreCalls: Sendable {
     }
 
     func batchWrite(_ r: Google_Firestore_V1_BatchWriteRequest) async throws(FlintError) -> Google_Firestore_V1_BatchWriteResponse {
-        let id = try Self.database(r.database)
+        let id = try ResourceName.parseDatabase(r.database)
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
         var response = Google_Firestore_V1_BatchWriteResponse()
@@ -141,7 +141,7 @@ struct FirestoreCalls: Sendable {
     func beginTransaction(_ r: Google_Firestore_V1_BeginTransactionRequest) async throws(FlintError)
         -> Google_Firestore_V1_BeginTransactionResponse
     {
-        let id = try Self.database(r.database)
+        let id = try ResourceName.parseDatabase(r.database)
         let transaction = try await engine.database(id).beginTransaction(r.hasOptions ? try Self.options(r.options) : .readWrite())
         var response = Google_Firestore_V1_BeginTransactionResponse()
         response.transaction = Data(transaction.bytes)
@@ -149,7 +149,7 @@ struct FirestoreCalls: Sendable {
     }
 
     func rollback(_ r: Google_Firestore_V1_RollbackRequest) async throws(FlintError) -> Google_Protobuf_Empty {
-        let id = try Self.database(r.database)
+        let id = try ResourceName.parseDatabase(r.database)
         try await engine.database(id).rollback(TransactionID(bytes: Array(r.transaction)))
         return Google_Protobuf_Empty()
     }
@@ -159,7 +159,7 @@ struct FirestoreCalls: Sendable {
     func batchGetDocuments(_ r: Google_Firestore_V1_BatchGetDocumentsRequest) async throws(FlintError)
         -> [Google_Firestore_V1_BatchGetDocumentsResponse]
     {
-        let id = try Self.database(r.database)
+        let id = try ResourceName.parseDatabase(r.database)
         var keys: [DocumentKey] = []
         for name in r.documents { keys.append(try Wire.documentKey(name, in: id)) }
         let db = engine.database(id)
@@ -260,14 +260,6 @@ struct FirestoreCalls: Sendable {
 
     // MARK: - Helpers
 
-    /// A `projects/{p}/databases/{d}` name.
-    static func database(_ name: String) throws(FlintError) -> DatabaseID {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[1].isEmpty, !parts[3].isEmpty else {
-            throw .invalidArgument("Database name \"\(name)\" is not of the form projects/{project_id}/databases/{database_id}.")
-        }
-        return DatabaseID(project: String(parts[1]), database: String(parts[3]))
-    }
 
     static func options(_ p: Google_Firestore_V1_TransactionOptions) throws(FlintError) -> TransactionOptions {
         switch p.mode {

@@ -126,7 +126,7 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
         let auth: AuthContext
         do throws(FlintError) {
             auth = try Self.auth(request.metadata)
-            if let prefix { _ = try FirestoreCalls.database(prefix) }
+            if let prefix { _ = try ResourceName.parseDatabase(prefix) }
         } catch {
             throw error.rpcError
         }
@@ -156,7 +156,7 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
         let auth: AuthContext
         do throws(FlintError) {
             auth = try Self.auth(request.metadata)
-            if let prefix { _ = try FirestoreCalls.database(prefix) }
+            if let prefix { _ = try ResourceName.parseDatabase(prefix) }
         } catch {
             throw error.rpcError
         }
@@ -209,7 +209,7 @@ struct WriteStream {
             guard r.writes.isEmpty else { throw .invalidArgument("The first request on a write stream must not contain writes.") }
             // Resuming another stream is not offered: the SDKs start a new one after any break.
             guard r.streamID.isEmpty else { throw FlintError(.notFound, "Write stream \(r.streamID) is not open.") }
-            _ = try FirestoreCalls.database(named)
+            _ = try ResourceName.parseDatabase(named)
             self.database = named
             streamID = AutoID.make()
             response.streamID = streamID

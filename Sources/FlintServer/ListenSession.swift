@@ -22,7 +22,7 @@ struct ListenSession: Sendable {
         guard let first = try await iterator.next() else { return }
         let name = first.database.isEmpty ? (defaultDatabase ?? "") : first.database
         guard !name.isEmpty else { throw FlintError.invalidArgument("The first request on a listen stream must name the database.") }
-        let id = try FirestoreCalls.database(name)
+        let id = try ResourceName.parseDatabase(name)
         let db = engine.database(id)
         let (stream, signal) = await db.openWatch()
         do {

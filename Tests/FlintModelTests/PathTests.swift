@@ -184,6 +184,24 @@ struct PathTests {
         #expect(throws: FlintError.invalidArgument(message)) { try ResourceName.parseDocument(name) }
     }
 
+    /// Database and parent names, as the reference words their faults.
+    @Test func databaseAndParentNames() throws {
+        #expect(try ResourceName.parseDatabase("projects/p/databases/d") == DatabaseID(project: "p", database: "d"))
+        let faults = [
+            ("", "Database name \"\" lacks \"projects\" at index 0."),
+            ("projects/p", "Database name \"projects/p\" lacks \"/\" at index 10."),
+            ("projects/p/databases/", "Database name \"projects/p/databases/\" has invalid trailing \"/\"."),
+            ("projects/p/databases/d/", "Database name \"projects/p/databases/d/\" has invalid trailing \"/\"."),
+            ("projects/p/databases/d/documents", "Database name \"projects/p/databases/d/documents\" has extra characters at index 22."),
+        ]
+        for (name, message) in faults {
+            #expect(throws: FlintError.invalidArgument(message)) { try ResourceName.parseDatabase(name) }
+        }
+        #expect(throws: FlintError.invalidArgument("Document parent name \"projects/p/databases/d/documents/c\" lacks \"/\" at index 34.")) {
+            try ResourceName.parseParent("projects/p/databases/d/documents/c")
+        }
+    }
+
     @Test func referenceValuesHaveMessagesOfTheirOwn() {
         #expect(throws: FlintError.invalidArgument("Non-document resource reference value not supported.")) {
             try ResourceName.parseDocument("projects/p/databases/d", reference: true)
