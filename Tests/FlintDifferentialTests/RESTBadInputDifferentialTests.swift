@@ -1,5 +1,3 @@
-import FlintEngine
-import FlintServer
 import Foundation
 import Testing
 
@@ -61,19 +59,14 @@ struct RESTBadInputDifferentialTests {
     ]
 
     @Test func badRequestsAreRefusedAsTheReferenceRefusesThem() async throws {
-        guard let reference = await ReferenceEmulator.start() else {
-            print("reference emulator not available; differential REST bad input test skipped")
-            return
-        }
-        defer { reference.stop() }
-        let flint = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
-        defer { flint.stop() }
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "REST bad input") else { return }
+        defer { stop() }
         let documents = "projects/flint-bad/databases/(default)/documents"
         for (method, path, body) in Self.cases {
             let target = "/v1/" + documents + path
             let text = body?.replacingOccurrences(of: "$D", with: documents)
             let expected = try await RawHTTP.send(method, reference.base + target, text)
-            let found = try await RawHTTP.send(method, "http://127.0.0.1:\(flint.port)" + target, text)
+            let found = try await RawHTTP.send(method, flint + target, text)
             #expect(expected.status >= 400, "\(method) \(path) \(body ?? ""): the reference accepted it")
             #expect(
                 found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path) \(body ?? "")")

@@ -1,3 +1,5 @@
+import FlintEngine
+import FlintServer
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -14,6 +16,20 @@ enum RawHTTP {
         request.httpBody = body.map { Data($0.utf8) }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+    }
+
+    /// The reference and a Flint server on a free port, to send both the same requests; nil
+    /// (after saying so) when the reference is not installed.
+    static func bothServers(for suite: String) async throws -> (reference: ReferenceEmulator, flint: String, stop: @Sendable () -> Void)? {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential \(suite) test skipped")
+            return nil
+        }
+        let flint = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
+        return (reference, "http://127.0.0.1:\(flint.port)", {
+            flint.stop()
+            reference.stop()
+        })
     }
 
     /// The message of a google.rpc.Status answer.

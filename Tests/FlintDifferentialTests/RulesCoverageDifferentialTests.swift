@@ -1,5 +1,3 @@
-import FlintEngine
-import FlintServer
 import Foundation
 import Testing
 
@@ -18,20 +16,15 @@ struct RulesCoverageDifferentialTests {
     ]
 
     @Test func coverageReportsTheReferencesExpressionsAndValues() async throws {
-        guard let reference = await ReferenceEmulator.start() else {
-            print("reference emulator not available; differential coverage test skipped")
-            return
-        }
-        defer { reference.stop() }
-        let flint = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
-        defer { flint.stop() }
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "coverage") else { return }
+        defer { stop() }
         let user = RulesDifferential.bearer(#"{"sub":"alice"}"#)
         for (n, condition) in Self.conditions.enumerated() {
             let project = "flint-coverage\(n)"
             let rules = RulesDifferential.ruleset(["function f(x) { return x; }", "match /c/{doc} { allow read: if \(condition); }"])
             let load = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": rules]]]]), as: UTF8.self)
             var reports: [[String]] = []
-            for base in [reference.base, "http://127.0.0.1:\(flint.port)"] {
+            for base in [reference.base, flint] {
                 let documents = base + "/v1/projects/\(project)/databases/(default)/documents"
                 _ = try await RawHTTP.send("PUT", base + "/emulator/v1/projects/\(project):securityRules", load)
                 _ = try await RawHTTP.send("PATCH", documents + "/c/d", #"{"fields": {"s": {"stringValue": "abc"}, "m": {"mapValue": {}}, "l": {"arrayValue": {}}}}"#)
