@@ -260,7 +260,6 @@ struct FirestoreCalls: Sendable {
 
     // MARK: - Helpers
 
-
     static func options(_ p: Google_Firestore_V1_TransactionOptions) throws(FlintError) -> TransactionOptions {
         switch p.mode {
         case .readOnly(let ro)?:

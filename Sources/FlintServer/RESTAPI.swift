@@ -146,11 +146,8 @@ struct RESTAPI: Sendable {
             return try Self.json(try await calls.listDocuments(r))
         case (.post, nil):
             guard t.path.isCollectionPath, let collectionID = t.path.last else {
-                if t.path.isDocumentPath {
-                    // Its parent is a collection, which cannot hold a collection.
-                    let parent = ResourceName(database: t.database, path: t.path.dropLast).text
-                    throw .invalidArgument("Document parent name \"\(parent)\" lacks \"/\" at index \(parent.utf8.count).")
-                }
+                // A document path's parent is a collection, which is refused as a parent.
+                if t.path.isDocumentPath { _ = try ResourceName.parseParent(ResourceName(database: t.database, path: t.path.dropLast).text) }
                 throw FlintError(.notFound, "Documents are created in a collection: POST to .../documents/{collection}.")
             }
             var r = Google_Firestore_V1_CreateDocumentRequest()
