@@ -39,7 +39,7 @@ public struct ResourceName: Sendable, Hashable {
         for i in parts.indices.dropFirst(5) {
             let index = i - 5
             let id = String(try elements.element(i, index % 2 == 0 ? "a collection id" : "a resource id"))
-            if id == "." || id == ".." { throw elements.fail("contains a resource id \"\(id)\" at index \(elements.starts[i]).") }
+            if id == "." || id == ".." { throw elements.fail("contains a resource id \"\(id)\" at index \(elements.start(i)).") }
             try Validation.validateSegment(id, at: index)
             segments.append(id)
         }
@@ -51,7 +51,7 @@ public struct ResourceName: Sendable, Hashable {
         let elements = Elements(name, kind: "Database")
         let database = try elements.database()
         if elements.parts.count == 5 && elements.parts[4].isEmpty { throw elements.fail("has invalid trailing \"/\".") }
-        if elements.parts.count > 4 { throw elements.fail("has extra characters at index \(elements.starts[4] - 1).") }
+        if elements.parts.count > 4 { throw elements.fail("has extra characters at index \(elements.start(4) - 1).") }
         return database
     }
 
@@ -60,8 +60,6 @@ public struct ResourceName: Sendable, Hashable {
         let name: String
         let kind: String
         let parts: [Substring]
-        /// Where each element starts.
-        let starts: [Int]
 
         init(_ name: String, kind: String) {
             self.name = name
@@ -69,14 +67,10 @@ public struct ResourceName: Sendable, Hashable {
             // Split on the byte: "/" is ASCII, and splitting by Character would run grapheme
             // breaking over every name of every request.
             parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
-            var starts: [Int] = []
-            var offset = 0
-            for part in parts {
-                starts.append(offset)
-                offset += part.utf8.count + 1
-            }
-            self.starts = starts
         }
+
+        /// Where element `i` starts; worked out only for a message.
+        func start(_ i: Int) -> Int { parts[..<i].reduce(0) { $0 + $1.utf8.count + 1 } }
 
         func fail(_ problem: String) -> FlintError { .invalidArgument("\(kind) name \"\(name)\" \(problem)") }
 
@@ -85,13 +79,13 @@ public struct ResourceName: Sendable, Hashable {
             guard i < parts.count else { throw fail("lacks \"/\" at index \(name.utf8.count).") }
             if parts[i].isEmpty {
                 if i > 0 && i == parts.count - 1 { throw fail("has invalid trailing \"/\".") }
-                throw fail("lacks \(what) at index \(starts[i]).")
+                throw fail("lacks \(what) at index \(start(i)).")
             }
             return parts[i]
         }
 
         func literal(_ i: Int, _ word: String) throws(FlintError) {
-            if try element(i, "\"\(word)\"") != word[...] { throw fail("lacks \"\(word)\" at index \(starts[i]).") }
+            if try element(i, "\"\(word)\"") != word[...] { throw fail("lacks \"\(word)\" at index \(start(i)).") }
         }
 
         /// The project and database the first four elements name.
