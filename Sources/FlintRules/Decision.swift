@@ -3,6 +3,11 @@ import FlintModel
 extension Ruleset {
     /// Parses and checks a ruleset: the ruleset when it is valid, and every problem found.
     public static func compile(_ source: String) -> (ruleset: Ruleset?, diagnostics: [Diagnostic]) {
+        if source.isEmpty {
+            var empty = Diagnostics()
+            empty.error("Rules content empty. Compilation aborted.", at: .nowhere)
+            return (nil, empty.sorted)
+        }
         var parser = Parser(source)
         let ruleset = parser.parseRuleset(source: source)
         var diagnostics = parser.diagnostics

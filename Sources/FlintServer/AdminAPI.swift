@@ -108,16 +108,35 @@ struct AdminAPI: Sendable {
         }
     }
 
-    /// `GET /emulator/v1/projects/{p}:securityRules`: the rules in force for the project.
+    /// `GET /emulator/v1/projects/{p}:securityRules`: the rules in force for the project; for a
+    /// project never given rules, the open rules that stand for "no rules", as the reference shows.
     func getSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             let project = try Self.rulesProject(request.uri.path)
-            let source = engine.rules.rules(for: project)?.source ?? ""
+            guard let source = engine.rules.rules(for: project)?.source else { return Self.openRulesResponse }
             let data = try? JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]], options: [.sortedKeys])
             return RESTAPI.respond(data ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
         }
+    }
+
+    /// What the reference reports for a project without rules: everything is allowed, which
+    /// Flint does by not checking rules at all.
+    static let openRules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /{document=**} {
+              allow read, write: if true;
+            }
+          }
+        }
+        """
+
+    static var openRulesResponse: Response {
+        let files: [[String: String]] = [["content": openRules, "name": "OPEN_RULES"]]
+        return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["rules": ["files": files]], options: [.sortedKeys])) ?? Data("{}".utf8))
     }
 
     /// `GET /emulator/v1/projects/{p}:ruleCoverage` (JSON, the reference's shape) and
@@ -128,6 +147,8 @@ struct AdminAPI: Sendable {
             let html = request.uri.path.hasSuffix(":ruleCoverage.html")
             let project = try Self.rulesProject(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
             guard let loaded = engine.rules.rules(for: project) else {
+                // The open rules have nothing to count.
+                if !html && request.method != .delete { return Self.openRulesResponse }
                 throw FlintError(.notFound, "No rules are loaded for project \(project).")
             }
             if request.method == .delete {

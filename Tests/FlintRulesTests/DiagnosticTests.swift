@@ -39,7 +39,8 @@ private let cases: [(source: String, expected: String)] = [
     ("service cloud.firestore {}\nservice cloud.firestore {}", "2:1: error: Only one service may be declared."),
     ("service cloud.firestore {}\nrules_version = '2';", "2:1: error: Unexpected 'rules_version': it must come first."),
     ("match /a {}", "1:1: error: Expected 'service' or 'function'."),
-    ("", "1:1: error: A ruleset needs a 'service cloud.firestore { ... }' block."),
+    ("", "0:0: error: Rules content empty. Compilation aborted."),
+    ("// nothing\n", "2:1: error: A ruleset needs a 'service cloud.firestore { ... }' block."),
     ("service firebase.storage {}", "1:24: error: Unsupported service 'firebase.storage'; Flint serves 'cloud.firestore'."),
     ("service cloud.firestore { allow read; }", "1:27: error: Expected 'match' or 'function' in a service."),
     ("service cloud.firestore { match /a/{b} { allow read; }", "1:55: error: Expected '}' to close the service."),
@@ -132,6 +133,9 @@ struct DiagnosticTests {
         #expect(warned.ruleset != nil && warned.diagnostics.map(\.severity) == [.warning])
         let invalid = Ruleset.compile(wrap("    match /a/{b} { allow read: if ; }"))
         #expect(!invalid.diagnostics.isEmpty && invalid.ruleset == nil)
+        let empty = Ruleset.compile("")
+        #expect(empty.ruleset == nil && empty.diagnostics.map(\.message) == ["Rules content empty. Compilation aborted."])
+        #expect(empty.diagnostics.first?.isLocated == false)
     }
 }
 

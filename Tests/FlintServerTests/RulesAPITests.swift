@@ -165,7 +165,15 @@ extension RulesAPITests {
     @Test func coverageReportsAndResets() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in
-            var (status, _) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage")
+            // Without rules, the open rules the reference shows, with nothing counted.
+            var (status, open) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage")
+            #expect(status == .ok)
+            let openFile = (((open as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: String]])?.first
+            #expect(openFile?["name"] == "OPEN_RULES" && openFile?["content"]?.contains("allow read, write: if true;") == true)
+            #expect((open as? [String: Any])?["report"] == nil)
+            let (_, shown) = try await Self.call(client, .get, "/emulator/v1/projects/cv:securityRules")
+            #expect((((shown as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: String]])?.first == openFile)
+            (status, _) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage.html")
             #expect(status == .notFound)
             let rules = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if request.auth != null; } }"
             (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/cv:securityRules", Self.rulesBody(rules))
