@@ -283,6 +283,7 @@ struct Parser {
                 _ = advance()
                 guard isWord("if") else { throw fail("Missing 'if' before conditional expression.") }
                 _ = advance()
+                if isSymbol(";") || isSymbol("}") { throw fail("Missing conditional expression after 'if'.") }
                 condition = try expression()
                 // What may follow a condition: `;`, the end of the match, or (`;` being optional)
                 // the next statement. Anything else is reported as the reference reports it.

@@ -63,8 +63,9 @@ struct AdminAPI: Sendable {
     }
 
     /// `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules":{"files":[{"content":"…"}]}}`
-    /// loads a project's rules (only the first file counts, as on the reference). Invalid rules
-    /// change nothing and answer 400 with every problem, `L<line>:<column> <message>` per line.
+    /// loads a project's rules. Only the first file decides, as on the reference, but every file
+    /// must compile (the others' warnings are not reported). Invalid rules change nothing and
+    /// answer 400 with every problem, `L<line>:<column> <message>` per line.
     func putSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             let project = try Self.rulesProject(request.uri.path)
@@ -80,14 +81,19 @@ struct AdminAPI: Sendable {
             else {
                 throw .invalidArgument("Expected {\"rules\": {\"files\": [{\"content\": \"…\"}]}}.")
             }
-            // firebase-tools loads a project's rules; a "database" field scopes them to one database.
-            let diagnostics = engine.rules.load(content, project: project, database: object["database"] as? String)
+            let others = files.dropFirst().flatMap { file in
+                Ruleset.compile(file["content"] as? String ?? "").diagnostics.filter { $0.severity == .error }
+            }
             // As on the reference, a refusal lists every problem, warnings too, in source order;
             // problems of the whole ruleset have no place and read `L0:0`.
-            guard !diagnostics.contains(where: { $0.severity == .error }) else {
-                throw .invalidArgument(
-                    "Error compiling rules:\n" + diagnostics.map { "L\($0.position.line):\($0.position.column) \($0.message)" }.joined(separator: "\n"))
+            func refusal(_ problems: [Diagnostic]) -> FlintError {
+                .invalidArgument("Error compiling rules:\n" + problems.map { "L\($0.position.line):\($0.position.column) \($0.message)" }.joined(separator: "\n"))
             }
+            // Refused for another file, the reference names errors only.
+            guard others.isEmpty else { throw refusal(Ruleset.compile(content).diagnostics.filter { $0.severity == .error } + others) }
+            // firebase-tools loads a project's rules; a "database" field scopes them to one database.
+            let diagnostics = engine.rules.load(content, project: project, database: object["database"] as? String)
+            guard !diagnostics.contains(where: { $0.severity == .error }) else { throw refusal(diagnostics) }
             // Loaded. Warnings come back as issues, placed as the reference places them; none: `{}`.
             guard !diagnostics.isEmpty else { return RESTAPI.respond(Data("{\n}\n".utf8)) }
             let fileName = files.first?["name"] as? String

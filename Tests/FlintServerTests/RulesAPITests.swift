@@ -162,6 +162,34 @@ struct RulesAPITests {
 }
 
 extension RulesAPITests {
+    /// Only the first file decides; the others must compile, and their warnings are not told.
+    @Test func everyFileMustCompileButTheFirstDecides() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            func load(_ sources: [String]) async throws -> (HTTPResponse.Status, Any?) {
+                let files = sources.map { ["content": $0] }
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": files]]), as: UTF8.self)
+                return try await Self.call(client, .put, "/emulator/v1/projects/files:securityRules", body)
+            }
+            let open = "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /a/{x} { allow read; } } }"
+            let warned = "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /b/{x} { allow read: if x == 1; } } }"
+            let broken = "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /b/{x} { allow read: if ; } } }"
+            var (status, answer) = try await load([open, warned])
+            #expect(status == .ok && (answer as? [String: Any])?.isEmpty == true)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/files/databases/(default)/documents/a/x")
+            #expect(status == .notFound)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/files/databases/(default)/documents/b/x")
+            #expect(status == .forbidden)
+            (status, answer) = try await load([broken, open])
+            #expect(status == .badRequest && Self.message(answer) == "Error compiling rules:\nL2:90 Missing conditional expression after 'if'.")
+            (status, answer) = try await load([warned, broken])
+            #expect(status == .badRequest && Self.message(answer) == "Error compiling rules:\nL2:90 Missing conditional expression after 'if'.")
+            // The refused loads changed nothing.
+            (status, _) = try await Self.call(client, .get, "/v1/projects/files/databases/(default)/documents/a/x")
+            #expect(status == .notFound)
+        }
+    }
+
     @Test func coverageReportsAndResets() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in
