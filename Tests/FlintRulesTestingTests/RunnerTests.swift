@@ -173,7 +173,7 @@ struct RunnerTests {
         let dir = try Self.write(["bad.rules": "service cloud.firestore { match /a { allow read: if ; } }", "spec.json": #"{"rules": "bad.rules", "tests": []}"#, "broken.json": "{"])
         let bad = await RulesTestRunner.run(dir.appendingPathComponent("spec.json"))
         #expect(bad.problems.count == 1)
-        #expect(bad.problems.first?.hasSuffix("bad.rules:1:53: error: Unexpected token in an expression.") == true, "\(bad.problems)")
+        #expect(bad.problems.first?.hasSuffix("bad.rules:1:53: error: Missing conditional expression after 'if'.") == true, "\(bad.problems)")
         let broken = await RulesTestRunner.run(dir.appendingPathComponent("broken.json"))
         #expect(broken.problems.first?.contains("cannot read the spec") == true)
         #expect(RulesTestReport.failed([bad]) && RulesTestReport.failed([broken]))
