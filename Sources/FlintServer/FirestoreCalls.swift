@@ -202,7 +202,12 @@ struct FirestoreCalls: Sendable {
         if let metrics = result.explainMetrics { responses[responses.count - 1].explainMetrics = Wire.proto(metrics) }
         // The last answer says the query is complete, as the reference's does.
         responses[responses.count - 1].done = true
-        if let begun { responses[0].transaction = Data(begun.bytes) }
+        // A transaction begun here comes first, in a response of its own, as the reference sends it.
+        if let begun {
+            var first = Google_Firestore_V1_RunQueryResponse()
+            first.transaction = Data(begun.bytes)
+            responses.insert(first, at: 0)
+        }
         return responses
     }
 
@@ -218,10 +223,12 @@ struct FirestoreCalls: Sendable {
         let result = try await db.runAggregation(
             query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction, auth: auth)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
-        if let begun { response.transaction = Data(begun.bytes) }
         for (alias, value) in result.values { response.result.aggregateFields[alias] = Wire.proto(value) }
         response.readTime = Wire.proto(result.readTime)
-        return [response]
+        guard let begun else { return [response] }
+        var first = Google_Firestore_V1_RunAggregationQueryResponse()
+        first.transaction = Data(begun.bytes)
+        return [first, response]
     }
 
     func listCollectionIds(_ r: Google_Firestore_V1_ListCollectionIdsRequest) async throws(FlintError)

@@ -160,6 +160,13 @@ struct RESTTests {
                 "{\"documents\":[\"\(Self.name)/t/a\"],\"newTransaction\":{\"readOnly\":{}}}") as? [[String: Any]]
             let readOnly = try #require(withNew?.first?["transaction"] as? String)
             #expect(withNew?.last?["found"] != nil)
+            // A query or aggregation that begins a transaction answers it first, on its own.
+            let queried = try await Self.call(client, .post, Self.base + ":runQuery",
+                #"{"structuredQuery":{"from":[{"collectionId":"t"}]},"newTransaction":{"readOnly":{}}}"#) as? [[String: Any]]
+            #expect(queried?.map { $0.keys.sorted() } == [["transaction"], ["document", "done", "readTime"]])
+            let counted = try await Self.call(client, .post, Self.base + ":runAggregationQuery",
+                #"{"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"t"}]},"aggregations":[{"count":{}}]},"newTransaction":{"readOnly":{}}}"#) as? [[String: Any]]
+            #expect(counted?.map { $0.keys.sorted() } == [["transaction"], ["readTime", "result"]])
             let refused = try await Self.call(client, .post, Self.base + ":commit", """
                 {"transaction":"\(readOnly)","writes":[{"delete":"\(Self.name)/t/a"}]}
                 """, expect: .badRequest)
