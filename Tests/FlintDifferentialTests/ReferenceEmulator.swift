@@ -1,5 +1,6 @@
 import FlintModel
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -28,9 +29,42 @@ final class ReferenceEmulator: Sendable {
     static func start() async -> ReferenceEmulator? {
         let script = scriptPath
         guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
-        let port = Int.random(in: 20_000..<40_000)
+        let port = freePort()
         guard await runOffPool(script, ["start", String(port)]) == 0 else { return nil }
         return ReferenceEmulator(port: port, script: script)
+    }
+
+    /// Ports handed out in this process: suites start their emulators in parallel, and two on
+    /// one port made the second JVM fail to bind while its script, answered by the first,
+    /// reported success (and the first then outlived the run).
+    private static let taken = Mutex<Set<Int>>([])
+
+    /// A port no other suite here was given and nothing holds now, below Linux's ephemeral
+    /// range (32768 and up), so no outgoing connection can be holding it either.
+    private static func freePort() -> Int {
+        while true {
+            let port = Int.random(in: 20_000..<32_000)
+            guard taken.withLock({ $0.insert(port).inserted }), isFree(port) else { continue }
+            return port
+        }
+    }
+
+    private static func isFree(_ port: Int) -> Bool {
+        #if canImport(Glibc)
+            let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+            let stream = SOCK_STREAM
+        #endif
+        let fd = socket(AF_INET, stream, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     private static func runOffPool(_ script: String, _ args: [String]) async -> Int32 {
