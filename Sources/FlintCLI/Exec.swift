@@ -26,12 +26,15 @@ extension FlintCommand {
             let status = CommandStatus()
             let command = self.command
             // --port is honoured when given; firebase.json's port is not, so suites run side by side.
-            try await options.serve(port: options.port ?? 0) { host, port in
+            try await options.serve(port: options.port ?? 0) { host, port, stop in
                 Task {
                     let exit = await Self.spawnAndWait(command, environment: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
                     status.value.store(exit, ordering: .relaxed)
-                    // Stop the way a user would, so open connections close and --export-on-exit runs.
-                    kill(getpid(), SIGTERM)
+                    // Stopped as SIGTERM would stop it (open connections close, --export-on-exit
+                    // runs), but not by sending one: a command that ends at once could signal
+                    // before the server's signal handling is in place, and the default action
+                    // would kill Flint with the command's status lost.
+                    stop()
                 }
             }
             throw ExitCode(status.value.load(ordering: .relaxed))

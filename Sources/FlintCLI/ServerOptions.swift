@@ -86,8 +86,11 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// Builds the engine these options describe and serves it until SIGINT, SIGTERM or
-    /// `POST /shutdown`, exporting at exit when asked. `port` overrides --port and firebase.json.
-    func serve(port portOverride: Int? = nil, onReady: @escaping @Sendable (String, Int) async -> Void) async throws {
+    /// `POST /shutdown` (or the stop `onReady` is given), exporting at exit when asked. `port`
+    /// overrides --port and firebase.json.
+    func serve(
+        port portOverride: Int? = nil, onReady: @escaping @Sendable (String, Int, _ stop: @escaping @Sendable () -> Void) async -> Void
+    ) async throws {
         let configPath = config ?? (FileManager.default.fileExists(atPath: "firebase.json") ? "firebase.json" : nil)
         let file = try configPath.map { try FirebaseConfig(path: $0) }
         let host = self.host ?? file?.host ?? "127.0.0.1"
@@ -141,7 +144,7 @@ struct ServerOptions: ParsableArguments {
         }
         let server = FlintServer(
             engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
-        try await server.run(onReady: onReady)
+        try await server.run { host, port in await onReady(host, port, { server.stop() }) }
         if let exportOnExit {
             let summary = try await FlintExport.export(
                 engine, to: exportOnExit, format: exportFormat, project: project, progress: Self.progress("exported"))

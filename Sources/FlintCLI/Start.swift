@@ -14,7 +14,7 @@ extension FlintCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await options.serve { host, port in
+            try await options.serve { host, port, _ in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))

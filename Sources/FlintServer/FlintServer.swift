@@ -39,6 +39,9 @@ public struct FlintServer: Sendable {
         self.logger = logger
     }
 
+    /// Stops a running server as SIGTERM or `POST /shutdown` would.
+    public func stop() { shutdown.fire() }
+
     /// The router with every route Flint serves.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
