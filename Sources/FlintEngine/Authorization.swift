@@ -162,7 +162,7 @@ extension Database {
         if !settled {
             for i in open where i < decisions.count {
                 let decision = decisions[i]
-                if !decision.allowed || namingAllowed { named += decision.secondPass }
+                if !decision.allowed || namingAllowed { named += decision.namedSecondPass }
                 if !decision.allowed { break }
             }
         }

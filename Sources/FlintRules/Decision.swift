@@ -107,8 +107,18 @@ public struct RulesDecision: Sendable {
     public var message: String
     public var debugLog: [String]
     /// The outcome of each statement evaluated with the documents (the reference's second
-    /// pass), up to the one that allowed, which is named `false` like the rest.
+    /// pass) that did not allow.
     public var secondPass: [String] = []
+    /// The statement that allowed, if one did. Its outcome is written only when a request on
+    /// several documents is denied and names it, so an allowed request formats nothing.
+    var allowedAt: (method: Method, line: Int)?
+
+    /// The second pass as a denial of several documents names it: the statement that allowed
+    /// comes last, named `false` like the rest.
+    public var namedSecondPass: [String] {
+        guard let allowedAt else { return secondPass }
+        return secondPass + [Ruleset.outcome(.bool(true), allowedAt.method, line: allowedAt.line)]
+    }
 }
 
 /// The reference's first pass over a request, made before any document is read.
@@ -144,13 +154,12 @@ extension Ruleset {
         var outcomes: [String] = []
         let candidates = statements(request, segments)
         for (allow, scope) in candidates {
-            guard let condition = allow.condition else {
-                outcomes.append(Self.outcome(.bool(true), request.method, line: allow.position.line))
-                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes)
+            let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
+            let line = allow.condition.map { ranges[$0.id].start.line } ?? allow.position.line
+            if case .bool(true) = value {
+                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes, allowedAt: (request.method, line))
             }
-            let value = evaluator.evaluate(condition, scope)
-            outcomes.append(Self.outcome(value, request.method, line: ranges[condition.id].start.line))
-            if case .bool(true) = value { return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes) }
+            outcomes.append(Self.outcome(value, request.method, line: line))
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
@@ -163,7 +172,7 @@ extension Ruleset {
     /// One statement's outcome as the reference's denial names it. An allowing outcome is named
     /// only in a first pass that cannot use it, as `false`; an unread document as an evaluation
     /// error at the condition's `column`.
-    private static func outcome(_ value: RulesValue, _ method: Method, line: Int, column: Int = 0) -> String {
+    fileprivate static func outcome(_ value: RulesValue, _ method: Method, line: Int, column: Int = 0) -> String {
         let text: String
         switch value {
         case .bool: text = "false"
