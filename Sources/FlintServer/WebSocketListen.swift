@@ -262,7 +262,6 @@ struct WebSocketListen: Sendable {
         #"{"error":{"id":"# + JSONString.quoted(name) + #","code":\#(e.code.rawValue),"status":""# + e.code.name + #"","message":"#
             + JSONString.quoted(e.message) + "}}"
     }
-
 }
 
 /// A snapshot-mode message from the client.
