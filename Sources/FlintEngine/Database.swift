@@ -144,11 +144,14 @@ public actor Database {
     /// writes share one commit time. Writing one document twice is rejected as a whole.
     /// Only the owner (the server SDKs) may batch-write: no rules apply, as on the reference.
     public func batchWrite(_ writes: [Write], auth: AuthContext = .owner) throws(FlintError) -> [Result<WriteResult, FlintError>] {
-        guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
+        // A malformed request is refused as a whole, before the caller is checked, as on the
+        // reference; only what depends on the stored documents fails one write at a time.
         var seen = Set<DocumentKey>()
         for w in writes where !seen.insert(w.key).inserted {
             throw .invalidArgument("the same document cannot be written more than once in a single request")
         }
+        for w in writes { try WriteApplier.validate(w) }
+        guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
         try checkRequestSize(writes)
         let commitTime = nextCommitTime()
         var changed: [DocumentWrite] = []
@@ -156,7 +159,6 @@ public actor Database {
         var results: [Result<WriteResult, FlintError>] = []
         for write in writes {
             do throws(FlintError) {
-                try WriteApplier.validate(write)
                 let current = store.document(write.key, at: nil)
                 try WriteApplier.checkPrecondition(write, on: current, database: id)
                 let (next, result) = try stage(write, on: current, at: commitTime)
@@ -573,12 +575,16 @@ public actor Database {
     }
 
     /// Collection ids directly under `parent` (the root or a document), one page at a time.
+    /// Only the owner may list them (production allows it through IAM only, never rules);
+    /// a malformed request is refused first, as on the reference.
     public func listCollectionIDs(
-        parent: ResourcePath, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil
+        parent: ResourcePath, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil,
+        auth: AuthContext = .owner
     ) throws(FlintError) -> CollectionIDsPage {
         guard pageSize >= 0 else { throw .invalidArgument("page_size must be greater than or equal to zero.") }
         let token = try pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let t = try resolveReadTime(token?.readTime ?? readTime)
+        guard auth == .owner else { throw FlintError(.permissionDenied, "Metadata operations require admin authentication.") }
         var ids = store.collectionIDs(under: parent, at: t)
         if let after = token?.after { ids = ids.filter { compareUTF8($0, after) > 0 } }
         guard pageSize > 0, ids.count > pageSize else {
@@ -630,8 +636,10 @@ public actor Database {
 
     /// Split points that divide a collection-group query into at most `partitionCount` parts
     /// of similar size, as document names in order; a page at a time when `pageSize` is given.
+    /// Only the owner may ask: the split points name documents whatever the rules say.
     public func partitionQuery(
-        _ query: Query, partitionCount: Int, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil
+        _ query: Query, partitionCount: Int, pageSize: Int = 0, pageToken: String? = nil, readTime: Timestamp? = nil,
+        auth: AuthContext = .owner
     ) throws(FlintError) -> (cursors: [DocumentKey], nextPageToken: String?) {
         guard query.allDescendants else {
             throw .invalidArgument("A partition query must be a collection group query (all_descendants).")
@@ -647,7 +655,9 @@ public actor Database {
         guard pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
         let token = try pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let t = try resolveReadTime(token?.readTime ?? readTime) ?? currentReadTime()
-        let keys = QueryExecutor.run(try NormalizedQuery(query, database: id), in: store, at: t).map(\.key)
+        let normalized = try NormalizedQuery(query, database: id)
+        guard auth == .owner else { throw FlintError(.permissionDenied, "Partition queries require admin authentication.") }
+        let keys = QueryExecutor.run(normalized, in: store, at: t).map(\.key)
         var points: [DocumentKey] = []
         let parts = min(partitionCount, keys.count)
         if parts > 1 {

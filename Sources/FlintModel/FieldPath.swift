@@ -22,7 +22,9 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Parses Firestore's server format: dot-separated segments, each either a plain
     /// identifier `[a-zA-Z_][a-zA-Z_0-9]*` or backquoted with `\` escaping `` ` `` and `\`.
-    public init(parsing text: String) throws(FlintError) {
+    /// The segments joined by dots must stay under `maxBytes` bytes (production's 1,500-byte
+    /// field path limit, which the reference applies to every path a request names).
+    public init(parsing text: String, maxBytes: Int = Limits.maxFieldPathBytes - 1) throws(FlintError) {
         if text.isEmpty { throw .invalidArgument("Invalid empty property path string.") }
         var segments: [String] = []
         var bytes = Array(text.utf8)[...]
@@ -65,6 +67,9 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
             guard let next = bytes.first else { break }
             guard next == UInt8(ascii: ".") else { throw fail() }
             bytes = bytes.dropFirst()
+        }
+        if segments.reduce(segments.count - 1, { $0 + $1.utf8.count }) > maxBytes {
+            throw .invalidArgument("property path is longer than \(Limits.maxFieldPathBytes) bytes.")
         }
         self.segments = segments
     }

@@ -6,6 +6,12 @@ public enum Limits {
     public static let maxDepth = 20
     public static let maxRequestBytes = 10 * 1_048_576
     public static let maxFieldNameBytes = 1500
+    /// A field path, its segments joined by dots.
+    public static let maxFieldPathBytes = 1500
+    /// One string or bytes value: 1 MiB less 89 bytes.
+    public static let maxFieldValueBytes = 1_048_487
+    /// A value a query compares with, by storage size (what an index entry can hold).
+    public static let maxQueryValueBytes = 1500
 }
 
 /// Checks of ids, names and document contents, with Firestore's messages where it has good ones.
@@ -63,22 +69,27 @@ public enum Validation {
 
     /// Checks field names, nesting and array rules of a document's fields (not its size).
     public static func validateFields(_ fields: MapValue) throws(FlintError) {
-        try validateMap(fields, path: [], depth: 0)
+        try validateMap(fields, path: [], pathBytes: 0, depth: 0)
     }
 
-    private static func validateMap(_ map: MapValue, path: [String], depth: Int) throws(FlintError) {
+    /// A problem below a top-level field: the reference names only that field.
+    private static func nested(_ path: [String]) -> FlintError {
+        .invalidArgument("Property \(path[0]) contains an invalid nested entity.")
+    }
+
+    /// `pathBytes`: the bytes of `path` joined by dots.
+    private static func validateMap(_ map: MapValue, path: [String], pathBytes: Int, depth: Int) throws(FlintError) {
         for entry in map.entries {
             let name = entry.key
             if name.isEmpty {
-                // The reference names only the top-level field an empty name is inside.
-                throw .invalidArgument(
-                    path.first.map { "Property \($0) contains an invalid nested entity." } ?? "The property.name is the empty string.")
+                throw path.isEmpty ? .invalidArgument("The property.name is the empty string.") : nested(path)
             }
-            if name.utf8.count > Limits.maxFieldNameBytes {
-                throw .invalidArgument("Field name is longer than \(Limits.maxFieldNameBytes) bytes.")
+            let bytes = path.isEmpty ? name.utf8.count : pathBytes + 1 + name.utf8.count
+            if bytes > Limits.maxFieldNameBytes {
+                throw path.isEmpty ? .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.") : nested(path)
             }
             if isReserved(name) { throw reserved(name, entry.value, path) }
-            try validateValue(entry.value, path: path + [name], depth: depth, inArray: false)
+            try validateValue(entry.value, path: path + [name], pathBytes: bytes, depth: depth, inArray: false)
         }
     }
 
@@ -91,24 +102,35 @@ public enum Validation {
         return .invalidArgument("Property \(top) contains an invalid nested entity.")
     }
 
-    private static func validateValue(_ value: Value, path: [String], depth: Int, inArray: Bool)
+    private static func validateValue(_ value: Value, path: [String], pathBytes: Int, depth: Int, inArray: Bool)
         throws(FlintError)
     {
         switch value {
         case .map(let m):
             try checkDepth(depth + 1, path)
-            try validateMap(m, path: path, depth: depth + 1)
+            try validateMap(m, path: path, pathBytes: pathBytes, depth: depth + 1)
         case .array(let items):
             if inArray { throw .invalidArgument("Cannot convert an array value in an array value.") }
             try checkDepth(depth + 1, path)
-            for item in items { try validateValue(item, path: path, depth: depth + 1, inArray: true) }
+            for item in items { try validateValue(item, path: path, pathBytes: pathBytes, depth: depth + 1, inArray: true) }
         case .geoPoint(let g):
             _ = try GeoPoint(latitude: g.latitude, longitude: g.longitude)
         case .vector(let components):
             if components.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
-        case .null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference:
+        case .string(let s):
+            try checkValueSize(s.utf8.count, path)
+        case .bytes(let b):
+            try checkValueSize(b.count, path)
+        case .null, .boolean, .integer, .double, .timestamp, .reference:
             break
         }
+    }
+
+    /// Production's field value limit; a value in a top-level array counts as that field's.
+    private static func checkValueSize(_ bytes: Int, _ path: [String]) throws(FlintError) {
+        guard bytes > Limits.maxFieldValueBytes else { return }
+        guard path.count == 1 else { throw nested(path) }
+        throw .invalidArgument("The value of property \"\(path[0])\" is longer than \(Limits.maxFieldValueBytes) bytes.")
     }
 
     private static func checkDepth(_ depth: Int, _ path: [String]) throws(FlintError) {

@@ -36,6 +36,9 @@ public enum Aggregator {
         for (i, a) in aggregations.enumerated() {
             let name = a.alias.isEmpty ? "field_\(i + 1)" : a.alias
             if Validation.isReserved(name) { throw .invalidArgument("The property.name \"\(name)\" is reserved.") }
+            if name.utf8.count > Limits.maxFieldNameBytes {
+                throw .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
+            }
             if !seen.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("Aggregation aliases contain duplicate alias: \(name).")
             }

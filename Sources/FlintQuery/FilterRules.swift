@@ -164,7 +164,7 @@ enum FilterRules {
         case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
             break
         }
-        guard f.field.isDocumentID else { return }
+        guard f.field.isDocumentID else { return try checkOperandSize(f) }
         switch f.op {
         case .arrayContains, .arrayContainsAny: throw .invalidArgument("the name __key__ is reserved")
         case .in, .notIn:
@@ -176,6 +176,23 @@ enum FilterRules {
         case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             guard case .reference = f.value else { throw .invalidArgument("__key__ filter value must be a Key") }
         }
+    }
+
+    /// An operand must fit an index entry: at most 1,500 bytes by storage size; each value of a
+    /// list operator on its own. The reference names the field as its segments joined by dots,
+    /// with `[*]` for the array operators.
+    static func checkOperandSize(_ f: FieldFilter) throws(FlintError) {
+        let operands: [Value]
+        switch f.op {
+        case .in, .notIn, .arrayContainsAny:
+            guard case .array(let items) = f.value else { return }
+            operands = items
+        case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
+            operands = [f.value]
+        }
+        guard operands.contains(where: { StorageSize.value($0) > Limits.maxQueryValueBytes }) else { return }
+        let suffix = f.op == .arrayContains || f.op == .arrayContainsAny ? "[*]" : ""
+        throw .invalidArgument("value for \(f.field.segments.joined(separator: "."))\(suffix) is too large to be used in a query")
     }
 
     /// Disjunctions in disjunctive normal form, counting each `in` and array-contains-any value.

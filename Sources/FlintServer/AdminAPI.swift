@@ -63,7 +63,7 @@ struct AdminAPI: Sendable {
     }
 
     /// `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules":{"files":[{"content":"…"}]}}`
-    /// loads a project's rules. Only the first file decides, as on the reference, but every file
+    /// loads a project's rules (with `"database"`, one database's). Only the first file decides, as on the reference, but every file
     /// must compile (the others' warnings are not reported). Invalid rules change nothing and
     /// answer 400 with every problem, `L<line>:<column> <message>` per line.
     func putSecurityRules(_ request: Request) async -> Response {
@@ -75,14 +75,10 @@ struct AdminAPI: Sendable {
             } catch {
                 throw .invalidArgument("The rules body could not be read: it must be JSON under 10 MiB.")
             }
-            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-                let rules = object["rules"] as? [String: Any], let files = rules["files"] as? [[String: Any]],
-                let content = files.first?["content"] as? String
-            else {
-                throw .invalidArgument("Expected {\"rules\": {\"files\": [{\"content\": \"…\"}]}}.")
-            }
-            let others = files.dropFirst().flatMap { file in
-                Ruleset.compile(file["content"] as? String ?? "").diagnostics.filter { $0.severity == .error }
+            let load = try RulesLoad(body)
+            let content = load.files[0].content
+            let others = load.files.dropFirst().flatMap { file in
+                Ruleset.compile(file.content).diagnostics.filter { $0.severity == .error }
             }
             // As on the reference, a refusal lists every problem, warnings too, in source order;
             // problems of the whole ruleset have no place and read `L0:0`.
@@ -91,12 +87,14 @@ struct AdminAPI: Sendable {
             }
             // Refused for another file, the reference names errors only.
             guard others.isEmpty else { throw refusal(Ruleset.compile(content).diagnostics.filter { $0.severity == .error } + others) }
-            // firebase-tools loads a project's rules; a "database" field scopes them to one database.
-            let diagnostics = engine.rules.load(content, project: project, database: object["database"] as? String)
+            // firebase-tools loads a project's rules; a "database" name scopes them to that
+            // database, of whichever project it names, as on the reference.
+            let diagnostics = engine.rules.load(
+                content, project: load.database?.project ?? project, database: load.database?.database)
             guard !diagnostics.contains(where: { $0.severity == .error }) else { throw refusal(diagnostics) }
             // Loaded. Warnings come back as issues, placed as the reference places them; none: `{}`.
             guard !diagnostics.isEmpty else { return RESTAPI.respond(Data("{\n}\n".utf8)) }
-            let fileName = files.first?["name"] as? String
+            let fileName = load.files[0].name
             let issues: [[String: Any]] = diagnostics.map { d in
                 var position: [String: Any] = [:]
                 if let fileName { position["fileName"] = fileName }
@@ -111,6 +109,42 @@ struct AdminAPI: Sendable {
             return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["issues": issues], options: [.sortedKeys])) ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
+        }
+    }
+
+    /// The body of a rules load: `{"rules": {"files": [{"content", "name", "fingerprint"}]},
+    /// "database": "projects/{p}/databases/{d}"}`. Anything else is refused, as the reference
+    /// refuses it, but with the field named.
+    struct RulesLoad {
+        var files: [(content: String, name: String?)] = []
+        var database: DatabaseID?
+
+        init(_ body: Data) throws(FlintError) {
+            let shape = "Expected {\"rules\": {\"files\": [{\"content\": \"…\"}]}} with an optional \"database\": \"projects/…/databases/…\"."
+            func object(_ any: Any?, _ at: String, allowing keys: Set<String>) throws(FlintError) -> [String: Any] {
+                guard let o = any as? [String: Any] else { throw .invalidArgument("\(at) must be an object. \(shape)") }
+                if let unknown = o.keys.sorted().first(where: { !keys.contains($0) }) {
+                    throw .invalidArgument("Unknown field \"\(unknown)\" in \(at). \(shape)")
+                }
+                return o
+            }
+            let top = try object(try? JSONSerialization.jsonObject(with: body), "the request", allowing: ["rules", "database"])
+            let rules = try object(top["rules"], "\"rules\"", allowing: ["files"])
+            guard let files = rules["files"] as? [Any], !files.isEmpty else {
+                throw .invalidArgument("\"rules.files\" must be a list of at least one file. \(shape)")
+            }
+            for (i, any) in files.enumerated() {
+                let file = try object(any, "rules.files[\(i)]", allowing: ["content", "name", "fingerprint"])
+                if let f = file["fingerprint"], (f as? String).flatMap({ Data(base64Encoded: $0) }) == nil {
+                    throw .invalidArgument("rules.files[\(i)].fingerprint must be base64. \(shape)")
+                }
+                // A file without content is empty rules, which the compiler refuses by name.
+                guard let content = file["content"] as? String ?? (file["content"] == nil ? "" : nil) else {
+                    throw .invalidArgument("rules.files[\(i)].content must be a string. \(shape)")
+                }
+                self.files.append((content, file["name"] as? String))
+            }
+            if let name = top["database"] { database = try ResourceName.parseDatabase(name as? String ?? "\(name)") }
         }
     }
 

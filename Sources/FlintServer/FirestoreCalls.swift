@@ -238,7 +238,8 @@ struct FirestoreCalls: Sendable {
         var readTime: Timestamp?
         if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
         let page = try await engine.database(id).listCollectionIDs(
-            parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime)
+            parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime,
+            auth: auth)
         var response = Google_Firestore_V1_ListCollectionIdsResponse()
         response.collectionIds = page.collectionIDs
         if let token = page.nextPageToken { response.nextPageToken = token }
@@ -254,7 +255,7 @@ struct FirestoreCalls: Sendable {
         let query = try Wire.query(r.structuredQuery, parent: parent, id)
         let page = try await engine.database(id).partitionQuery(
             query, partitionCount: Int(r.partitionCount), pageSize: Int(r.pageSize),
-            pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime)
+            pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime, auth: auth)
         var response = Google_Firestore_V1_PartitionQueryResponse()
         response.partitions = page.cursors.map { key in
             var cursor = Google_Firestore_V1_Cursor()

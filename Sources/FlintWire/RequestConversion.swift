@@ -38,7 +38,9 @@ extension Wire {
         guard let kind = p.transformType else { throw .invalidArgument("Operation type must be specified for field transformation.") }
         switch kind {
         case .setToServerValue(let v):
-            guard v == .requestTime else { throw .invalidArgument("Unknown server value: \(v.rawValue).") }
+            guard v == .requestTime else {
+                throw .invalidArgument("ServerValue type must be specified for set_to_server_value transformation.")
+            }
             return FieldTransform(path, .serverTimestamp)
         case .increment(let v): return FieldTransform(path, .increment(try value(v, db)))
         case .maximum(let v): return FieldTransform(path, .maximum(try value(v, db)))
@@ -154,9 +156,14 @@ extension Wire {
         guard case .vector(let vector) = try value(p.queryVector, db) else {
             throw .invalidArgument("Query Value must be of type vector.")
         }
+        // The distance field is a field to write, so it may be as long as a field name.
+        if p.distanceResultField.utf8.count > Limits.maxFieldNameBytes {
+            throw .invalidArgument("The distanceResultField.property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
+        }
+        let distanceField = p.distanceResultField.isEmpty ? nil : try FieldPath(parsing: p.distanceResultField, maxBytes: Limits.maxFieldNameBytes)
         return FindNearest(
             field: try FieldPath(parsing: p.vectorField.fieldPath), queryVector: vector, measure: measure,
-            limit: Int(p.limit.value), distanceResultField: p.distanceResultField.isEmpty ? nil : try FieldPath(parsing: p.distanceResultField),
+            limit: Int(p.limit.value), distanceResultField: distanceField,
             distanceThreshold: p.hasDistanceThreshold ? p.distanceThreshold.value : nil)
     }
 

@@ -162,19 +162,34 @@ struct CommitTests {
         let results = try await db.batchWrite([
             .set(key("r/d"), [:]),
             Write(.update(key("r/e"), [:]), precondition: .exists(true)),
-            .transform("r/f", [.inc("n", "bad")]),
             .set(key("r/g"), ["v": 1]),
         ])
-        #expect(results.count == 4)
+        #expect(results.count == 3)
         #expect((try? results[0].get())?.updateTime != nil)
         #expect(results[1] == .failure(FlintError(.notFound, "No document to update: projects/p1/databases/(default)/documents/r/e")))
-        #expect(results[2] == .failure(.invalidArgument("Input must be int64 or double.")))
         #expect(try await db.get(key("r/d")) != nil)
         #expect(try await db.get(key("r/g"))?.fields == ["v": 1])
         await #expect(throws: FlintError.invalidArgument("the same document cannot be written more than once in a single request")) {
             try await db.batchWrite([.set(key("r/x"), [:]), .delete(key("r/x"))])
         }
         #expect(try await db.get(key("r/x")) == nil)
+    }
+
+    /// What is wrong with a write whatever is stored refuses the whole batch, before the caller
+    /// is checked, as on the reference; only stored state fails one write at a time.
+    @Test func aMalformedBatchWriteIsRefusedWhole() async throws {
+        let (db, _) = makeDatabase()
+        let malformed: [Write] = [.set(key("r/h"), [:]), .transform("r/f", [.inc("n", "bad")])]
+        for auth: AuthContext in [.owner, .unauthenticated] {
+            await #expect(throws: FlintError.invalidArgument("Input must be int64 or double.")) { try await db.batchWrite(malformed, auth: auth) }
+            await #expect(throws: FlintError.invalidArgument("field name __x__ is reserved")) {
+                try await db.batchWrite([.set(key("r/h"), [:]), .set(key("r/i"), ["__x__": 1])], auth: auth)
+            }
+        }
+        #expect(try await db.get(key("r/h")) == nil)
+        await #expect(throws: FlintError(.permissionDenied, "Batch writes require admin authentication.")) {
+            try await db.batchWrite([.set(key("r/h"), [:])], auth: .unauthenticated)
+        }
     }
 
     @Test func oversizedRequestsAreRejected() async throws {

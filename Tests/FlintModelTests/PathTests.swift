@@ -140,6 +140,19 @@ struct PathTests {
         ) { try FieldPath(parsing: text) }
     }
 
+    /// Production's 1,500-byte field path limit, measured as the reference measures it: the
+    /// segments' UTF-8 bytes joined by dots, quoting and escapes not counted, under 1,500.
+    @Test func fieldPathsStayUnderFifteenHundredBytes() throws {
+        let a = { (n: Int) in String(repeating: "a", count: n) }
+        let accepted = [a(1499), a(749) + "." + a(749), "`" + a(1497) + "\\``", "`" + String(repeating: "\u{e9}", count: 749) + "`"]
+        for text in accepted { _ = try FieldPath(parsing: text) }
+        let refused = [a(1500), a(749) + "." + a(750), "`" + a(1500) + "`", "`" + String(repeating: "\u{e9}", count: 750) + "`"]
+        for text in refused {
+            #expect(throws: FlintError.invalidArgument("property path is longer than 1500 bytes.")) { try FieldPath(parsing: text) }
+        }
+        #expect(try FieldPath(parsing: a(1500), maxBytes: 1500).segments == [a(1500)])
+    }
+
     @Test func canonicalQuotesOnlyWhenNeeded() throws {
         #expect(try FieldPath(["a", "b.c", "d`e", "f\\g", "1"]).canonical == "a.`b.c`.`d\\`e`.`f\\\\g`.`1`")
     }

@@ -36,6 +36,35 @@ struct ValidationTests {
         }
     }
 
+    /// Field names and nested paths up to 1,500 bytes; string and bytes values up to 1 MiB
+    /// less 89 bytes. Worded as the reference words each, by where the problem stands.
+    @Test func fieldNameAndValueLimits() throws {
+        let a = { (n: Int) in String(repeating: "a", count: n) }
+        let b = { (n: Int) in String(repeating: "b", count: n) }
+        try Validation.validateFields([a(1500): 1])
+        try Validation.validateFields([a(749): .map([b(750): 1])])
+        try Validation.validateFields([a(10): [.map([b(1489): 1])]])
+        #expect(throws: FlintError.invalidArgument("The property.name is longer than 1500 bytes.")) {
+            try Validation.validateFields([a(1501): 1])
+        }
+        for fields: MapValue in [[a(750): .map([b(750): 1])], [a(10): [.map([b(1490): 1])]], ["a": .map([b(1500): 1])]] {
+            let top = fields.entries[0].key
+            #expect(throws: FlintError.invalidArgument("Property \(top) contains an invalid nested entity.")) {
+                try Validation.validateFields(fields)
+            }
+        }
+        let limit = Limits.maxFieldValueBytes
+        try Validation.validateFields(["s": .string(a(limit)), "b": .bytes(Array(repeating: 1, count: limit))])
+        try Validation.validateFields(["s": .string(String(repeating: "\u{e9}", count: limit / 2))])
+        let tooLong = "The value of property \"s\" is longer than 1048487 bytes."
+        #expect(throws: FlintError.invalidArgument(tooLong)) { try Validation.validateFields(["s": .string(a(limit + 1))]) }
+        #expect(throws: FlintError.invalidArgument(tooLong)) { try Validation.validateFields(["s": .bytes(Array(repeating: 1, count: limit + 1))]) }
+        #expect(throws: FlintError.invalidArgument(tooLong)) { try Validation.validateFields(["s": [1, .string(a(limit + 1))]]) }
+        #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
+            try Validation.validateFields(["m": .map(["s": .string(a(limit + 1))])])
+        }
+    }
+
     @Test func arraysCannotHoldArrays() {
         #expect(throws: FlintError.invalidArgument("Cannot convert an array value in an array value.")) {
             try Validation.validateFields(["a": [1, [2]]])

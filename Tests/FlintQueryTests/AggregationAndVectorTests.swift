@@ -39,6 +39,11 @@ struct AggregationTests {
         await #expect(throws: FlintError.invalidArgument("Aggregation aliases contain duplicate alias: c.")) {
             try await aggregate([Aggregation(alias: "c", .count(upTo: nil)), Aggregation(alias: "c", .count(upTo: nil))])
         }
+        let longest = String(repeating: "a", count: 1500)
+        #expect(try await aggregate([Aggregation(alias: longest, .count(upTo: nil))]).values.map(\.0) == [longest])
+        await #expect(throws: FlintError.invalidArgument("The property.name is longer than 1500 bytes.")) {
+            try await aggregate([Aggregation(alias: longest + "a", .count(upTo: nil))])
+        }
         await #expect(throws: FlintError.invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")) {
             try await aggregate([Aggregation(alias: "c", .count(upTo: -1))])
         }

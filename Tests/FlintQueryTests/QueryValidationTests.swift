@@ -40,6 +40,18 @@ struct QueryValidationTests {
         ("duplicate order", Query(collectionID: "c", orderBy: [asc("v"), desc("v")]), "order by clause cannot contain duplicate fields v"),
         ("key not last", Query(collectionID: "c", filter: F("v", .greaterThan, 0), orderBy: [desc("__name__")]),
          "order by clause cannot contain more fields after the key"),
+        // Operands must fit an index entry: 1,500 bytes by storage size (a string counts its
+        // bytes and one more), each list value on its own.
+        ("string operand of 1,500 bytes", Query(collectionID: "c", filter: F("v", .equal, .string(String(repeating: "x", count: 1500)))),
+         "value for v is too large to be used in a query"),
+        ("map operand", Query(collectionID: "c", filter: F("m.k", .lessThan, ["k": .string(String(repeating: "x", count: 1498))])),
+         "value for m.k is too large to be used in a query"),
+        ("array-contains operand", Query(collectionID: "c", filter: F("v", .arrayContains, .string(String(repeating: "x", count: 1500)))),
+         "value for v[*] is too large to be used in a query"),
+        ("in operand", Query(collectionID: "c", filter: F("v", .in, [1, .string(String(repeating: "x", count: 1500))])),
+         "value for v is too large to be used in a query"),
+        ("array-contains-any operand", Query(collectionID: "c", filter: OR(F("w", .equal, 1), F("v", .arrayContainsAny, [.bytes(Array(repeating: 0, count: 1501))]))),
+         "value for v[*] is too large to be used in a query"),
         ("find nearest limit", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1001)),
          "FindNearest.limit must be a positive integer of no more than 1000"),
         ("find nearest empty", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [], measure: .euclidean, limit: 1)),
@@ -49,6 +61,15 @@ struct QueryValidationTests {
         ("find nearest with offset", Query(collectionID: "c", offset: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1)),
          "A query offset cannot be used with FindNearest"),
     ]
+
+    @Test func operandsJustUnderTheIndexEntryLimitAreAccepted() async throws {
+        let database = try await database(mixed)
+        let x = { (n: Int) in Value.string(String(repeating: "x", count: n)) }
+        for filter in [F("v", .equal, x(1499)), F("m.k", .equal, ["k": x(1497)]), F("v", .in, [x(1499), x(1499)]),
+                       F("v", .equal, .bytes(Array(repeating: 0, count: 1500))), F("v", .arrayContains, [x(1000), x(498)])] {
+            #expect(try await database.runQuery(Query(collectionID: "c", filter: filter)).documents.isEmpty)
+        }
+    }
 
     @Test func invalidQueriesAreRejectedWithTheReferenceMessage() async throws {
         let database = try await database(mixed)

@@ -77,7 +77,7 @@ struct GRPCStreamHygieneTests {
             commit.writes = [write]
             error = await #expect(throws: RPCError.self) { try await firestore.commit(commit) }
             #expect(error?.code == .invalidArgument)
-            #expect(error?.message == "Unknown server value: 9.")
+            #expect(error?.message == "ServerValue type must be specified for set_to_server_value transformation.")
         }
     }
 

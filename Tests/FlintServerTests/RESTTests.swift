@@ -22,8 +22,10 @@ struct RESTTests {
 
     @discardableResult
     static func call(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil,
-                     expect status: HTTPResponse.Status = .ok) async throws -> Any? {
-        try await client.execute(uri: uri, method: method, headers: [.contentType: "application/json"],
+                     expect status: HTTPResponse.Status = .ok, auth: String? = nil) async throws -> Any? {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let auth { headers[.authorization] = auth }
+        return try await client.execute(uri: uri, method: method, headers: headers,
                                  body: body.map { ByteBuffer(string: $0) }) { response in
             #expect(response.status == status, "\(method) \(uri): \(String(buffer: response.body))")
             return json(response.body)
@@ -85,10 +87,15 @@ struct RESTTests {
             #expect((ordered?["documents"] as? [[String: Any]])?.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) } == ["a", "b", "c"])
             let bad = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20sideways", expect: .badRequest)
             #expect(Self.error(bad)?.1 == "Invalid order by clause \"n sideways\".")
-            let ids = try await Self.call(client, .post, Self.base + ":listCollectionIds", "{}") as? [String: Any]
+            let ids = try await Self.call(client, .post, Self.base + ":listCollectionIds", "{}", auth: "Bearer owner") as? [String: Any]
             #expect(ids?["collectionIds"] as? [String] == ["l"])
-            let sub = try await Self.call(client, .post, Self.base + "/l/m:listCollectionIds", "{}") as? [String: Any]
+            let sub = try await Self.call(client, .post, Self.base + "/l/m:listCollectionIds", "{}", auth: "Bearer owner") as? [String: Any]
             #expect(sub?["collectionIds"] as? [String] == ["sub"])
+            // Listing collections is for the server SDKs only, rules or none, as on the reference.
+            let anonymous = try await Self.call(client, .post, Self.base + ":listCollectionIds", "{}", expect: .forbidden)
+            #expect(Self.error(anonymous)?.1 == "Metadata operations require admin authentication.")
+            let negative = try await Self.call(client, .post, Self.base + ":listCollectionIds", #"{"pageSize":-1}"#, expect: .badRequest)
+            #expect(Self.error(negative)?.1 == "page_size must be greater than or equal to zero.")
         }
     }
 
@@ -135,8 +142,10 @@ struct RESTTests {
             let got = try await Self.call(client, .post, Self.base + ":batchGet", batchBody) as? [[String: Any]]
             #expect(got?.first?["found"] != nil)
             #expect(got?.last?["missing"] as? String == Self.name + "/q/zz")
-            let partitions = try await Self.call(client, .post, Self.base + ":partitionQuery",
-                #"{"structuredQuery":{"from":[{"collectionId":"q","allDescendants":true}],"orderBy":[{"field":{"fieldPath":"__name__"}}]},"partitionCount":2}"#) as? [String: Any]
+            let partitionBody = #"{"structuredQuery":{"from":[{"collectionId":"q","allDescendants":true}],"orderBy":[{"field":{"fieldPath":"__name__"}}]},"partitionCount":2}"#
+            let partitions = try await Self.call(client, .post, Self.base + ":partitionQuery", partitionBody, auth: "Bearer owner") as? [String: Any]
+            let refusedPartitions = try await Self.call(client, .post, Self.base + ":partitionQuery", partitionBody, expect: .forbidden)
+            #expect(Self.error(refusedPartitions)?.1 == "Partition queries require admin authentication.")
             let cursor = (partitions?["partitions"] as? [[String: Any]])?.first?["values"] as? [[String: String]]
             #expect(cursor == [["referenceValue": Self.name + "/q/b"]])
             let explained = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"}]},"explainOptions":{"analyze":false}}"#) as? [[String: Any]]

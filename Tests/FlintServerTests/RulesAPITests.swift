@@ -376,13 +376,51 @@ extension RulesAPITests {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in
             let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
-            let body = String(Self.rulesBody(shut).dropLast()) + #","database":"other"}"#
+            let body = String(Self.rulesBody(shut).dropLast()) + #","database":"projects/pd/databases/other"}"#
             var (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pd:securityRules", body)
             #expect(status == .ok)
             (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/other/documents/a/b")
             #expect(status == .forbidden)
             (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/(default)/documents/a/b")
             #expect(status == .notFound)  // no rules for the default database: open
+            // The database's project decides, whatever project the path names.
+            let elsewhere = String(Self.rulesBody(shut).dropLast()) + #","database":"projects/pe/databases/(default)"}"#
+            (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pd:securityRules", elsewhere)
+            #expect(status == .ok)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/pe/databases/(default)/documents/a/b")
+            #expect(status == .forbidden)
+        }
+    }
+
+    @Test func aRulesBodyOfAnotherShapeIsRefusedAndChangesNothing() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
+            let rules = Self.rulesBody(shut).dropFirst().dropLast()  // "rules": {…}
+            let refused: [(String, String)] = [
+                ("{\(rules),\"name\":\"x\"}", #"Unknown field "name" in the request."#),
+                (#"{"rules":{"files":[{"content":"x"}],"metadata":{}}}"#, #"Unknown field "metadata" in "rules"."#),
+                (#"{"rules":{"files":[{"content":"x","bogus":1}]}}"#, #"Unknown field "bogus" in rules.files[0]."#),
+                (#"{"rules":{"files":[{"content":"x","fingerprint":"!!"}]}}"#, "rules.files[0].fingerprint must be base64."),
+                (#"{"rules":{"files":[{"content":5}]}}"#, "rules.files[0].content must be a string."),
+                (#"{"rules":{"files":[]}}"#, #""rules.files" must be a list of at least one file."#),
+                (#"{"rules":[]}"#, #""rules" must be an object."#),
+                ("{", "the request must be an object."),
+                ("{\(rules),\"database\":\"(default)\"}", #"Database name "(default)" lacks "projects" at index 0."#),
+            ]
+            for (body, message) in refused {
+                let (status, answer) = try await Self.call(client, .put, "/emulator/v1/projects/shape:securityRules", body)
+                #expect(status == .badRequest, "\(body)")
+                #expect((Self.message(answer) ?? "").hasPrefix(message), "\(body): \(answer)")
+            }
+            var (status, _) = try await Self.call(client, .get, "/v1/projects/shape/databases/(default)/documents/a/b")
+            #expect(status == .notFound)  // still open
+            // What the reference takes: a file's name and base64 fingerprint.
+            let named = #"{"rules":{"files":[{"content":"\#(shut)","name":"firestore.rules","fingerprint":"AAAA"}]}}"#
+            (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/shape:securityRules", named)
+            #expect(status == .ok)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/shape/databases/(default)/documents/a/b")
+            #expect(status == .forbidden)
         }
     }
 }
