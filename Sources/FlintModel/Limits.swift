@@ -116,7 +116,9 @@ public enum Validation {
         case .geoPoint(let g):
             _ = try GeoPoint(latitude: g.latitude, longitude: g.longitude)
         case .vector(let components):
+            // An empty vector is named first, as the reference names it, even inside an array.
             if components.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
+            if inArray { throw .invalidArgument("Cannot convert a vector value in an array value.") }
         case .string(let s):
             try checkValueSize(s.utf8.count, path)
         case .bytes(let b):

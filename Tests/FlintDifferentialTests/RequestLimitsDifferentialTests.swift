@@ -40,6 +40,7 @@ struct RequestLimitsDifferentialTests {
         ("PATCH", "/c/a", #"{"fields": {"s": \#(string(1_048_488))}}"#, "Bearer owner"),
         ("PATCH", "/c/a", #"{"fields": {"s": {"arrayValue": {"values": [\#(string(1_048_488))]}}}}"#, "Bearer owner"),
         ("PATCH", "/c/a", #"{"fields": {"m": {"mapValue": {"fields": {"s": \#(string(1_048_488))}}}}}"#, "Bearer owner"),
+        ("PATCH", "/c/a", #"{"fields": {"a": {"arrayValue": {"values": [{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": 1}]}}}}}]}}}}"#, "Bearer owner"),
         // Paths a request names.
         ("PATCH", "/c/a?updateMask.fieldPaths=\(x(1499))", #"{"fields": {}}"#, "Bearer owner"),
         ("PATCH", "/c/a?updateMask.fieldPaths=\(x(1500))", #"{"fields": {}}"#, "Bearer owner"),

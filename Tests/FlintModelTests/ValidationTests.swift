@@ -65,10 +65,15 @@ struct ValidationTests {
         }
     }
 
-    @Test func arraysCannotHoldArrays() {
+    @Test func arraysCannotHoldArrays() throws {
         #expect(throws: FlintError.invalidArgument("Cannot convert an array value in an array value.")) {
             try Validation.validateFields(["a": [1, [2]]])
         }
+        // Nor vectors, which are arrays underneath; a vector in a map in an array is fine.
+        #expect(throws: FlintError.invalidArgument("Cannot convert a vector value in an array value.")) {
+            try Validation.validateFields(["a": [1, .vector([1])]])
+        }
+        try Validation.validateFields(["a": [["v": .vector([1])]]])
     }
 
     @Test func reservedAndEmptyFieldNames() {
