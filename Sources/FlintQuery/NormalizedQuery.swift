@@ -18,7 +18,7 @@ public struct NormalizedQuery: Sendable {
     public init(_ query: Query, database: DatabaseID) throws(FlintError) {
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
-        if let id = query.collectionID { try Validation.validateCollectionID(id) } else { try Self.checkKindless(query) }
+        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) } else { try Self.checkKindless(query) }
         self.query = query
         self.database = database
         self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }

@@ -42,7 +42,7 @@ struct FirestoreCalls: Sendable {
     func listDocuments(_ r: Google_Firestore_V1_ListDocumentsRequest) async throws(FlintError) -> Google_Firestore_V1_ListDocumentsResponse {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         // Without a collection id, every collection directly below the parent is listed.
-        if !r.collectionID.isEmpty { try Validation.validateCollectionID(r.collectionID) }
+        if !r.collectionID.isEmpty { try Validation.validateQueriedCollectionID(r.collectionID) }
         var list = ListDocumentsRequest(parent: parent, collectionID: r.collectionID.isEmpty ? nil : r.collectionID)
         list.auth = auth
         list.pageSize = Int(r.pageSize)

@@ -59,16 +59,9 @@ public enum WriteApplier {
         }
     }
 
-    /// Rejects masks naming a field twice, or a field and one of its sub-fields.
+    /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one
+    /// of its sub-fields, as the reference allows: the wider path decides (see `apply`).
     static func validateMask(_ mask: [FieldPath]) throws(FlintError) {
-        let sorted = mask.sorted()
-        for (a, b) in zip(sorted, sorted.dropFirst()) where a.isPrefix(of: b) {
-            throw .invalidArgument(
-                a == b
-                    ? "The update mask names \"\(a.canonical)\" more than once."
-                    : "The update mask names both \"\(a.canonical)\" and its sub-field \"\(b.canonical)\"."
-            )
-        }
         for p in mask where p.isDocumentID || p.segments.contains(where: Validation.isReserved) {
             throw .invalidArgument("Invalid reserved name in field path \(p.segments.first(where: Validation.isReserved) ?? p.canonical)")
         }
@@ -107,7 +100,9 @@ public enum WriteApplier {
         case .update(_, let data):
             if let mask = write.updateMask {
                 fields = current?.fields ?? MapValue()
-                for path in mask {
+                // A path inside another masked path (or named again) adds nothing.
+                let widest = Set(mask).filter { p in !mask.contains { $0 != p && $0.isPrefix(of: p) } }
+                for path in mask where widest.contains(path) {
                     if let v = data.value(at: path) {
                         fields.setValue(v, at: path)
                     } else {

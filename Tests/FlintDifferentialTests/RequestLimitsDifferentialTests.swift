@@ -51,6 +51,8 @@ struct RequestLimitsDifferentialTests {
         ("POST", ":runQuery", nearest(distanceField: x(1501)), "Bearer owner"),
         ("POST", ":runAggregationQuery", aggregation(alias: x(1500)), "Bearer owner"),
         ("POST", ":runAggregationQuery", aggregation(alias: x(1501)), "Bearer owner"),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "\#(x(1501))"}]}}"#, "Bearer owner"),
+        ("POST", ":commit", #"{"writes": [{"update": {"name": "$D/c/a", "fields": {}}, "updateMask": {"fieldPaths": ["a", "a.b", "a"]}}]}"#, "Bearer owner"),
         // Query operands.
         ("POST", ":runQuery", filter("a", "EQUAL", string(1499)), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "EQUAL", string(1500)), "Bearer owner"),

@@ -42,6 +42,7 @@ struct QueryValidationTests {
          "order by clause cannot contain more fields after the key"),
         // Operands must fit an index entry: 1,500 bytes by storage size (a string counts its
         // bytes and one more), each list value on its own.
+        ("collection id over 1,500 bytes", Query(collectionID: String(repeating: "c", count: 1501)), "The query kind is longer than 1500 bytes."),
         ("string operand of 1,500 bytes", Query(collectionID: "c", filter: F("v", .equal, .string(String(repeating: "x", count: 1500)))),
          "value for v is too large to be used in a query"),
         ("map operand", Query(collectionID: "c", filter: F("m.k", .lessThan, ["k": .string(String(repeating: "x", count: 1498))])),
