@@ -122,6 +122,21 @@ struct FirestoreCalls: Sendable {
 
     func batchWrite(_ r: Google_Firestore_V1_BatchWriteRequest) async throws(FlintError) -> Google_Firestore_V1_BatchWriteResponse {
         let id = try ResourceName.parseDatabase(r.database)
+        // The reference compares the names as sent before reading any write, so a repeated
+        // name is what it reports first, even a malformed one.
+        var names = Set<String>()
+        for w in r.writes {
+            let name: String
+            switch w.operation {
+            case .update(let d)?: name = d.name
+            case .delete(let n)?: name = n
+            case .transform(let t)?: name = t.document
+            case nil: continue
+            }
+            if !names.insert(name).inserted {
+                throw .invalidArgument("the same document cannot be written more than once in a single request")
+            }
+        }
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
         var response = Google_Firestore_V1_BatchWriteResponse()

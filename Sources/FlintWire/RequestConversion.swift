@@ -132,6 +132,8 @@ extension Wire {
             }
             return .field(FieldFilter(try FieldPath(parsing: f.field.fieldPath), op, try value(f.value, db)))
         case .unaryFilter(let u):
+            // The operand is checked first, as the reference checks it.
+            guard u.operandType != nil else { throw .invalidArgument("Unsupported UnaryFilter operand type (non-FIELD).") }
             let op: UnaryFilter.Operator
             switch u.op {
             case .isNan: op = .isNaN
@@ -140,7 +142,6 @@ extension Wire {
             case .isNotNull: op = .isNotNull
             case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown UnaryFilter operator.")
             }
-            guard u.operandType != nil else { throw .invalidArgument("Unsupported UnaryFilter operand type (non-FIELD).") }
             return .unary(UnaryFilter(try FieldPath(parsing: u.field.fieldPath), op))
         }
     }

@@ -68,6 +68,9 @@ struct RequestLimitsDifferentialTests {
         ("POST", ":batchWrite", #"{"writes": [{"delete": "$D/c/a"}]}"#, user),
         ("POST", ":batchWrite", #"{"writes": [{"delete": "$D/c/a"}, {"delete": "$D/c/a"}]}"#, user),
         ("POST", ":batchWrite", #"{"writes": [{"update": {"name": "$D/c/a", "fields": {"__x__": {"nullValue": null}}}}]}"#, user),
+        ("POST", ":batchWrite", #"{"writes": [{"delete": "nope"}, {"delete": "nope"}]}"#, "Bearer owner"),
+        ("POST", ":batchWrite", #"{"writes": [{}, {}]}"#, "Bearer owner"),
+        ("POST", ":runQuery", query(#""where": {"unaryFilter": {}}"#), "Bearer owner"),
         ("POST", ":batchWrite", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "n", "increment": {"stringValue": "x"}}]}}]}"#, "Bearer owner"),
         ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "t", "setToServerValue": "SERVER_VALUE_UNSPECIFIED"}]}}]}"#, "Bearer owner"),
     ]

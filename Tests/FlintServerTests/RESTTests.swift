@@ -221,6 +221,13 @@ struct RESTTests {
                 let answer = try await Self.call(client, .post, Self.base + ":commit", body, expect: .badRequest)
                 #expect(Self.error(answer)?.1 == "Invalid JSON payload received. " + sentence)
             }
+            // Messages whose order follows the reference's: a repeated name before a malformed one,
+            // a missing unary operand before a missing operator.
+            let repeated = try await Self.call(client, .post, Self.base + ":batchWrite", #"{"writes":[{"delete":"x"},{"delete":"x"}]}"#, expect: .badRequest)
+            #expect(Self.error(repeated)?.1 == "the same document cannot be written more than once in a single request")
+            let unary = try await Self.call(
+                client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"c"}],"where":{"unaryFilter":{}}}}"#, expect: .badRequest)
+            #expect(Self.error(unary)?.1 == "Unsupported UnaryFilter operand type (non-FIELD).")
             let geo = try await Self.call(
                 client, .patch, Self.base + "/c/geo", #"{"fields":{"g":{"geoPointValue":{"latitude":100,"longitude":0}}}}"#, expect: .badRequest)
             #expect(Self.error(geo)?.1 == "Geo point latitude '100.0' outside permitted range -90.0 to 90.0.")
