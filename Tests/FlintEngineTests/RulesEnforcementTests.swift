@@ -326,6 +326,56 @@ struct RulesEnforcementTests {
 }
 
 extension RulesEnforcementTests {
+    /// A listener keeps receiving changes only while the rules let it read: a member removed
+    /// from a room loses the room's messages at the next change, as on the reference (query
+    /// targets are reset, then removed; document targets removed), and a change the rules still
+    /// allow, or a write that concerns no target, removes nothing.
+    @Test func listenersLoseTargetsTheRulesNoLongerAllow() async throws {
+        let db = Self.database(
+            """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /rooms/{r}/msgs/{m} {
+                  allow read: if request.auth.uid in get(/databases/$(database)/documents/rooms/$(r)).data.members;
+                }
+                match /notes/{n} { allow read: if resource == null || resource.data.open == true; }
+              }
+            }
+            """, project: "revoke")
+        _ = try await db.commit([
+            .set(key("rooms/r1"), ["members": ["ann"]]), .set(key("rooms/r1/msgs/m1"), ["t": "hi"]), .set(key("notes/a"), ["open": true]),
+        ])
+        let (stream, _) = await db.openWatch()
+        let messages = WatchScope.query(Query(parent: ResourcePath(["rooms", "r1"]), collectionID: "msgs"))
+        try await db.addWatchTarget(WatchTarget(id: 1, scope: messages), to: stream, auth: Self.user("ann"))
+        try await db.addWatchTarget(WatchTarget(id: 2, scope: .documents([key("rooms/r1/msgs/m1")])), to: stream, auth: Self.user("ann"))
+        try await db.addWatchTarget(WatchTarget(id: 3, scope: .documents([key("notes/a")])), to: stream, auth: Self.user("ann"))
+        _ = await db.takeWatchEvents(stream)
+
+        _ = try await db.commit([.set(key("rooms/r1"), ["members": ["bob"]])])  // nothing to send yet
+        #expect(await db.takeWatchEvents(stream).isEmpty)
+        _ = try await db.commit([.set(key("rooms/r1/msgs/m1"), ["t": "edited"]), .delete(key("notes/a"))])
+        let events = await db.takeWatchEvents(stream)
+        let removals = events.compactMap { e -> String? in
+            guard case .target(let kind, let ids, _, _, let cause) = e, kind == .remove || kind == .reset else { return nil }
+            return "\(kind) \(ids) \(cause?.code.name ?? "")"
+        }
+        #expect(removals == ["reset [1] ", "remove [1] PERMISSION_DENIED", "remove [2] PERMISSION_DENIED"])
+        // The deleted note is still readable (resource == null), so its target hears of it.
+        #expect(events.contains { if case .deleted(let k, [3], _) = $0 { k == key("notes/a") } else { false } })
+        #expect(!events.contains { if case .changed = $0 { true } else { false } })
+
+        _ = try await db.commit([.set(key("notes/a"), ["open": false])])
+        let closed = await db.takeWatchEvents(stream)
+        guard case .target(.remove, [3], _, _, let cause?) = closed.first else {
+            Issue.record("expected target 3 removed, got \(closed)")
+            return
+        }
+        #expect(cause.code == .permissionDenied)
+        #expect(cause.message.contains("false for 'get'"))
+    }
+
     @Test func debugValuesComeWithTheDenialAndGoToTheLog() async throws {
         let registry = RulesRegistry()
         registry.load("service cloud.firestore { match /databases/{d}/documents/a/{b} { allow get: if debug(b) == 'open' && debug(request.auth) != null; } }", project: "dbg")

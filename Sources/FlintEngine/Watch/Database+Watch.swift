@@ -48,7 +48,7 @@ extension Database {
         let resumeFrom = target.resumeToken.flatMap(ResumeToken.decode) ?? target.readTime
         let asked = target.resumeToken != nil || target.readTime != nil
         stream.targets[targetID] = WatchedTarget(
-            id: targetID, matcher: matcher, once: target.once, resumeFrom: resumeFrom, resumeAsked: asked)
+            id: targetID, matcher: matcher, once: target.once, auth: auth, resumeFrom: resumeFrom, resumeAsked: asked)
         stream.signal.yield()
         return targetID
     }
@@ -96,10 +96,23 @@ extension Database {
                 closing.append(.target(.current, [targetID], token: ResumeToken.encode(now), at: now))
                 target.pendingStart = nil
                 if target.once { finished.append(targetID) }
-            } else if target.rerun {
-                deliverAll(target, into: &batch)
-            } else if !target.dirty.isEmpty {
-                deliver(target.dirty.sorted { $0.path < $1.path }, of: target, into: &batch)
+            } else if target.rerun || !target.dirty.isEmpty {
+                var changes = ChangeBatch()
+                if target.rerun {
+                    deliverAll(target, into: &changes)
+                } else {
+                    deliver(target.dirty.sorted { $0.path < $1.path }, of: target, into: &changes)
+                }
+                // Changes go out only while the rules still let the listener read: as on the
+                // reference, a target whose reads are now denied (its documents changed, or a
+                // document its rules get()) is removed instead, with the denial as its cause.
+                if !changes.isEmpty, let denial = reauthorize(target) {
+                    stream.targets[targetID] = nil
+                    if case .query = target.matcher { events.append(.target(.reset, [targetID])) }
+                    events.append(.target(.remove, ids: [targetID], resumeToken: nil, readTime: nil, cause: denial))
+                    continue
+                }
+                batch.merge(changes)
             }
             target.dirty = []
             target.rerun = false
@@ -117,6 +130,19 @@ extension Database {
     }
 
     // MARK: - Internals
+
+    /// The rules' refusal of the target's reads as things stand now; nil when still allowed.
+    private func reauthorize(_ target: WatchedTarget) -> FlintError? {
+        do throws(FlintError) {
+            switch target.matcher {
+            case .documents(_, let keys): try authorizeReads(keys, auth: target.auth, at: nil, inTransaction: false)
+            case .query(let q): try authorizeQuery(q.query, auth: target.auth, at: nil)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
 
     /// Marks the targets a commit changed and wakes their streams. A target whose result a
     /// write cannot change (the document neither was shown nor now matches) is left asleep,

@@ -38,6 +38,8 @@ final class WatchedTarget {
     let id: Int32
     let matcher: Matcher
     let once: Bool
+    /// Who listens: the rules are asked again whenever the target has changes to send.
+    let auth: AuthContext
     /// Update time of each document the client holds for this target.
     var sent: [DocumentKey: Timestamp] = [:]
     /// Not yet delivered: where the client's view stood, when it asked to resume.
@@ -50,10 +52,11 @@ final class WatchedTarget {
     /// Beyond this many dirty keys a full recomputation is cheaper than tracking them.
     static let maxDirty = 10_000
 
-    init(id: Int32, matcher: Matcher, once: Bool, resumeFrom: Timestamp?, resumeAsked: Bool) {
+    init(id: Int32, matcher: Matcher, once: Bool, auth: AuthContext, resumeFrom: Timestamp?, resumeAsked: Bool) {
         self.id = id
         self.matcher = matcher
         self.once = once
+        self.auth = auth
         self.pendingStart = (resumeFrom, resumeAsked)
     }
 
@@ -115,6 +118,15 @@ struct ChangeBatch {
 
     mutating func left(_ key: DocumentKey, now current: Document?, target: Int32) {
         entries[slot(key, current)].removed.append(target)
+    }
+
+    /// Adds another batch's changes, joining those of the same document state.
+    mutating func merge(_ other: ChangeBatch) {
+        for e in other.entries {
+            let i = slot(e.key, e.document)
+            entries[i].targets += e.targets
+            entries[i].removed += e.removed
+        }
     }
 
     /// The entry for this key and state; a projection can give one key several states.
