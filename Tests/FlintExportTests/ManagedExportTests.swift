@@ -79,7 +79,7 @@ struct ManagedExportTests {
         "empty": "", "bytes": .bytes([0, 1, 0xFF]), "geo": .geoPoint(try! GeoPoint(latitude: 12.5, longitude: -7.25)),
         "ref": .reference(DocumentReference(database: DatabaseID(project: "elsewhere"), key: try! DocumentKey(parsing: "a/__id5__/b/c"))),
         "namedRef": .reference(DocumentReference(database: DatabaseID(project: "p", database: "other"), key: try! DocumentKey(parsing: "k/v"))),
-        "array": [1, "two", .null, ["k": [3.5]], .vector([1, 2])], "emptyArray": [], "emptyMap": .map(MapValue()),
+        "array": [1, "two", .null, ["k": [3.5]], ["v": .vector([1, 2])]], "emptyArray": [], "emptyMap": .map(MapValue()),
         "map": ["inner": ["deeper": ["list": [true]]], "vec": .vector([0.5])], "vector": .vector([1, 2, 3]),
     ]
 
