@@ -92,8 +92,9 @@ public actor Database {
     }
 
     private func applyCommit(_ writes: [Write], auth: AuthContext, inTransaction: Bool) throws(FlintError) -> CommitResult {
-        for w in writes { try WriteApplier.validate(w) }
+        // An oversized request is refused as such before its contents are read.
         try checkRequestSize(writes)
+        for w in writes { try WriteApplier.validate(w) }
         let commitTime = nextCommitTime()
         // The stored state of each key before this commit, and its state as the writes go.
         var original: [DocumentKey: DocumentState?] = [:]
@@ -150,9 +151,9 @@ public actor Database {
         for w in writes where !seen.insert(w.key).inserted {
             throw .invalidArgument("the same document cannot be written more than once in a single request")
         }
+        try checkRequestSize(writes)
         for w in writes { try WriteApplier.validate(w) }
         guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
-        try checkRequestSize(writes)
         let commitTime = nextCommitTime()
         var changed: [DocumentWrite] = []
         var before: [DocumentKey: DocumentState] = [:]

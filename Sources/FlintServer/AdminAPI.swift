@@ -63,9 +63,10 @@ struct AdminAPI: Sendable {
     }
 
     /// `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules":{"files":[{"content":"…"}]}}`
-    /// loads a project's rules (with `"database"`, one database's). Only the first file decides, as on the reference, but every file
-    /// must compile (the others' warnings are not reported). Invalid rules change nothing and
-    /// answer 400 with every problem, `L<line>:<column> <message>` per line.
+    /// loads a project's rules (with `"database"`, one database's). Only the first file decides,
+    /// as on the reference, but every file must compile (the others' warnings are not reported).
+    /// Invalid rules change nothing and answer 400 with every problem, `L<line>:<column>
+    /// <message>` per line.
     func putSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             let project = try Self.rulesProject(request.uri.path)

@@ -357,8 +357,11 @@ def test_malformed_and_unknown_calls_get_clear_status_codes(flint_host):
 
 
 def test_oversized_documents_and_requests_are_refused(col):
-    with pytest.raises(exceptions.InvalidArgument) as document:
+    with pytest.raises(exceptions.InvalidArgument) as value:
         col.document("big").set({"x": "a" * (2 << 20)})
+    assert 'The value of property "x" is longer than 1048487 bytes.' in str(value.value)
+    with pytest.raises(exceptions.InvalidArgument) as document:
+        col.document("big").set({"x": "a" * 600_000, "y": "b" * 600_000})
     assert "exceeds the maximum allowed size" in str(document.value)
     with pytest.raises(exceptions.InvalidArgument) as request:
         col.document("bigger").set({"x": "a" * (11 << 20)})
