@@ -100,9 +100,10 @@ public enum WriteApplier {
         case .update(_, let data):
             if let mask = write.updateMask {
                 fields = current?.fields ?? MapValue()
-                // A path inside another masked path (or named again) adds nothing.
-                let widest = Set(mask).filter { p in !mask.contains { $0 != p && $0.isPrefix(of: p) } }
-                for path in mask where widest.contains(path) {
+                // A path inside another masked path (or named again) adds nothing. Most masks
+                // name one field, which needs no such check.
+                let widest = mask.count < 2 ? mask : mask.filter { p in !mask.contains { $0 != p && $0.isPrefix(of: p) } }
+                for path in widest {
                     if let v = data.value(at: path) {
                         fields.setValue(v, at: path)
                     } else {
