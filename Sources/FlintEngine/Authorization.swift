@@ -45,6 +45,9 @@ extension Database {
         return rules?.rules(for: id.project, database: id.database)
     }
 
+    /// Whether the rules decide `auth`'s requests (not the owner's, nor any without rules).
+    func rulesApply(to auth: AuthContext) -> Bool { ruleset(for: auth) != nil }
+
     static func authValue(_ auth: AuthContext) -> RulesValue {
         switch auth {
         case .owner, .unauthenticated: return .null

@@ -97,22 +97,29 @@ extension Database {
                 target.pendingStart = nil
                 if target.once { finished.append(targetID) }
             } else if target.rerun || !target.dirty.isEmpty {
-                var changes = ChangeBatch()
-                if target.rerun {
-                    deliverAll(target, into: &changes)
+                func collect(into changes: inout ChangeBatch) {
+                    if target.rerun {
+                        deliverAll(target, into: &changes)
+                    } else {
+                        deliver(target.dirty.sorted { $0.path < $1.path }, of: target, into: &changes)
+                    }
+                }
+                if rulesApply(to: target.auth) {
+                    // Changes go out only while the rules still let the listener read: as on the
+                    // reference, a target whose reads are now denied (its documents changed, or
+                    // a document its rules get()) is removed instead, with the denial as cause.
+                    var changes = ChangeBatch()
+                    collect(into: &changes)
+                    if !changes.isEmpty, let denial = reauthorize(target) {
+                        stream.targets[targetID] = nil
+                        if case .query = target.matcher { events.append(.target(.reset, [targetID])) }
+                        events.append(.target(.remove, ids: [targetID], resumeToken: nil, readTime: nil, cause: denial))
+                        continue
+                    }
+                    batch.merge(changes)
                 } else {
-                    deliver(target.dirty.sorted { $0.path < $1.path }, of: target, into: &changes)
+                    collect(into: &batch)
                 }
-                // Changes go out only while the rules still let the listener read: as on the
-                // reference, a target whose reads are now denied (its documents changed, or a
-                // document its rules get()) is removed instead, with the denial as its cause.
-                if !changes.isEmpty, let denial = reauthorize(target) {
-                    stream.targets[targetID] = nil
-                    if case .query = target.matcher { events.append(.target(.reset, [targetID])) }
-                    events.append(.target(.remove, ids: [targetID], resumeToken: nil, readTime: nil, cause: denial))
-                    continue
-                }
-                batch.merge(changes)
             }
             target.dirty = []
             target.rerun = false
