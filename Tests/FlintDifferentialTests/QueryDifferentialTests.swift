@@ -9,7 +9,6 @@ import Testing
 /// against the reference emulator, and compares the names and order of the results (or the
 /// error codes). Skipped when the reference emulator is not installed.
 struct QueryDifferentialTests {
-    static let database = DatabaseID(project: "flint-diff")
     static let pool: [Value] = [
         .null, true, false, -1, 0, 1, 2, 3, .integer(Int64.max), -1.5, 0.0, -0.0, 1.0, 2.5, .double(.nan),
         .double(.infinity), "", "a", "ab", "b", "\u{e9}",
@@ -107,7 +106,7 @@ struct QueryDifferentialTests {
 
     /// Runs `queries` on both sides and records every difference.
     static func compare(_ queries: [Query], flint: Database, reference: ReferenceEmulator) async throws -> (errors: Int, nonEmpty: Int) {
-        let root = "/v1/" + database.documentsRoot
+        let root = "/v1/" + flint.id.documentsRoot
         var errors = 0
         var nonEmpty = 0
         for (i, q) in queries.enumerated() {
@@ -127,8 +126,10 @@ struct QueryDifferentialTests {
         return (errors, nonEmpty)
     }
 
-    /// Loads the seeded dataset into both sides.
-    static func prepare(_ reference: ReferenceEmulator, _ rng: inout SeededGenerator) async throws -> Database {
+    /// Loads the seeded dataset into both sides, under a project of the test's own (the
+    /// reference emulator is shared by every test in the process).
+    static func prepare(_ project: String, _ reference: ReferenceEmulator, _ rng: inout SeededGenerator) async throws -> Database {
+        let database = DatabaseID(project: project)
         let docs = dataset(&rng)
         let flint = Database(id: database)
         _ = try await flint.commit(docs.map { .set($0.0, $0.1) })
@@ -148,7 +149,7 @@ struct QueryDifferentialTests {
         }
         defer { reference.stop() }
         var rng = SeededGenerator(seed: 99)
-        let flint = try await Self.prepare(reference, &rng)
+        let flint = try await Self.prepare("flint-operators", reference, &rng)
         let a = try FieldPath(["a"])
         var queries: [Query] = UnaryFilter.Operator.allCases.map { Query(collectionID: "d", filter: .unary(UnaryFilter(a, $0))) }
         for op in FieldFilter.Operator.allCases {
@@ -172,7 +173,7 @@ struct QueryDifferentialTests {
         }
         defer { reference.stop() }
         var rng = SeededGenerator(seed: 20_261_121)
-        let flint = try await Self.prepare(reference, &rng)
+        let flint = try await Self.prepare("flint-random-queries", reference, &rng)
         let queries = (0..<300).map { _ in Self.randomQuery(&rng) }
         let (errors, nonEmpty) = try await Self.compare(queries, flint: flint, reference: reference)
         #expect(errors < 150, "most random queries should be valid, or the test compares little")

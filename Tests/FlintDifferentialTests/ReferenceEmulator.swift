@@ -23,20 +23,51 @@ final class ReferenceEmulator: Sendable {
             .appendingPathComponent("shared/tools/oracle.sh").path
     }
 
-    /// Starts one on a free port, or returns nil when it is not available here. The script
-    /// takes seconds and is waited for on a thread of its own: blocking the concurrency pool
-    /// (two threads here) would stall every other test meanwhile.
+    /// The process's one emulator, shared by every suite that asks (each suite keeps to projects
+    /// of its own), or nil when it is not available here. One JVM per suite meant sixteen warming
+    /// up at once on two cores, and requests waited past URLSession's timeout. The script takes
+    /// seconds and is waited for on a thread of its own: blocking the concurrency pool (two
+    /// threads here) would stall every other test meanwhile. Each caller calls `stop()` once;
+    /// the last one stops the JVM.
     static func start() async -> ReferenceEmulator? {
         let script = scriptPath
         guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
-        let port = freePort()
-        guard await runOffPool(script, ["start", String(port)]) == 0 else { return nil }
-        return ReferenceEmulator(port: port, script: script)
+        let starting = shared.withLock { state -> Task<ReferenceEmulator?, Never> in
+            state.leases += 1
+            if let running = state.running { return running }
+            let task = Task<ReferenceEmulator?, Never> {
+                let port = freePort()
+                guard await runOffPool(script, ["start", String(port)]) == 0 else { return nil }
+                return ReferenceEmulator(port: port, script: script)
+            }
+            state.running = task
+            return task
+        }
+        guard let emulator = await starting.value else {
+            release()
+            return nil
+        }
+        return emulator
     }
 
-    /// Ports handed out in this process: suites start their emulators in parallel, and two on
-    /// one port made the second JVM fail to bind while its script, answered by the first,
-    /// reported success (and the first then outlived the run).
+    /// The shared emulator (starting or started) and how many callers have not stopped it yet.
+    private static let shared = Mutex<(running: Task<ReferenceEmulator?, Never>?, leases: Int)>((nil, 0))
+
+    /// Gives back one caller's share; true when it was the last, and the emulator is forgotten
+    /// so the next caller starts a new one.
+    @discardableResult
+    private static func release() -> Bool {
+        shared.withLock { state in
+            state.leases -= 1
+            guard state.leases == 0 else { return false }
+            state.running = nil
+            return true
+        }
+    }
+
+    /// Ports handed out in this process: an emulator started after the last one stopped never
+    /// gets a port its predecessor may still hold (a second JVM on a held port failed to bind
+    /// while its script, answered by the first, reported success).
     private static let taken = Mutex<Set<Int>>([])
 
     /// A port no other suite here was given and nothing holds now, below Linux's ephemeral
@@ -79,9 +110,11 @@ final class ReferenceEmulator: Sendable {
         self.base = "http://127.0.0.1:\(port)"
     }
 
-    /// Stops it before returning (the script only signals the JVM, in milliseconds): stopped
-    /// from a detached thread, the last suite's emulator outlived a test process that ended first.
+    /// Ends this caller's share; the last one stops the JVM before returning (the script only
+    /// signals it, in milliseconds): stopped from a detached thread, the emulator outlived a
+    /// test process that ended first.
     func stop() {
+        guard Self.release() else { return }
         _ = Self.run(script, ["stop", String(port)])
     }
 
