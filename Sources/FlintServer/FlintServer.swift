@@ -141,7 +141,11 @@ public struct FlintServer: Sendable {
         let grpc = makeGRPCServer(handoff)
         let app = makeApplication(grpc: handoff, onReady: onReady)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await grpc.serve() }
+            group.addTask {
+                try await withTaskExecutorPreference(EventLoopTaskExecutor(nearestIn: Self.eventLoopGroup)) {
+                    try await grpc.serve()
+                }
+            }
             defer { group.cancelAll() }
             let serving = Task { try await app.runService() }
             let shutdown = self.shutdown
