@@ -132,7 +132,8 @@ let package = Package(
             name: "FlintBench",
             dependencies: [
                 "FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "FlintExport", "FlintFirestore",
-                "FlintServer", "CHeapStats",
+                "FlintServer", "CHeapStats", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "bench/FlintBench",
             swiftSettings: strict),

@@ -9,6 +9,9 @@ and over REST on one keep-alive connection (from Python, and from wrk when it is
 `apt-get install wrk`), reads by a signed-in user checked by the elder-care sample rules (wrk),
 equality + orderBy queries on 10,000 documents (gRPC and REST),
 BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
+With --ceiling FLINTBENCH (a release build of the FlintBench product) it also runs wrk's writes
+against `FlintBench http-ceiling`, a SwiftNIO HTTP/1.1 server that answers without doing
+anything: the most this machine gives one sequential connection, whatever the server does.
 With --memory-only it measures just that last figure, on a freshly started Flint and on the
 reference as given (start it fresh for the same comparison). Build the binary with
 scripts/build-release.sh: it is the one Flint ships.
@@ -103,6 +106,17 @@ def wrk_writes(host, project, seconds=5):
     ).stdout
     assert "Non-2xx" not in out, out
     return float(next(line.split()[1] for line in out.splitlines() if line.startswith("Requests/sec:")))
+
+
+def ceiling_writes(binary):
+    """wrk's writes answered by a server that does nothing (FlintBench http-ceiling)."""
+    proc = subprocess.Popen([binary, "http-ceiling"], stdout=subprocess.PIPE, text=True)
+    try:
+        host = proc.stdout.readline().split()[-1]
+        return wrk_writes(host, "ceiling")
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 def rules_reads(host, project, seconds=5):
@@ -262,6 +276,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--flint", required=True)
     parser.add_argument("--reference", help="HOST:PORT of a running reference emulator")
+    parser.add_argument("--ceiling", help="a FlintBench binary, to measure wrk against a server that does nothing")
     parser.add_argument("--memory-only", action="store_true", help="only resident memory, idle and after 50k documents")
     args = parser.parse_args()
     run = measure_memory if args.memory_only else measure
@@ -278,6 +293,9 @@ def main():
     results["flint"]["spawn to first answer, ms"] = startup * 1000
     if args.reference:
         results["reference"] = run("reference", args.reference, reference_pid)
+
+    if args.ceiling and not args.memory_only:
+        results["flint"]["REST writes/s from wrk to a no-op NIO server (the ceiling)"] = ceiling_writes(args.ceiling)
 
     keys = list(results["flint"].keys())
     print(f"| measure | Flint | reference | Flint / reference |")
