@@ -70,9 +70,11 @@ public struct QueryResult: Sendable {
 }
 
 public struct AggregationResult: Sendable {
-    /// Alias and value, in the order the aggregations were asked for.
+    /// Alias and value, in the order the aggregations were asked for; none when only the plan
+    /// was asked for (explain without analyze).
     public var values: [(String, Value)]
     public var readTime: Timestamp
+    public var explainMetrics: ExplainMetrics? = nil
 
     public subscript(alias: String) -> Value? { values.first { equalUTF8($0.0, alias) }?.1 }
 }

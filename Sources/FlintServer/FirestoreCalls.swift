@@ -235,11 +235,17 @@ struct FirestoreCalls: Sendable {
         let query = try Wire.query(aggregation.structuredQuery, parent: parent, id)
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
+        let explain = r.hasExplainOptions ? ExplainOptions(analyze: r.explainOptions.analyze) : nil
         let result = try await db.runAggregation(
-            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction, auth: auth)
+            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction,
+            explain: explain, auth: auth)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
-        for (alias, value) in result.values { response.result.aggregateFields[alias] = Wire.proto(value) }
+        // A plan alone (explain without analyze) has no result.
+        if explain?.analyze != false {
+            for (alias, value) in result.values { response.result.aggregateFields[alias] = Wire.proto(value) }
+        }
         response.readTime = Wire.proto(result.readTime)
+        if let metrics = result.explainMetrics { response.explainMetrics = Wire.proto(metrics) }
         guard let begun else { return [response] }
         var first = Google_Firestore_V1_RunAggregationQueryResponse()
         first.transaction = Data(begun.bytes)

@@ -93,4 +93,21 @@ struct ExplainTests {
         #expect(scan.explainMetrics?.executionStats?.debugStats["documents_scanned"] == "50")
         #expect(scan.explainMetrics?.indexesUsed == [["query_scope": "Collection", "properties": "(__name__ ASC)"]])
     }
+
+    @Test func anExplainedAggregationIsOneResultBilledPerThousandEntries() async throws {
+        let database = try await database((0..<2_500).reduce(into: [String: MapValue]()) { $0["d\($1)"] = ["g": .integer(Int64($1 % 2))] })
+        let count = [Aggregation(alias: "n", .count(upTo: nil))]
+        let plan = try await database.runAggregation(Query(collectionID: "c", filter: F("g", .equal, 1)), aggregations: count, explain: ExplainOptions(analyze: false))
+        #expect(plan.values.isEmpty)
+        #expect(plan.explainMetrics?.indexesUsed == [["query_scope": "Collection", "properties": "(g ASC, __name__ ASC)"]])
+        #expect(plan.explainMetrics?.executionStats == nil)
+        let analyzed = try await database.runAggregation(Query(collectionID: "c", filter: F("g", .equal, 1)), aggregations: count, explain: ExplainOptions(analyze: true))
+        #expect(analyzed["n"] == .integer(1_250))
+        let stats = try #require(analyzed.explainMetrics?.executionStats)
+        #expect(stats.resultsReturned == 1)
+        #expect(stats.readOperations == 2)
+        let few = try await database.runAggregation(Query(collectionID: "c", limit: 3), aggregations: count, explain: ExplainOptions(analyze: true))
+        #expect(few["n"] == .integer(3))
+        #expect(few.explainMetrics?.executionStats?.readOperations == 1)
+    }
 }

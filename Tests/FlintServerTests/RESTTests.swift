@@ -150,6 +150,17 @@ struct RESTTests {
             #expect(cursor == [["referenceValue": Self.name + "/q/b"]])
             let explained = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"q"}]},"explainOptions":{"analyze":false}}"#) as? [[String: Any]]
             #expect(explained?.count == 1 && explained?.first?["explainMetrics"] != nil)
+            // An aggregation explained: the plan alone, then the plan with the result and its statistics.
+            let countQ = #"{"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"q"}]},"aggregations":[{"alias":"n","count":{}}]},"#
+            let planned = try await Self.call(client, .post, Self.base + ":runAggregationQuery", countQ + #""explainOptions":{}}"#) as? [[String: Any]]
+            #expect(planned?.map { $0.keys.sorted() } == [["explainMetrics", "readTime"]])
+            let plan = (planned?.first?["explainMetrics"] as? [String: Any])?["planSummary"] as? [String: Any]
+            #expect(plan?["indexesUsed"] as? [[String: String]] == [["query_scope": "Collection", "properties": "(__name__ ASC)"]])
+            let analyzed = try await Self.call(client, .post, Self.base + ":runAggregationQuery", countQ + #""explainOptions":{"analyze":true}}"#) as? [[String: Any]]
+            #expect(((analyzed?.first?["result"] as? [String: Any])?["aggregateFields"] as? [String: Any])?["n"] as? [String: String] == ["integerValue": "2"])
+            let stats = (analyzed?.first?["explainMetrics"] as? [String: Any])?["executionStats"] as? [String: Any]
+            #expect(stats?["resultsReturned"] as? String == "1")
+            #expect(stats?["readOperations"] as? String == "1")
         }
     }
 
