@@ -9,6 +9,7 @@ import pytest
 from google.api_core import exceptions
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import And, FieldFilter, Or
+from google.cloud.firestore_v1.query_profile import ExplainOptions
 
 
 def ids(snapshots):
@@ -256,6 +257,25 @@ def test_aggregations(cities):
     assert total[0][0].value == 860000 + 3900000 + 680000 + 9000000 + 21500000
     average = cities.where(filter=FieldFilter("state", "==", "CA")).avg("pop", alias="avg").get()
     assert average[0][0].value == (860000 + 3900000) / 2
+
+
+def test_explained_queries_and_aggregations(cities):
+    capitals = cities.where(filter=FieldFilter("capital", "==", True))
+    planned = capitals.get(explain_options=ExplainOptions(analyze=False))
+    assert list(planned) == []
+    assert planned.get_explain_metrics().plan_summary.indexes_used == [
+        {"query_scope": "Collection", "properties": "(capital ASC, __name__ ASC)"}
+    ]
+    analyzed = capitals.get(explain_options=ExplainOptions(analyze=True))
+    assert ids(analyzed) == ["BJ", "DC", "TOK"]
+    assert analyzed.get_explain_metrics().execution_stats.results_returned == 3
+    counted = capitals.count(alias="n").get(explain_options=ExplainOptions(analyze=True))
+    assert counted[0][0].value == 3
+    stats = counted.get_explain_metrics().execution_stats
+    assert (stats.results_returned, stats.read_operations) == (1, 1)
+    plan_only = capitals.count(alias="n").get(explain_options=ExplainOptions(analyze=False))
+    assert list(plan_only) == []
+    assert plan_only.get_explain_metrics().plan_summary.indexes_used[0]["properties"] == "(capital ASC, __name__ ASC)"
 
 
 def test_collection_groups_and_listing(client, col):
