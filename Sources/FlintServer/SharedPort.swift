@@ -131,6 +131,11 @@ struct SharedPortChannel: ServerChildChannel {
                             }
                         }
                     case .http2:
+                        // Hummingbird's listener lets peers half-close, which HTTP/1.1 needs; the
+                        // gRPC transport never closes on a half-close, so a client that went away
+                        // left its connection open for good. HTTP/2 has no use for half-closing
+                        // a connection: its end closes it, as on the reference.
+                        _ = try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
                         grpc.accept(channel)
                         route.succeed(.grpc)
                     }

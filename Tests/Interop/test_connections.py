@@ -108,3 +108,34 @@ def test_a_slow_client_does_not_hold_up_the_others(flint_host):
     slow.close()
     assert status == 200
     assert json.loads(answer)["fields"] == {"n": {"integerValue": "1"}}
+
+
+def read_until_closed(sock, limit=5):
+    """Everything the server sends until it closes the connection; fails if it keeps it open."""
+    sock.settimeout(limit)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except socket.timeout:
+        raise AssertionError(f"the server kept the connection open for {limit} s after the client's end")
+    return data
+
+
+def test_connections_whose_clients_end_them_are_closed(flint_host):
+    # HTTP/2 (gRPC): the preface and settings, then the client's end. Left open, every client
+    # process that exited would hold a connection (and a descriptor) in the server for good.
+    grpc_client = connect(flint_host)
+    grpc_client.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes.fromhex("000000040000000000"))
+    time.sleep(0.1)
+    grpc_client.shutdown(socket.SHUT_WR)
+    answer = read_until_closed(grpc_client)
+    grpc_client.close()
+    assert answer[3] == 0x04  # the server's own SETTINGS frame came first
+    # HTTP/1.1: a whole request, then the client's end: it is answered, then closed.
+    rest_client = connect(flint_host)
+    rest_client.sendall(f"GET {BASE}/absent/doc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer owner\r\n\r\n".encode())
+    rest_client.shutdown(socket.SHUT_WR)
+    answer = read_until_closed(rest_client)
+    rest_client.close()
+    assert answer.startswith(b"HTTP/1.1 404 ")
