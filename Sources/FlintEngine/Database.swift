@@ -91,10 +91,17 @@ public actor Database {
         return result
     }
 
+    /// Writes that store something need a database documents may be stored in.
+    private func validateWritable(_ writes: [Write]) throws(FlintError) {
+        guard writes.contains(where: { if case .delete = $0.operation { false } else { true } }) else { return }
+        try Validation.validateWritable(id)
+    }
+
     private func applyCommit(_ writes: [Write], auth: AuthContext, inTransaction: Bool) throws(FlintError) -> CommitResult {
         // An oversized request is refused as such before its contents are read.
         try checkRequestSize(writes)
         for w in writes { try WriteApplier.validate(w) }
+        try validateWritable(writes)
         let commitTime = nextCommitTime()
         // The stored state of each key before this commit, and its state as the writes go.
         var original: [DocumentKey: DocumentState?] = [:]
@@ -153,6 +160,7 @@ public actor Database {
         }
         try checkRequestSize(writes)
         for w in writes { try WriteApplier.validate(w) }
+        try validateWritable(writes)
         guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
         let commitTime = nextCommitTime()
         var changed: [DocumentWrite] = []

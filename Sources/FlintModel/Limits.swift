@@ -65,6 +65,15 @@ public enum Validation {
         return u.count >= 4 && u.starts(with: "__".utf8) && u.reversed().starts(with: "__".utf8)
     }
 
+    /// Where documents may be stored: Firestore keeps `__…__` project and database ids for
+    /// itself, and database ids to 100 bytes. Reads and deletes there are let be, as on the
+    /// reference; they find nothing.
+    public static func validateWritable(_ db: DatabaseID) throws(FlintError) {
+        if isReserved(db.project) { throw .invalidArgument("The app id \"\(db.project)\" is reserved.") }
+        if db.database.utf8.count > 100 { throw .invalidArgument("The database is longer than 100 bytes.") }
+        if isReserved(db.database) { throw .invalidArgument("The database \"\(db.database)\" is reserved.") }
+    }
+
     public static func validateDocumentName(_ db: DatabaseID, _ key: DocumentKey) throws(FlintError) {
         let bytes = key.path.canonical.utf8.count
         if bytes > Limits.maxDocumentNameBytes {

@@ -38,8 +38,9 @@ public struct ResourceName: Sendable, Hashable {
         segments.reserveCapacity(parts.count - 5)
         for i in parts.indices.dropFirst(5) {
             let index = i - 5
-            let id = String(try elements.element(i, index % 2 == 0 ? "a collection id" : "a resource id"))
-            if id == "." || id == ".." { throw elements.fail("contains a resource id \"\(id)\" at index \(elements.start(i)).") }
+            let what = index % 2 == 0 ? "a collection id" : "a resource id"
+            let id = String(try elements.element(i, what))
+            try elements.refuseDots(id, i, what)
             try Validation.validateSegment(id, at: index)
             segments.append(id)
         }
@@ -92,9 +93,16 @@ public struct ResourceName: Sendable, Hashable {
         func database() throws(FlintError) -> DatabaseID {
             try literal(0, "projects")
             let project = try element(1, "a project id")
+            try refuseDots(project, 1, "a project id")
             try literal(2, "databases")
             let database = try element(3, "a database id")
+            try refuseDots(database, 3, "a database id")
             return DatabaseID(project: String(project), database: String(database))
+        }
+
+        /// `.` and `..` name no resource at any level (a path would read them as steps).
+        func refuseDots(_ id: some StringProtocol, _ i: Int, _ what: String) throws(FlintError) {
+            if id == "." || id == ".." { throw fail("contains \(what) \"\(id)\" at index \(start(i)).") }
         }
     }
 

@@ -43,7 +43,7 @@ struct RESTAPI: Sendable {
         do throws(FlintError) {
             // Read on every request, as the reference does; the rules decide with it.
             let auth = try AuthContext(authorization: request.headers[.authorization])
-            let target = try Self.parse(request.uri.path)
+            let target = try Self.parse(request.uri.path, method: request.method)
             let alt = request.uri.queryParameters["$alt"].map(String.init) ?? ""
             let asInts = alt.split(separator: ";").contains { $0.replacingOccurrences(of: " ", with: "") == "enum-encoding=int" }
             // TaskLocal's withValue rethrows untyped errors; the answer carries its own error.
@@ -60,7 +60,10 @@ struct RESTAPI: Sendable {
         }
     }
 
-    static func parse(_ rawPath: String) throws(FlintError) -> Target {
+    /// The resource a path names. Its problems are told as the reference tells them: a `POST`
+    /// names a parent (of the document it creates, or of the query or listing it runs), any
+    /// other method a document or collection.
+    static func parse(_ rawPath: String, method: HTTPRequest.Method = .get) throws(FlintError) -> Target {
         // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
         // and any `:verb`, with no need to split it here and join it again.
         if rawPath.hasPrefix("/v1/projects/"), !rawPath.utf8.contains(UInt8(ascii: "%")) {
@@ -76,7 +79,7 @@ struct RESTAPI: Sendable {
             }
             // Parsing refused empty segments, so the text is already the canonical name.
             let text = String(Substring(name))
-            let parsed = try parseName(text)
+            let parsed = try parseName(text, method: method, verb: verb)
             return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
         var segments: [String] = []
@@ -97,17 +100,23 @@ struct RESTAPI: Sendable {
         }
         let name = "projects/" + segments.dropFirst().joined(separator: "/")
         guard segments.first == "projects" else { throw FlintError(.notFound, "No Firestore resource at \(rawPath).") }
-        let parsed = try parseName(name)
+        let parsed = try parseName(name, method: method, verb: verb)
         return Target(database: parsed.database, path: parsed.path, verb: verb)
     }
 
     /// A name whose `:word` is none of Firestore's methods is a name with a colon in its last
     /// id, which is fine for a document; when that does not parse but the name before the
     /// colon does, the client asked for a method that does not exist.
-    private static func parseName(_ name: String) throws(FlintError) -> ResourceName {
+    private static func parseName(_ name: String, method: HTTPRequest.Method, verb: String?) throws(FlintError) -> ResourceName {
+        let kind = method == .post ? "Document parent" : "Document"
         do {
-            return try ResourceName.parse(name)
+            return try ResourceName.parse(name, kind: kind)
         } catch {
+            // A create's parent is everything before the collection id; a problem there is
+            // told of the parent, as the reference reads it first.
+            if method == .post, verb == nil, let slash = name.lastIndex(of: "/") {
+                _ = try ResourceName.parse(String(name[..<slash]), kind: kind)
+            }
             guard let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"),
                 (try? ResourceName.parse(String(name[..<colon]))) != nil
             else { throw error }

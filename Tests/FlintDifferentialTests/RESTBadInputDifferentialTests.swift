@@ -56,6 +56,31 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]}, "aggregations": [{"sum": {}}]}}"#),
         ("POST", ":batchGet", #"{"documents": ["nope"]}"#),
         ("POST", ":beginTransaction", #"{"options": {"readWrite": {"retryTransaction": "YWJj"}}}"#),
+        // `.` and `..` at every level of a name, and the word for each slot.
+        ("POST", ":commit", #"{"writes": [{"delete": "projects/../databases/(default)/documents/c/a"}]}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "projects/bp/databases/./documents/c/a"}]}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "projects/bp/databases/(default)/documents/./a"}]}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "projects/bp/databases/(default)/documents/c/a/../b"}]}"#),
+        ("POST", ":batchGet", #"{"documents": ["projects/bp/databases/../documents/c/a"]}"#),
+        // A path names a document (or collection) for GET, PATCH and DELETE, a parent for POST.
+        ("GET", "/c//d", nil),
+        ("GET", "//d", nil),
+        ("PATCH", "/c//d", "{}"),
+        ("DELETE", "/c/d/", nil),
+        ("POST", "/c//d", "{}"),
+        ("POST", "/c//d/e", "{}"),
+        ("POST", "//d:runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c"}]}}"#),
+    ]
+
+    /// Method, path below `/v1/`, body: writes where documents may not be stored.
+    static let reservedDatabases: [(String, String, String?)] = [
+        ("PATCH", "projects/__x__/databases/(default)/documents/c/d", "{}"),
+        ("POST", "projects/__x__/databases/(default)/documents:commit",
+         #"{"writes": [{"update": {"name": "projects/__x__/databases/(default)/documents/c/d", "fields": {}}}]}"#),
+        ("POST", "projects/__x__/databases/(default)/documents:batchWrite",
+         #"{"writes": [{"update": {"name": "projects/__x__/databases/(default)/documents/c/d", "fields": {}}}]}"#),
+        ("PATCH", "projects/flint-bad/databases/__x__/documents/c/d", "{}"),
+        ("PATCH", "projects/flint-bad/databases/" + String(repeating: "d", count: 101) + "/documents/c/d", "{}"),
     ]
 
     @Test func badRequestsAreRefusedAsTheReferenceRefusesThem() async throws {
@@ -71,5 +96,15 @@ struct RESTBadInputDifferentialTests {
             #expect(
                 found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path) \(body ?? "")")
         }
+        for (method, path, body) in Self.reservedDatabases {
+            let expected = try await RawHTTP.send(method, reference.base + "/v1/" + path, body)
+            let found = try await RawHTTP.send(method, flint + "/v1/" + path, body)
+            #expect(expected.status == 400, "\(method) \(path): the reference accepted it")
+            #expect(found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
+        }
+        // Deleting there is let be, as reading is: it finds nothing.
+        let delete = "projects/__x__/databases/(default)/documents/c/d"
+        #expect(try await RawHTTP.send("DELETE", reference.base + "/v1/" + delete, nil).status == 200)
+        #expect(try await RawHTTP.send("DELETE", flint + "/v1/" + delete, nil).status == 200)
     }
 }

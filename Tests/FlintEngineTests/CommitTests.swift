@@ -3,6 +3,24 @@ import FlintModel
 import Testing
 
 struct CommitTests {
+    /// Firestore keeps `__…__` project and database ids for itself, and database ids to 100
+    /// bytes: nothing is stored there, in a commit or a batch write, though deletes (which
+    /// store nothing) are let be.
+    @Test(arguments: [
+        (DatabaseID(project: "__x__"), "The app id \"__x__\" is reserved."),
+        (DatabaseID(project: "p", database: "__y__"), "The database \"__y__\" is reserved."),
+        (DatabaseID(project: "p", database: String(repeating: "d", count: 101)), "The database is longer than 100 bytes."),
+    ])
+    func nothingIsStoredInReservedDatabases(id: DatabaseID, message: String) async throws {
+        let db = Database(id: id)
+        await #expect(throws: FlintError.invalidArgument(message)) { try await db.commit([.delete(key("c/a")), .set(key("c/b"), [:])]) }
+        await #expect(throws: FlintError.invalidArgument(message)) { _ = try await db.batchWrite([.set(key("c/b"), [:])]) }
+        #expect(try await db.commit([.delete(key("c/a"))]).writeResults.count == 1)
+        #expect(try await db.get(key("c/b")) == nil)
+        // The longest database id there may be, and ids merely starting with underscores, store.
+        _ = try await Database(id: DatabaseID(project: "__p", database: String(repeating: "d", count: 100))).commit([.set(key("c/b"), [:])])
+    }
+
     @Test func setThenUpdateKeepsCreateTime() async throws {
         let (db, clock) = makeDatabase()
         let first = try await db.commit([.set(key("c/a"), ["x": 1])])

@@ -21,6 +21,8 @@ struct PathTests {
         ("/c//a", "Document name \"projects/p1/databases/(default)/documents/c//a\" lacks a resource id at index 44."),
         ("/c/..", "Document name \"projects/p1/databases/(default)/documents/c/..\" contains a resource id \"..\" at index 44."),
         ("/c/.", "Document name \"projects/p1/databases/(default)/documents/c/.\" contains a resource id \".\" at index 44."),
+        ("/./d", "Document name \"projects/p1/databases/(default)/documents/./d\" contains a collection id \".\" at index 42."),
+        ("/c/d/../e", "Document name \"projects/p1/databases/(default)/documents/c/d/../e\" contains a collection id \"..\" at index 46."),
         ("/c/__x__", "Resource id \"__x__\" is invalid because it is reserved."),
         ("/__x__/d", "Collection id \"__x__\" is invalid because it is reserved."),
         ("/c/__id0__", "Resource id \"__id0__\" is invalid because it is reserved."),
@@ -36,6 +38,18 @@ struct PathTests {
     func rejectsBadDocumentNames(suffix: String, message: String) {
         #expect(throws: FlintError.invalidArgument(message)) {
             try ResourceName.parseDocument(Self.root + suffix)
+        }
+    }
+
+    @Test func dotsNameNoProjectOrDatabase() {
+        #expect(throws: FlintError.invalidArgument("Document name \"projects/../databases/(default)/documents/c/d\" contains a project id \"..\" at index 9.")) {
+            try ResourceName.parseDocument("projects/../databases/(default)/documents/c/d")
+        }
+        #expect(throws: FlintError.invalidArgument("Database name \"projects/p/databases/.\" contains a database id \".\" at index 21.")) {
+            try ResourceName.parseDatabase("projects/p/databases/.")
+        }
+        #expect(throws: FlintError.invalidArgument("Document parent name \"projects/p/databases/../documents\" contains a database id \"..\" at index 21.")) {
+            try ResourceName.parseParent("projects/p/databases/../documents")
         }
     }
 

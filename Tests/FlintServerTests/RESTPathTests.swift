@@ -41,4 +41,23 @@ struct RESTPathTests {
         #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/(default)/docs/a") }
         #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/%zz") }
     }
+
+    /// As the reference tells it: a POST names a parent (a create's is the path less its
+    /// collection id), other methods a document or collection; both routes say the same.
+    @Test(arguments: ["/v1/projects/p/databases/(default)/documents", "/v1/projects/p/databases/%28default%29/documents"])
+    func pathProblemsNameWhatTheMethodReads(root: String) {
+        let name = "projects/p/databases/(default)/documents"
+        #expect(throws: FlintError.invalidArgument("Document name \"\(name)/c//d\" lacks a resource id at index 43.")) {
+            try RESTAPI.parse(root + "/c//d", method: .get)
+        }
+        #expect(throws: FlintError.invalidArgument("Document parent name \"\(name)/c//d\" lacks a resource id at index 43.")) {
+            try RESTAPI.parse(root + "/c//d/e", method: .post)
+        }
+        #expect(throws: FlintError.invalidArgument("Document parent name \"\(name)/c/\" has invalid trailing \"/\".")) {
+            try RESTAPI.parse(root + "/c//d", method: .post)
+        }
+        #expect(throws: FlintError.invalidArgument("Document parent name \"\(name)/./d\" contains a collection id \".\" at index 41.")) {
+            try RESTAPI.parse(root + "/./d:runQuery", method: .post)
+        }
+    }
 }
