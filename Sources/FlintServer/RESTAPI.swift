@@ -112,17 +112,19 @@ struct RESTAPI: Sendable {
         do {
             return try ResourceName.parse(name, kind: kind)
         } catch {
+            if let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"),
+                (try? ResourceName.parse(String(name[..<colon]))) != nil
+            {
+                let word = name[name.index(after: colon)...]
+                throw FlintError(
+                    .notFound, "Firestore has no method \"\(word)\"; the REST methods are \(verbs.subtracting(["listen"]).sorted().joined(separator: ", ")).")
+            }
             // A create's parent is everything before the collection id; a problem there is
             // told of the parent, as the reference reads it first.
             if method == .post, verb == nil, let slash = name.lastIndex(of: "/") {
                 _ = try ResourceName.parse(String(name[..<slash]), kind: kind)
             }
-            guard let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"),
-                (try? ResourceName.parse(String(name[..<colon]))) != nil
-            else { throw error }
-            let word = name[name.index(after: colon)...]
-            throw FlintError(
-                .notFound, "Firestore has no method \"\(word)\"; the REST methods are \(verbs.subtracting(["listen"]).sorted().joined(separator: ", ")).")
+            throw error
         }
     }
 
