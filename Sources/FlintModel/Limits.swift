@@ -112,10 +112,10 @@ public enum Validation {
     /// The reference emulator words a reserved name by where it stands: a top-level field, a
     /// nested `__type__` (the marker of a typed map such as a vector), or any other nested name.
     private static func reserved(_ name: String, _ value: Value, _ path: [String]) -> FlintError {
-        guard let top = path.first else { return .invalidArgument("field name \(name) is reserved") }
+        guard !path.isEmpty else { return .invalidArgument("field name \(name) is reserved") }
         guard name == "__type__" else { return .invalidArgument("field name '\(name)' is reserved.") }
         guard case .string = value else { return .invalidArgument("Field __type__ is not a string.") }
-        return .invalidArgument("Property \(top) contains an invalid nested entity.")
+        return nested(path)
     }
 
     private static func validateValue(_ value: Value, path: [String], pathBytes: Int, depth: Int, inArray: Bool)
