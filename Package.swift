@@ -134,6 +134,7 @@ let package = Package(
                 "FlintModel", "FlintStore", "FlintEngine", "FlintRules", "FlintQuery", "FlintDurable", "FlintExport", "FlintFirestore",
                 "FlintServer", "CHeapStats", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "bench/FlintBench",
             swiftSettings: strict),

@@ -10,8 +10,10 @@ and over REST on one keep-alive connection (from Python, and from wrk when it is
 equality + orderBy queries on 10,000 documents (gRPC and REST),
 BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
 With --ceiling FLINTBENCH (a release build of the FlintBench product) it also runs wrk's writes
-against `FlintBench http-ceiling`, a SwiftNIO HTTP/1.1 server that answers without doing
-anything: the most this machine gives one sequential connection, whatever the server does.
+against two servers that answer without doing anything: `FlintBench http-ceiling`, SwiftNIO's
+HTTP/1.1 pipeline alone (the most this machine gives one sequential connection, whatever the
+server does), and `FlintBench hummingbird-ceiling`, Hummingbird's router and HTTP/1.1 channel
+set up as Flint sets them up (the most Flint's HTTP framework leaves for Flint's own work).
 With --memory-only it measures just that last figure, on a freshly started Flint and on the
 reference as given (start it fresh for the same comparison). Build the binary with
 scripts/build-release.sh: it is the one Flint ships.
@@ -108,11 +110,11 @@ def wrk_writes(host, project, seconds=5):
     return float(next(line.split()[1] for line in out.splitlines() if line.startswith("Requests/sec:")))
 
 
-def ceiling_writes(binary):
-    """wrk's writes answered by a server that does nothing (FlintBench http-ceiling)."""
-    proc = subprocess.Popen([binary, "http-ceiling"], stdout=subprocess.PIPE, text=True)
+def ceiling_writes(binary, mode):
+    """wrk's writes answered by a server that does nothing (FlintBench http-ceiling or hummingbird-ceiling)."""
+    proc = subprocess.Popen([binary, mode], stdout=subprocess.PIPE, text=True)
     try:
-        host = proc.stdout.readline().split()[-1]
+        host = next(line for line in proc.stdout if line.startswith("listening on ")).split()[-1]
         return wrk_writes(host, "ceiling")
     finally:
         proc.terminate()
@@ -295,7 +297,8 @@ def main():
         results["reference"] = run("reference", args.reference, reference_pid)
 
     if args.ceiling and not args.memory_only:
-        results["flint"]["REST writes/s from wrk to a no-op NIO server (the ceiling)"] = ceiling_writes(args.ceiling)
+        results["flint"]["REST writes/s from wrk to a no-op NIO server (the ceiling)"] = ceiling_writes(args.ceiling, "http-ceiling")
+        results["flint"]["REST writes/s from wrk to a no-op Hummingbird server"] = ceiling_writes(args.ceiling, "hummingbird-ceiling")
 
     keys = list(results["flint"].keys())
     print(f"| measure | Flint | reference | Flint / reference |")

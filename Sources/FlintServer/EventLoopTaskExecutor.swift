@@ -7,7 +7,7 @@ import NIOCore
 /// and on a small machine those wake-ups are a large share of a request's time. Preferring an
 /// event loop keeps reading, handling and writing on one thread; default actors such as a
 /// database follow the preference, so an uncontended engine call stays there too.
-final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+public final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: `place` is immutable and event loops are thread-safe.
     private enum Place {
         /// One connection's loop (HTTP/1.1: Flint owns the connection's task).
@@ -21,7 +21,7 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
 
     private let place: Place
 
-    init(_ eventLoop: any EventLoop) {
+    public init(_ eventLoop: any EventLoop) {
         place = .loop(eventLoop)
     }
 
@@ -29,7 +29,7 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
         place = .nearest(group)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let eventLoop: any EventLoop
         switch place {

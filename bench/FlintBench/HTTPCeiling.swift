@@ -5,6 +5,10 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import FlintServer
+import Hummingbird
+import HummingbirdCore
+import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -43,4 +47,42 @@ func runHTTPCeiling() throws {
     print("listening on 127.0.0.1:\(channel.localAddress?.port ?? 0)")
     fflush(nil)  // every stream: the reader waits for this line through a pipe
     try channel.closeFuture.wait()
+}
+
+/// Hummingbird's HTTP/1.1 channel with each connection's task kept on its event loop, as Flint
+/// serves HTTP/1.1.
+private struct HTTP1OnItsLoop: ServerChildChannel {
+    let http1: HTTP1Channel
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+        http1.setup(channel: channel, logger: logger)
+    }
+    func handle(value: HTTP1Channel.Value, logger: Logger) async {
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await http1.handle(value: value, logger: logger)
+        }
+    }
+}
+
+/// The same answer through Hummingbird: its router and HTTP/1.1 channel as Flint sets them up,
+/// no Flint code. Between this and the NIO server lies what the HTTP framework costs per request.
+func runHummingbirdCeiling() async throws {
+    let router = Router()
+    router.on("/v1/**", method: .patch) { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: AnswerEveryRequest.body)))
+    }
+    var logger = Logger(label: "hummingbird-ceiling")
+    logger.logLevel = .error
+    let app = Application(
+        router: router,
+        server: HTTPServerBuilder { responder in HTTP1OnItsLoop(http1: HTTP1Channel(responder: responder)) },
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            print("listening on 127.0.0.1:\(channel.localAddress?.port ?? 0)")
+            fflush(nil)
+        },
+        eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
+        logger: logger)
+    try await app.runService()
 }

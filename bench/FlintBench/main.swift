@@ -73,7 +73,7 @@ func smallDocument(_ i: Int) -> MapValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let mode = ["queries", "transactions", "listeners", "rules", "durable", "export", "managed-export", "client", "http-ceiling"].contains(arguments.first ?? "") ? arguments[0] : "documents"
+let mode = ["queries", "transactions", "listeners", "rules", "durable", "export", "managed-export", "client", "http-ceiling", "hummingbird-ceiling"].contains(arguments.first ?? "") ? arguments[0] : "documents"
 let size = Int(arguments.last ?? "") ?? 100_000
 
 /// Runs off the main actor, so each call to the database actor is a plain executor switch
@@ -131,6 +131,7 @@ case "export": try await runExport(size)
 case "managed-export": try await runManagedExport(size)
 case "client": try await runClient(size)
 case "http-ceiling": try runHTTPCeiling()
+case "hummingbird-ceiling": try await runHummingbirdCeiling()
 case "transactions":
     try await runTransactions(size, mode: .pessimistic)
     try await runTransactions(size, mode: .optimistic)
