@@ -10,6 +10,16 @@ public struct Ruleset: Sendable {
     public var source: String
     /// Where the name of each call is written (by the call's id): `g` in `f.g(x)`.
     public var callNames: [Int: SourcePosition] = [:]
+    /// The parentheses around expressions, by id, which the tree itself does not keep.
+    public var parentheses: [Int: Parenthesized] = [:]
+}
+
+/// The parentheses written around one expression.
+public struct Parenthesized: Sendable {
+    /// Where each opens, outermost first.
+    public var opens: [SourcePosition]
+    /// Where the expression itself starts, inside them.
+    public var inner: SourcePosition
 }
 
 public struct Service: Sendable {
@@ -93,6 +103,38 @@ public indirect enum ExprKind: Sendable {
     case binary(String, Expr, Expr)
     case isType(Expr, String)
     case ternary(Expr, Expr, Expr)
+}
+
+extension ExprKind {
+    /// Calls `body` with each direct subexpression, in source order.
+    func forEachChild(_ body: (Expr) -> Void) {
+        switch self {
+        case .list(let items): items.forEach(body)
+        case .map(let entries):
+            for (k, v) in entries {
+                body(k)
+                body(v)
+            }
+        case .path(let parts): for case .interpolated(let inner) in parts { body(inner) }
+        case .member(let b, _): body(b)
+        case .index(let b, let i):
+            body(b)
+            body(i)
+        case .slice(let b, let i, let j): for x in [b, i, j].compactMap({ $0 }) { body(x) }
+        case .call(_, let receiver, let arguments):
+            if let receiver { body(receiver) }
+            arguments.forEach(body)
+        case .unary(_, let o), .isType(let o, _): body(o)
+        case .binary(_, let l, let r):
+            body(l)
+            body(r)
+        case .ternary(let c, let t, let f):
+            body(c)
+            body(t)
+            body(f)
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: break
+        }
+    }
 }
 
 public enum PathPart: Sendable {

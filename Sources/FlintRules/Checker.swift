@@ -3,8 +3,12 @@
 struct Checker {
     let version: Int
     var diagnostics = Diagnostics()
+    /// Errors the reference finds while reading expressions, before its other checks: after
+    /// one of them it reports no warnings, as after a syntax error.
+    var syntax = Diagnostics()
     private let ranges: [SourceRange]
     private let callNames: [Int: SourcePosition]
+    private let parentheses: [Int: Parenthesized]
     private var types: TypeWarnings
     /// Functions no allow condition reaches: the reference checks them without a request, so
     /// the names only a request brings are unknown there.
@@ -15,6 +19,7 @@ struct Checker {
         version = ruleset.version
         ranges = ruleset.ranges
         callNames = ruleset.callNames
+        parentheses = ruleset.parentheses
         types = TypeWarnings(
             source: ruleset.source, ranges: ruleset.ranges, callNames: ruleset.callNames, functions: Self.functionsAndConditions(ruleset).functions)
     }
@@ -229,26 +234,56 @@ struct Checker {
 
     private static func visit(_ e: Expr, _ body: (Expr) -> Void) {
         body(e)
-        switch e.kind {
-        case .list(let items): for i in items { visit(i, body) }
-        case .map(let entries): for (k, v) in entries { visit(k, body); visit(v, body) }
-        case .path(let parts): for case .interpolated(let inner) in parts { visit(inner, body) }
-        case .member(let b, _): visit(b, body)
-        case .index(let b, let i): visit(b, body); visit(i, body)
-        case .slice(let b, let i, let j): for x in [b, i, j].compactMap({ $0 }) { visit(x, body) }
-        case .call(_, let receiver, let arguments):
-            if let receiver { visit(receiver, body) }
-            for a in arguments { visit(a, body) }
-        case .unary(_, let o): visit(o, body)
-        case .binary(_, let l, let r): visit(l, body); visit(r, body)
-        case .isType(let o, _): visit(o, body)
-        case .ternary(let c, let t, let f): visit(c, body); visit(t, body); visit(f, body)
-        case .null, .bool, .int, .float, .string, .bytes, .identifier: break
+        e.kind.forEachChild { visit($0, body) }
+    }
+
+    /// The reference refuses an expression with anything nested `complexityLimit` levels deep,
+    /// naming each expression at that level. Every operator, literal, name, call, list, map,
+    /// path and pair of parentheses is a level; `.`, `[]` and method calls after an operand are
+    /// not (their arguments are a level below the operand), and a `-` is one level with its
+    /// operand, named at the `-`.
+    static let complexityLimit = 100
+
+    private mutating func checkComplexity(_ e: Expr) {
+        var found: [SourcePosition] = []
+        func visit(_ e: Expr, _ depth: Int, at sign: SourcePosition? = nil) {
+            var depth = depth
+            var sign = sign
+            var start = ranges[e.id].start
+            if let p = parentheses[e.id] {
+                for open in p.opens {
+                    if depth == Self.complexityLimit { return found.append(sign ?? open) }
+                    depth += 1
+                    sign = nil
+                }
+                start = p.inner
+            }
+            func below(_ argument: Expr) { if depth < Self.complexityLimit { visit(argument, depth + 1) } }
+            switch e.kind {
+            case .member(let base, _): visit(base, depth, at: sign)
+            case .index(let base, let i):
+                visit(base, depth, at: sign)
+                below(i)
+            case .slice(let base, let i, let j):
+                visit(base, depth, at: sign)
+                for x in [i, j].compactMap({ $0 }) { below(x) }
+            case .call(_, let receiver?, let arguments):
+                visit(receiver, depth, at: sign)
+                arguments.forEach(below)
+            case .unary("-", let operand): visit(operand, depth, at: sign ?? start)
+            default:
+                if depth == Self.complexityLimit { return found.append(sign ?? start) }
+                e.kind.forEachChild { visit($0, depth + 1) }
+            }
         }
+        visit(e, 1)
+        for at in found { syntax.error(Parser.tooComplex, at: at) }
     }
 
     private mutating func checkExpression(_ e: Expr) {
+        checkComplexity(e)
         var found: [(SourcePosition, String)] = []
+        var syntaxFound: [(SourcePosition, String)] = []
         Self.visit(e) { node in
             switch node.kind {
             case .isType(_, let name):
@@ -256,7 +291,7 @@ struct Checker {
                     // The emulator points just past the type name.
                     let end = ranges[node.id].end
                     let after = SourcePosition(line: end.line, column: end.column + 1, offset: end.offset + 1)
-                    found.append((after, "An unsupported type identifier was used with the 'is' operator. Received \(name). Expected one of "
+                    syntaxFound.append((after, "An unsupported type identifier was used with the 'is' operator. Received \(name). Expected one of "
                         + Stdlib.typeNameList.joined(separator: ",")))
                 }
                 if name == "null" {
@@ -264,7 +299,7 @@ struct Checker {
                     // refuses it (`null is int` is fine, and false).
                     let end = ranges[node.id].end
                     let typeStart = SourcePosition(line: end.line, column: end.column - 3, offset: end.offset - 3)
-                    found.append((typeStart, "mismatched input 'null' expecting IDENTIFIER"))
+                    syntaxFound.append((typeStart, "mismatched input 'null' expecting IDENTIFIER"))
                 }
             // The reference checks literal patterns of `matches` and `split` when loading, and those
             // of `replace` only when evaluating.
@@ -280,5 +315,6 @@ struct Checker {
             }
         }
         for (at, message) in found { diagnostics.error(message, at: at) }
+        for (at, message) in syntaxFound { syntax.error(message, at: at) }
     }
 }

@@ -15,6 +15,7 @@ extension Ruleset {
         // (unused and unknown names, types) wait for a ruleset that parses, as the reference's do.
         var checker = Checker(ruleset)
         checker.check(ruleset)
+        for d in checker.syntax.all { diagnostics.error(d.message, at: d.position, through: d.endOffset) }
         let parsed = !diagnostics.hasErrors
         for d in checker.diagnostics.all where parsed || d.severity == .error {
             if d.severity == .error {

@@ -6,11 +6,20 @@ struct Parser {
     /// Nesting of expressions and of match blocks, bounded so hostile input cannot exhaust the stack.
     private var depth = 0
     private var matchDepth = 0
-    static let maxExpressionDepth = 100
+    /// Recursion through nested expressions, and the height of the tree built (chains of
+    /// operators and of `.`, `[]` and calls are built by loops, not recursion). Both sit above the
+    /// reference's own limit, which the checker applies with the reference's messages; these
+    /// only keep every later pass over the tree within the stack.
+    static let maxExpressionDepth = 256
+    static let maxTreeHeight = 256
+    static let tooComplex = "Expression is too complex to evaluate safely."
     static let maxMatchNesting = 20
     static let maxSourceBytes = 256 * 1024
     private(set) var diagnostics: Diagnostics
     private(set) var ranges: [SourceRange] = []
+    /// Each expression's height in the tree, by id.
+    private var heights: [Int] = []
+    private var parentheses: [Int: Parenthesized] = [:]
     private var callNames: [Int: SourcePosition] = [:]
 
     static let namespaces: Set<String> = ["math", "hashing", "timestamp", "duration", "latlng"]
@@ -124,7 +133,9 @@ struct Parser {
         if service == nil, !diagnostics.hasErrors {
             diagnostics.error("A ruleset needs a 'service cloud.firestore { ... }' block.", at: current.start)
         }
-        return Ruleset(version: version, functions: functions, service: service, ranges: ranges, source: source, callNames: callNames)
+        return Ruleset(
+            version: version, functions: functions, service: service, ranges: ranges, source: source, callNames: callNames,
+            parentheses: parentheses)
     }
 
     private mutating func service() -> Service? {
@@ -357,8 +368,15 @@ struct Parser {
 
     // MARK: - Expressions
 
-    private mutating func node(_ kind: ExprKind, from start: SourcePosition) -> Expr {
+    private mutating func node(_ kind: ExprKind, from start: SourcePosition) throws(Failure) -> Expr {
+        var height = 1
+        kind.forEachChild { height = max(height, heights[$0.id] + 1) }
+        guard height <= Self.maxTreeHeight else {
+            diagnostics.error(Self.tooComplex, at: start)
+            throw Failure()
+        }
         ranges.append(SourceRange(start, previousEnd))
+        heights.append(height)
         return Expr(id: ranges.count - 1, kind: kind)
     }
 
@@ -370,7 +388,7 @@ struct Parser {
         let then = try expression()
         try expect(":", "Expected ':' in a conditional expression.")
         let otherwise = try expression()
-        return node(.ternary(condition, then, otherwise), from: start)
+        return try node(.ternary(condition, then, otherwise), from: start)
     }
 
     /// Binary operators from loosest to tightest, as Firestore's grammar orders them: `in` is
@@ -403,10 +421,10 @@ struct Parser {
             _ = advance()
             if op == "is" {
                 let typeName = try identifier("a type name after 'is'")
-                left = node(.isType(left, typeName), from: start)
+                left = try node(.isType(left, typeName), from: start)
             } else {
                 let right = try binary(level + 1)
-                left = node(.binary(op, left, right), from: start)
+                left = try node(.binary(op, left, right), from: start)
             }
         }
         return left
@@ -425,13 +443,11 @@ struct Parser {
     private mutating func unary() throws(Failure) -> Expr {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Self.maxExpressionDepth else {
-            throw fail("Expression nested too deeply (more than \(Self.maxExpressionDepth) levels).")
-        }
+        guard depth <= Self.maxExpressionDepth else { throw fail(Self.tooComplex) }
         let start = current.start
         if isSymbol("!") {
             _ = advance()
-            return node(.unary("!", try unary()), from: start)
+            return try node(.unary("!", try unary()), from: start)
         }
         if isSymbol("-") {
             try refuseIncrement()
@@ -441,10 +457,10 @@ struct Parser {
             // `-9223372036854775808` is a literal, not the negation of an overflowing one.
             if case .int(let n) = current.kind {
                 _ = advance()
-                let literal = node(.int(n == UInt64(Int64.max) + 1 ? Int64.min : -Int64(n)), from: start)
+                let literal = try node(.int(n == UInt64(Int64.max) + 1 ? Int64.min : -Int64(n)), from: start)
                 return try postfix(literal, start)
             }
-            return node(.unary("-", try unary()), from: start)
+            return try node(.unary("-", try unary()), from: start)
         }
         return try postfix(try primary(), start)
     }
@@ -459,13 +475,13 @@ struct Parser {
                 if isSymbol("(") {
                     let arguments = try callArguments()
                     if case .identifier(let ns) = e.kind, Self.namespaces.contains(ns) {
-                        e = node(.call(name: ns + "." + name, receiver: nil, arguments: arguments), from: start)
+                        e = try node(.call(name: ns + "." + name, receiver: nil, arguments: arguments), from: start)
                     } else {
-                        e = node(.call(name: name, receiver: e, arguments: arguments), from: start)
+                        e = try node(.call(name: name, receiver: e, arguments: arguments), from: start)
                     }
                     callNames[e.id] = nameAt
                 } else {
-                    e = node(.member(e, name), from: start)
+                    e = try node(.member(e, name), from: start)
                 }
             } else if isSymbol("[") {
                 _ = advance()
@@ -475,10 +491,10 @@ struct Parser {
                     _ = advance()
                     let second = isSymbol("]") ? nil : try expression()
                     try expect("]")
-                    e = node(.slice(e, first, second), from: start)
+                    e = try node(.slice(e, first, second), from: start)
                 } else if let first {
                     try expect("]")
-                    e = node(.index(e, first), from: start)
+                    e = try node(.index(e, first), from: start)
                 }
             } else {
                 return e
@@ -504,37 +520,39 @@ struct Parser {
         case .int(let n):
             _ = advance()
             guard n <= UInt64(Int64.max) else { throw fail("Integer literal \(n) is out of range.", at: token) }
-            return node(.int(Int64(n)), from: start)
+            return try node(.int(Int64(n)), from: start)
         case .float(let f):
             _ = advance()
-            return node(.float(f), from: start)
+            return try node(.float(f), from: start)
         case .string(let s):
             _ = advance()
-            return node(.string(s), from: start)
+            return try node(.string(s), from: start)
         case .bytes(let b):
             _ = advance()
-            return node(.bytes(b), from: start)
+            return try node(.bytes(b), from: start)
         case .identifier(let name):
             _ = advance()
             switch name {
             case "let": throw fail("Unexpected 'let'.", at: token)
-            case "true": return node(.bool(true), from: start)
-            case "false": return node(.bool(false), from: start)
-            case "null": return node(.null, from: start)
+            case "true": return try node(.bool(true), from: start)
+            case "false": return try node(.bool(false), from: start)
+            case "null": return try node(.null, from: start)
             default: break
             }
             if isSymbol("(") {
                 let arguments = try callArguments()
-                let call = node(.call(name: name, receiver: nil, arguments: arguments), from: start)
+                let call = try node(.call(name: name, receiver: nil, arguments: arguments), from: start)
                 callNames[call.id] = start
                 return call
             }
-            return node(.identifier(name), from: start)
+            return try node(.identifier(name), from: start)
         case .symbol("("):
             _ = advance()
             let inner = try expression()
             try expect(")", "Expected ')'.")
-            // A parenthesised expression starts at its parenthesis.
+            // A parenthesised expression starts at its parenthesis; the checker still counts each
+            // pair of parentheses as a level, as the reference does.
+            parentheses[inner.id, default: Parenthesized(opens: [], inner: ranges[inner.id].start)].opens.insert(start, at: 0)
             ranges[inner.id] = SourceRange(start, ranges[inner.id].end)
             return inner
         case .symbol("["):
@@ -545,7 +563,7 @@ struct Parser {
                 if isSymbol(",") { _ = advance() } else { break }
             }
             try expect("]", "Expected ']' to close the list.")
-            return node(.list(items), from: start)
+            return try node(.list(items), from: start)
         case .symbol("{"):
             _ = advance()
             var entries: [(Expr, Expr)] = []
@@ -556,7 +574,7 @@ struct Parser {
                 if isSymbol(",") { _ = advance() } else { break }
             }
             try expect("}", "Expected '}' to close the map.")
-            return node(.map(entries), from: start)
+            return try node(.map(entries), from: start)
         case .symbol("/"):
             return try pathLiteral(start)
         case .end:
@@ -583,6 +601,6 @@ struct Parser {
                 throw fail("Expected a path segment.")
             }
         }
-        return node(.path(parts), from: start)
+        return try node(.path(parts), from: start)
     }
 }

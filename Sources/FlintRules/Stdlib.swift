@@ -329,20 +329,21 @@ enum Stdlib {
             switch regex(pattern) {
             case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
             case .success(let re):
+                // Built as an array: appending slices to a string's scalars copies it each time.
                 let text = Array(s.unicodeScalars)
-                var out = String.UnicodeScalarView()
+                var out: [Unicode.Scalar] = []
+                out.reserveCapacity(text.count)
                 var last = 0
                 for m in re.allMatches(in: text) {
                     guard let whole = m[0] else { continue }
-                    out.append(contentsOf: text[last..<whole.lowerBound])
-                    switch expand(replacement, m, re.groupNames, text) {
-                    case .success(let piece): out.append(contentsOf: piece.unicodeScalars)
-                    case .failure(let missing): return .error("No group \(missing) in regular expression \"\(pattern)\" for replacement \"\(replacement)\".")
+                    out += text[last..<whole.lowerBound]
+                    if let missing = expand(replacement, m, re.groupNames, text, into: &out) {
+                        return .error("No group \(missing) in regular expression \"\(pattern)\" for replacement \"\(replacement)\".")
                     }
                     last = whole.upperBound
                 }
-                out.append(contentsOf: text[last...])
-                return .string(String(out))
+                out += text[last...]
+                return .string(String(String.UnicodeScalarView(out)))
             }
         case "split":
             guard args.count == 1, case .string(let pattern) = args[0] else { return Operators.unsupported("string.split(\(args.map(\.typeName).joined(separator: ", ")))", "string.split(string)") }
@@ -369,36 +370,35 @@ enum Stdlib {
     }
 
     /// A group a replacement names that the pattern does not have.
-    struct MissingGroup: Error, CustomStringConvertible {
+    struct MissingGroup: CustomStringConvertible {
         let description: String
     }
 
-    /// `$0`…`$9` and `${name}` in a replacement; naming a group the pattern lacks is an error,
-    /// as on the reference.
+    /// Appends the replacement for one match to `out`, with `$0`…`$9` and `${name}` expanded;
+    /// naming a group the pattern lacks is an error, as on the reference: that group is returned.
     private static func expand(
-        _ replacement: String, _ groups: [Range<Int>?], _ names: [String: Int], _ text: [Unicode.Scalar]
-    ) -> Result<String, MissingGroup> {
-        var out = ""
+        _ replacement: String, _ groups: [Range<Int>?], _ names: [String: Int], _ text: [Unicode.Scalar], into out: inout [Unicode.Scalar]
+    ) -> MissingGroup? {
         var scalars = Array(replacement.unicodeScalars)[...]
         while let c = scalars.first {
             scalars = scalars.dropFirst()
             if c == "$", let d = scalars.first, let n = Int(String(d)) {
                 scalars = scalars.dropFirst()
-                guard n < groups.count else { return .failure(MissingGroup(description: String(n))) }
-                if let r = groups[n] { out.unicodeScalars.append(contentsOf: text[r]) }
+                guard n < groups.count else { return MissingGroup(description: String(n)) }
+                if let r = groups[n] { out += text[r] }
             } else if c == "$", scalars.first == "{", let close = scalars.firstIndex(of: "}") {
                 let name = String(String.UnicodeScalarView(scalars[scalars.index(after: scalars.startIndex)..<close]))
-                guard let n = names[name], n < groups.count else { return .failure(MissingGroup(description: "<\(name)>")) }
+                guard let n = names[name], n < groups.count else { return MissingGroup(description: "<\(name)>") }
                 scalars = scalars[scalars.index(after: close)...]
-                if let r = groups[n] { out.unicodeScalars.append(contentsOf: text[r]) }
+                if let r = groups[n] { out += text[r] }
             } else if c == "\\", let d = scalars.first {
                 scalars = scalars.dropFirst()
-                out.unicodeScalars.append(d)
+                out.append(d)
             } else {
-                out.unicodeScalars.append(c)
+                out.append(c)
             }
         }
-        return .success(out)
+        return nil
     }
 
     // MARK: - Methods

@@ -822,6 +822,50 @@ struct RulesStdlibDifferentialTests {
         }
     }
 
+    /// Expressions nested about as deeply as the reference allows, in each way an expression
+    /// nests: Flint's refusal (every place, and no warnings beside) must be the reference's.
+    static let deep: [String] = {
+        func repeated(_ s: String, _ n: Int) -> String { String(repeating: s, count: n) }
+        var conditions: [String] = []
+        for n in [97, 98, 99, 120] {
+            conditions += [
+                "1" + repeated(" + 1", n) + " > 0", "true" + repeated(" && true", n), repeated("(", n) + "1" + repeated(")", n) + " == 1",
+                repeated("!", n) + "true", repeated("[", n) + repeated("]", n) + " == []", repeated("string(", n) + "1" + repeated(")", n) + " == '1'",
+                repeated("true ? ", n) + "true" + repeated(" : false", n), repeated("{'a': ", n) + "1" + repeated("}", n) + " != null",
+                repeated("-(", n) + "1" + repeated(")", n) + " != 0", "'x'.concat(" + repeated("'x'.concat(", n - 1) + "'x'" + repeated(")", n) + " != ''",
+                "{'a': 1" + repeated(" + 1", n) + "}.a > 0", "[1][0" + repeated(" + 0", n) + "] > 0", "(1" + repeated(" + 1", n) + ").size() > 0",
+                "exists(/databases/$(database)/documents/e/$(1" + repeated(" + 1", n) + "))", "((1" + repeated(" + 1", n) + ")) > 0",
+                "(1 is int)" + repeated(" == true", n), "'abc'[0:1" + repeated(" + 1", n) + "] != ''",
+            ]
+        }
+        return conditions + ["request.auth" + repeated(".a", 200) + " == 1"]
+    }()
+
+    @Test func expressionsNestedTooDeeplyAreRefusedAsTheReferenceRefusesThem() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential rules depth test skipped")
+            return
+        }
+        defer { reference.stop() }
+        for condition in Self.deep {
+            let source = RulesDifferential.ruleset([
+                "function unused() { return true; }", "match /e/{doc} { allow get: if \(condition); }",
+            ])
+            let (status, body) = try await reference.request(
+                "PUT", "/emulator/v1/projects/flint-deep:securityRules", ["rules": ["files": [["content": source]]]])
+            let problems = RulesRegistry().load(source, project: "flint-deep")
+            let described = "\(condition.prefix(60))… (\(condition.count) characters)"
+            if status == 200 {
+                #expect(!problems.contains { $0.severity == .error }, "\(described): \(problems)")
+            } else {
+                // "Error compiling rules:\nL5:41 Expression is too complex to evaluate safely.\n…"
+                let message = ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String ?? ""
+                let lines = problems.map { "L\($0.position.line):\($0.position.column) \($0.message)" }
+                #expect(lines == message.split(separator: "\n").dropFirst().map(String.init), "\(described)")
+            }
+        }
+    }
+
     /// Rulesets that load with warnings: Flint's issues (text, place, offsets) must be the reference's.
     static let warned: [String] = [
         "function f() { return g(); }\n    function g() { return true; }\n    match /a/{b} { allow read: if true; }",

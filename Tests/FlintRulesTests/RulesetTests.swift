@@ -236,13 +236,36 @@ struct HostileRulesTests {
     @Test func deepNestingIsAnIssueNotACrash() {
         let deep = String(repeating: "(", count: 5000) + "true" + String(repeating: ")", count: 5000)
         let found = errors("service cloud.firestore { match /a/{b} { allow read: if \(deep); } }")
-        #expect(found.contains { $0.contains("Expression nested too deeply") })
+        #expect(found.contains { $0.contains("Expression is too complex to evaluate safely.") })
         let nots = String(repeating: "!", count: 100_000) + "true"
-        #expect(errors("service cloud.firestore { match /a/{b} { allow read: if \(nots); } }").contains { $0.contains("nested too deeply") })
+        #expect(errors("service cloud.firestore { match /a/{b} { allow read: if \(nots); } }").contains { $0.contains("too complex") })
+        // Chains are built by loops, not recursion: the tree they make is bounded too, or every
+        // later pass over it would run out of stack.
+        for chain in [
+            "1" + String(repeating: " + 1", count: 60_000) + " > 0", "true" + String(repeating: " && true", count: 30_000),
+            "request" + String(repeating: ".a", count: 60_000) + " == 1", "[1]" + String(repeating: "[0]", count: 60_000) + " == 1",
+            "'a'" + String(repeating: ".lower()", count: 20_000) + " == 'a'",
+        ] {
+            #expect(errors("service cloud.firestore { match /a/{b} { allow read: if \(chain); } }").contains { $0.contains("too complex") })
+        }
         let matches = String(repeating: "match /a/{b} { ", count: 5000) + String(repeating: "} ", count: 5000)
         #expect(errors("service cloud.firestore { \(matches) }").contains { $0.contains("Too many nested match blocks") })
         #expect(errors(String(repeating: "x", count: 300_000)) == ["1:1: error: The ruleset is larger than 256 KB."])
         #expect(errors("rules_version = '2'; service cloud.firestore { match /a/{b} { allow read: if [\(String(repeating: "1,", count: 20_000))1].size() > 0; } }").isEmpty)
+    }
+
+    @Test func replacingInALongStringKeepsEveryPiece() throws {
+        // 200,000 matches, each expanded: built once, not copied at every match.
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore { match /databases/{d}/documents { match /a/{b} {
+              allow read: if resource.data.s.replace('a', '$0$0').size() == 400000
+                && resource.data.s.replace('(a)(a)', '[$2]').replace('\\\\[', '').size() == 200000
+                && resource.data.s.replace('a', '').size() == 0;
+            } } }
+            """)
+        let long = RulesValue.resource(database: "(default)", path: ["a", "x"], fields: ["s": .string(String(repeating: "a", count: 200_000))])
+        #expect(rules.decide(get("a/x", resource: long), reader: Documents()).allowed)
     }
 
     @Test func theDeepestAllowedEvaluationFinishes() throws {
@@ -265,3 +288,62 @@ struct HostileRulesTests {
         #expect(evaluate("'a'.matches('\(String(repeating: "(", count: 200))a\(String(repeating: ")", count: 200))')").errorText?.contains("nests too deeply") == true)
     }
 }
+
+/// The reference's bound on how deeply an expression nests, with its message and places.
+struct ExpressionComplexityTests {
+    private func refusals(_ condition: String) -> [String] {
+        errors("rules_version = '2';\nservice cloud.firestore { match /a/{b} {\nallow read: if \(condition);\n} }")
+    }
+    private let tooComplex = "error: Expression is too complex to evaluate safely."
+
+    @Test func whatIsAHundredLevelsDownIsNamed() {
+        // 98 additions under a comparison: the first two terms are the hundredth level.
+        #expect(refusals("1" + String(repeating: " + 1", count: 98) + " > 0") == ["3:16: \(tooComplex)", "3:20: \(tooComplex)"])
+        // One fewer loads.
+        #expect(refusals("1" + String(repeating: " + 1", count: 97) + " > 0").isEmpty)
+        // Further down, the hundredth level is further along the chain: an addition and a term.
+        #expect(refusals("1" + String(repeating: " + 1", count: 100) + " > 0") == ["3:16: \(tooComplex)", "3:28: \(tooComplex)"])
+        // Each pair of parentheses is a level, and so is each `!`.
+        #expect(refusals(String(repeating: "(", count: 98) + "1" + String(repeating: ")", count: 98) + " == 1") == ["3:114: \(tooComplex)"])
+        #expect(refusals(String(repeating: "(", count: 97) + "1" + String(repeating: ")", count: 97) + " == 1").isEmpty)
+        #expect(refusals(String(repeating: "!(", count: 50) + "true" + String(repeating: ")", count: 50)) == ["3:115: \(tooComplex)"])
+        // A ternary's three parts share a level.
+        #expect(
+            refusals(String(repeating: "true ? ", count: 99) + "true" + String(repeating: " : false", count: 99))
+                == ["3:702: \(tooComplex)", "3:709: \(tooComplex)", "3:716: \(tooComplex)"])
+    }
+
+    @Test func chainsAfterAnOperandAreNoDeeperButTheirArgumentsAre() {
+        // `.`, `[]` and method calls do not nest: 250 of them load.
+        #expect(refusals("request.auth" + String(repeating: ".a", count: 250) + " == 1").isEmpty)
+        #expect(refusals("'a'" + String(repeating: ".lower()", count: 120) + " == 'a'").isEmpty)
+        // What they take is one level below the operand.
+        #expect(refusals("[1][0" + String(repeating: " + 0", count: 97) + "] > 0") == ["3:20: \(tooComplex)", "3:24: \(tooComplex)"])
+        #expect(refusals("[1][0" + String(repeating: " + 0", count: 96) + "] > 0").isEmpty)
+        // A method call on a parenthesised operand: the parentheses are the operand's level.
+        #expect(refusals("(1" + String(repeating: " + 1", count: 97) + ").size() > 0").contains("3:17: \(tooComplex)"))
+    }
+
+    @Test func aMinusIsOneLevelWithWhatItNegates() {
+        // `-(` is one level, named at the `-`.
+        let pairs = String(repeating: "-(", count: 99) + "1" + String(repeating: ")", count: 99) + " != 0"
+        #expect(refusals(pairs) == ["3:212: \(tooComplex)"])
+    }
+
+    @Test func functionBodiesAndLetsAreMeasuredFromTheirOwnTop() {
+        let sum = "1" + String(repeating: " + 1", count: 99)
+        let found = errors(
+            "rules_version = '2';\nservice cloud.firestore { match /a/{b} {\nfunction f() { let x = \(sum); return \(sum); }\n"
+                + "allow read: if f() == 2;\n} }")
+        #expect(found == ["3:24: \(tooComplex)", "3:28: \(tooComplex)", "3:430: \(tooComplex)", "3:434: \(tooComplex)"])
+    }
+
+    @Test func aTooComplexExpressionIsReportedWithoutWarnings() {
+        // As after a syntax error, the reference lists only the errors.
+        let found = errors(
+            "rules_version = '2';\nservice cloud.firestore { match /a/{b} {\nfunction unused() { return true; }\nallow read: if "
+                + String(repeating: "!", count: 99) + "true;\n} }")
+        #expect(found == ["4:115: \(tooComplex)"])
+    }
+}
+

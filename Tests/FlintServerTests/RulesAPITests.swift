@@ -99,6 +99,22 @@ struct RulesAPITests {
         }
     }
 
+    @Test func rulesTooDeepForTheStackAreRefusedAndTheServerGoesOn() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            // 60,000 additions: Flint's checker once walked them recursively and took the
+            // whole server down with a stack overflow.
+            let sum = "1" + String(repeating: " + 1", count: 60_000)
+            let source = "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /a/{b} {\n"
+                + "allow read: if \(sum) > 0;\n} } }"
+            let (status, body) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", Self.rulesBody(source))
+            #expect(status == .badRequest)
+            #expect(Self.message(body) == "Error compiling rules:\nL3:16 Expression is too complex to evaluate safely.")
+            let (open, _) = try await Self.call(client, .get, Self.base + "/a/b")
+            #expect(open == .notFound)
+        }
+    }
+
     /// A denial carries what `debug()` printed as DebugInfo details of the error, with the
     /// envelope's keys and escaping as the reference writes them.
     @Test func denialsCarryDebugOutputAsDetails() async throws {
