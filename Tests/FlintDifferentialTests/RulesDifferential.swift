@@ -13,6 +13,16 @@ enum RulesDifferential {
             + matches.map { "    " + $0 + "\n" }.joined() + "  }\n}\n"
     }
 
+    /// Loads `source` for `project` on the reference alone: whether it loaded, and the lines of
+    /// its refusal ("Error compiling rules:\nL4:37 Missing 'match' keyword before path.\n…"
+    /// gives `["L4:37 Missing 'match' keyword before path.", …]`).
+    static func referenceRefusal(_ source: String, project: String, on reference: ReferenceEmulator) async throws -> (loaded: Bool, problems: [String]) {
+        let (status, body) = try await reference.request(
+            "PUT", "/emulator/v1/projects/\(project):securityRules", ["rules": ["files": [["content": source]]]])
+        let message = ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String ?? ""
+        return (status == 200, message.split(separator: "\n").dropFirst().map(String.init))
+    }
+
     /// Loads `source` for `project` on the reference and on a new Flint database, which it returns.
     static func load(_ source: String, project: String, on reference: ReferenceEmulator) async throws -> Database {
         let (loaded, problems) = try await reference.request("PUT", "/emulator/v1/projects/\(project):securityRules", ["rules": ["files": [["content": source]]]])
