@@ -4,23 +4,36 @@ enum Operators {
         .error("Unsupported operation error. Received: \(received). Expected: \(expected).")
     }
 
-    /// `==`: never an error; different kinds are unequal. Int and float compare by value at the
-    /// top level only; inside lists and maps they are different kinds.
-    static func equal(_ a: RulesValue, _ b: RulesValue, topLevel: Bool = true) -> Bool {
+    /// Where an int equals the float of the same value, as the reference compares them.
+    enum Numbers {
+        /// `==`: at its own level; inside lists and maps they are different kinds.
+        case topLevel
+        /// A list's `in`, `hasAll`, `hasAny`, `hasOnly` and `removeAll`: never.
+        case never
+        /// Sets (members, `==`, `in` and their methods) and map diffs: at every depth, so
+        /// `[[1], [1.0]].toSet()` has one member.
+        case everywhere
+    }
+
+    /// Equality: never an error; different kinds are unequal.
+    static func equal(_ a: RulesValue, _ b: RulesValue, numbers: Numbers = .topLevel) -> Bool {
+        let inner: Numbers = numbers == .everywhere ? .everywhere : .never
         switch (a, b) {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
         case (.int(let x), .int(let y)): return x == y
         case (.float(let x), .float(let y)): return x == y
-        case (.int(let x), .float(let y)), (.float(let y), .int(let x)): return topLevel && Double(x) == y
+        case (.int(let x), .float(let y)), (.float(let y), .int(let x)): return numbers != .never && Double(x) == y
         // Exact code units, never Unicode canonical equivalence ("é" precomposed ≠ decomposed).
         case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
         case (.bytes(let x), .bytes(let y)): return x == y
-        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, topLevel: false) }
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, numbers: inner) }
         case (.map(let x), .map(let y)):
-            return x.count == y.count && x.allSatisfy { k, v in y[k].map { equal(v, $0, topLevel: false) } ?? false }
+            return x.count == y.count && x.allSatisfy { k, v in y[k].map { equal(v, $0, numbers: inner) } ?? false }
         case (.set(let x), .set(let y)):
-            return x.count == y.count && x.allSatisfy { e in y.contains { equal(e, $0) } }
+            guard x.count == y.count else { return false }
+            let members = Membership(y, numbers: .everywhere)
+            return x.allSatisfy(members.contains)
         case (.path(let x), .path(let y)): return x == y
         case (.timestamp(let x), .timestamp(let y)): return x == y
         case (.duration(let x), .duration(let y)): return x == y
@@ -29,6 +42,41 @@ enum Operators {
         case (.mapDiff, .mapDiff): return false
         default: return false
         }
+    }
+
+    /// A hash that equal values share, under any of the `Numbers` rules (unequal ones may share
+    /// it too), so long lists can be searched by bucket instead of end to end.
+    static func bucket(_ v: RulesValue) -> Int {
+        var h = Hasher()
+        func add(_ v: RulesValue) {
+            switch v {
+            case .null: h.combine(0)
+            case .bool(let b): h.combine(b)
+            // An int equals the float it converts to, so both hash as that float.
+            case .int(let x): h.combine(Double(x))
+            case .float(let x): h.combine(x)
+            case .string(let x): h.combine(x)
+            case .bytes(let x): h.combine(x)
+            case .list(let x):
+                h.combine(x.count)
+                x.forEach(add)
+            // Maps and sets compare without order: their sizes (and a map's keys) are enough.
+            case .map(let x): h.combine(Set(x.keys))
+            case .set(let x): h.combine(x.count)
+            case .path(let x): h.combine(x.segments)
+            case .timestamp(let x):
+                h.combine(x.seconds)
+                h.combine(x.nanos)
+            case .duration(let x): h.combine(x.nanos)
+            case .latlng(let a, let o):
+                h.combine(a)
+                h.combine(o)
+            case .vector(let x): h.combine(x)
+            case .mapDiff, .constraint, .error: h.combine(1)
+            }
+        }
+        add(v)
+        return h.finalize()
     }
 
     /// Order within numbers, strings (UTF-16 units), bytes, timestamps and durations; nil otherwise.
@@ -168,12 +216,51 @@ enum Operators {
 
     static func contains(_ container: RulesValue, _ item: RulesValue) -> RulesValue {
         switch container {
-        case .list(let items), .set(let items): return .bool(items.contains { equal($0, item) })
+        case .list(let items): return .bool(items.contains { equal($0, item, numbers: .never) })
+        case .set(let items): return .bool(items.contains { equal($0, item, numbers: .everywhere) })
         case .constraint(let c) where !c.contains.isEmpty: return .bool(c.contains.contains { equal($0, item) })
         case .map(let m):
             guard case .string(let key) = item else { return unsupported("\(item.typeName) in map", "string in map") }
             return .bool(m[key] != nil)
         default: return unsupported("\(item.typeName) in \(container.typeName)", "x in list, x in set, string in map")
         }
+    }
+}
+
+/// A list searched as `Operators.equal` compares: end to end when short, by
+/// `Operators.bucket` when long, so set operations on lists of thousands stay linear.
+struct Membership {
+    private let values: [RulesValue]
+    private let numbers: Operators.Numbers
+    private let buckets: [Int: [Int]]?
+
+    init(_ values: [RulesValue], numbers: Operators.Numbers) {
+        self.values = values
+        self.numbers = numbers
+        guard values.count > 8 else {
+            buckets = nil
+            return
+        }
+        var buckets: [Int: [Int]] = [:]
+        for (i, v) in values.enumerated() { buckets[Operators.bucket(v), default: []].append(i) }
+        self.buckets = buckets
+    }
+
+    func contains(_ v: RulesValue) -> Bool {
+        guard let buckets else { return values.contains { Operators.equal($0, v, numbers: numbers) } }
+        return buckets[Operators.bucket(v)]?.contains { Operators.equal(values[$0], v, numbers: numbers) } ?? false
+    }
+
+    /// A set's members: the values without repeats, first ones kept.
+    static func unique(_ values: [RulesValue]) -> [RulesValue] {
+        var out: [RulesValue] = []
+        var seen: [Int: [Int]] = [:]
+        for v in values {
+            let b = Operators.bucket(v)
+            if seen[b]?.contains(where: { Operators.equal(out[$0], v, numbers: .everywhere) }) == true { continue }
+            seen[b, default: []].append(out.count)
+            out.append(v)
+        }
+        return out
     }
 }

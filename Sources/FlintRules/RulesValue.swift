@@ -64,7 +64,7 @@ public struct MapDiff: Sendable {
     var statuses: [(key: String, status: Status)] {
         Set(new.keys).union(old.keys).sorted().map { key in
             switch (new[key], old[key]) {
-            case (let n?, let o?): (key, Operators.equal(n, o, topLevel: false) ? .unchanged : .changed)
+            case (let n?, let o?): (key, Operators.equal(n, o, numbers: .everywhere) ? .unchanged : .changed)
             case (_?, nil): (key, .added)
             default: (key, .removed)
             }

@@ -468,28 +468,24 @@ enum Stdlib {
     }
 
     static func listMethod(_ items: [RulesValue], _ name: String, _ args: [RulesValue], isSet: Bool) -> RulesValue {
+        // A set takes a list or a set; a list only a list, as on the reference.
         func elements(_ v: RulesValue) -> [RulesValue]? {
             switch v {
             case .list(let x): x
-            case .set(let x): x
+            case .set(let x) where isSet: x
             default: nil
             }
         }
-        func contains(_ list: [RulesValue], _ v: RulesValue) -> Bool { list.contains { Operators.equal($0, v) } }
-        func unique(_ list: [RulesValue]) -> [RulesValue] {
-            var out: [RulesValue] = []
-            for v in list where !contains(out, v) { out.append(v) }
-            return out
-        }
         let kind = isSet ? "set" : "list"
+        let numbers: Operators.Numbers = isSet ? .everywhere : .never
         switch name {
         case "size": return arity(name, args, 0) ?? .int(Int64(items.count))
         case "hasAll", "hasAny", "hasOnly":
             guard args.count == 1, let other = elements(args[0]) else { return Operators.unsupported("\(kind).\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(kind).\(name)(list)") }
             switch name {
-            case "hasAll": return .bool(other.allSatisfy { contains(items, $0) })
-            case "hasAny": return .bool(other.contains { contains(items, $0) })
-            default: return .bool(items.allSatisfy { contains(other, $0) })
+            case "hasAll": return .bool(other.allSatisfy(Membership(items, numbers: numbers).contains))
+            case "hasAny": return .bool(other.contains(where: Membership(items, numbers: numbers).contains))
+            default: return .bool(items.allSatisfy(Membership(other, numbers: numbers).contains))
             }
         case "union", "intersection", "difference":
             guard isSet else { return notFound(name) }
@@ -497,9 +493,11 @@ enum Stdlib {
                 return Operators.unsupported("set.\(name)(\(args.first?.typeName ?? ""))", "set.\(name)(set)")
             }
             switch name {
-            case "union": return .set(unique(items + other))
-            case "intersection": return .set(items.filter { contains(other, $0) })
-            default: return .set(items.filter { !contains(other, $0) })
+            case "union": return .set(Membership.unique(items + other))
+            case "intersection": return .set(items.filter(Membership(other, numbers: .everywhere).contains))
+            default:
+                let others = Membership(other, numbers: .everywhere)
+                return .set(items.filter { !others.contains($0) })
             }
         case "concat" where !isSet:
             guard args.count == 1, case .list(let other) = args[0] else { return Operators.unsupported("list.concat(\(args.map(\.typeName).joined(separator: ", ")))", "list.concat(list)") }
@@ -514,9 +512,10 @@ enum Stdlib {
             return .string(parts.joined(separator: separator))
         case "removeAll" where !isSet:
             guard args.count == 1, let other = elements(args[0]) else { return Operators.unsupported("list.removeAll(\(args.map(\.typeName).joined(separator: ", ")))", "list.removeAll(list)") }
-            return .list(items.filter { !contains(other, $0) })
+            let others = Membership(other, numbers: .never)
+            return .list(items.filter { !others.contains($0) })
         case "toSet" where !isSet:
-            return arity(name, args, 0) ?? .set(unique(items))
+            return arity(name, args, 0) ?? .set(Membership.unique(items))
         default:
             return notFound(name)
         }
@@ -525,7 +524,7 @@ enum Stdlib {
     static func mapMethod(_ m: [String: RulesValue], _ name: String, _ args: [RulesValue]) -> RulesValue {
         switch name {
         case "size": return arity(name, args, 0) ?? .int(Int64(m.count))
-        case "keys": return arity(name, args, 0) ?? .list(m.keys.sorted { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }.map { .string($0) })
+        case "keys": return arity(name, args, 0) ?? .list(m.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }.map { .string($0) })
         case "values":
             if let e = arity(name, args, 0) { return e }
             return .list(m.keys.sorted { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }.map { m[$0]! })

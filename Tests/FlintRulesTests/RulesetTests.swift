@@ -268,6 +268,24 @@ struct HostileRulesTests {
         #expect(rules.decide(get("a/x", resource: long), reader: Documents()).allowed)
     }
 
+    @Test func setOperationsOnLongListsKeepEveryMember() throws {
+        // 20,000 members searched by hash; end to end, these took seconds each.
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore { match /databases/{d}/documents { match /a/{b} {
+              allow read: if resource.data.l.toSet().size() == 20000 && resource.data.l.hasAll(resource.data.l)
+                && resource.data.l.removeAll(resource.data.l[0:10000]).size() == 10000
+                && resource.data.l.toSet().intersection(resource.data.f.toSet()).size() == 20000
+                && resource.data.l.toSet() == resource.data.f.toSet() && !resource.data.l.hasAny(resource.data.f);
+            } } }
+            """)
+        let fields: MapValue = [
+            "l": .array((0..<20_000).map { .integer(Int64($0)) }), "f": .array((0..<20_000).map { .double(Double($0)) }),
+        ]
+        let long = RulesValue.resource(database: "(default)", path: ["a", "x"], fields: fields)
+        #expect(rules.decide(get("a/x", resource: long), reader: Documents()).allowed)
+    }
+
     @Test func theDeepestAllowedEvaluationFinishes() throws {
         // 20 functions, each calling the next inside 90 parentheses: the limits at their edge.
         var functions = ""
