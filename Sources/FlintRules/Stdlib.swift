@@ -522,12 +522,14 @@ enum Stdlib {
     }
 
     static func mapMethod(_ m: [String: RulesValue], _ name: String, _ args: [RulesValue]) -> RulesValue {
+        // Keys in UTF-16 order, as the reference lists them.
+        let sortedKeys = { m.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) } }
         switch name {
         case "size": return arity(name, args, 0) ?? .int(Int64(m.count))
-        case "keys": return arity(name, args, 0) ?? .list(m.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }.map { .string($0) })
+        case "keys": return arity(name, args, 0) ?? .list(sortedKeys().map { .string($0) })
         case "values":
             if let e = arity(name, args, 0) { return e }
-            return .list(m.keys.sorted { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }.map { m[$0]! })
+            return .list(sortedKeys().map { m[$0]! })
         case "get":
             guard args.count == 2 else { return arity(name, args, 2)! }
             var path: [String]
