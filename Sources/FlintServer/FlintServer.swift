@@ -107,7 +107,9 @@ public struct FlintServer: Sendable {
             server: HTTPServerBuilder { responder in
                 SharedPortChannel(http1: HTTP1WebSocketUpgradeChannel(
                     responder: responder,
-                    configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)))),
+                    // Text messages must be UTF-8 (RFC 6455): one that is not is closed with 1007
+                    // rather than read with its bad bytes replaced, which would change the values sent.
+                    configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)),
                     shouldUpgrade: { head, _, _ in listen.shouldUpgrade(head) }),
                     grpc: grpc)
             },

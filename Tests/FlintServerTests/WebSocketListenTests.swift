@@ -161,6 +161,14 @@ extension WebSocketListenTests {
                 _ = try? await next()
             }
             #expect(close?.closeCode == .unacceptableData)
+
+            // A text message that is not UTF-8: `{"removeTarget": 1, "labels": {"x": "\xff"}}`.
+            close = try await Self.connect(port) { next, outbound in
+                let bytes = Array(#"{"removeTarget": 1, "labels": {"x": ""#.utf8) + [0xFF] + Array(#""}}"#.utf8)
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: .init(bytes: bytes))))
+                _ = try? await next()
+            }
+            #expect(close?.closeCode == .dataInconsistentWithMessage)
         }
     }
 
