@@ -706,21 +706,19 @@ public actor Database {
         var documentsQuery = query
         documentsQuery.projection = nil
         let result = try runQuery(documentsQuery, readTime: readTime, transaction: transaction, explain: explain, auth: auth)
-        guard let metrics = result.explainMetrics else {
-            let values = Aggregator.aggregate(aggregations, over: result.documents.map(\.fields))
-            return AggregationResult(values: Array(zip(aliases, values)), readTime: result.readTime)
+        if let plan = result.explainMetrics, plan.executionStats == nil {
+            return AggregationResult(values: [], readTime: result.readTime, explainMetrics: plan)
         }
-        guard var stats = metrics.executionStats else {
-            return AggregationResult(values: [], readTime: result.readTime, explainMetrics: metrics)
+        let values = Array(zip(aliases, Aggregator.aggregate(aggregations, over: result.documents.map(\.fields))))
+        guard let metrics = result.explainMetrics, var stats = metrics.executionStats else {
+            return AggregationResult(values: values, readTime: result.readTime)
         }
-        let values = Aggregator.aggregate(aggregations, over: result.documents.map(\.fields))
         // One result, billed as production bills aggregations: a read per 1,000 index entries
         // matched, at least one.
         stats.resultsReturned = 1
         stats.readOperations = max(1, (result.documents.count + 999) / 1000)
         return AggregationResult(
-            values: Array(zip(aliases, values)), readTime: result.readTime,
-            explainMetrics: ExplainMetrics(indexesUsed: metrics.indexesUsed, executionStats: stats))
+            values: values, readTime: result.readTime, explainMetrics: ExplainMetrics(indexesUsed: metrics.indexesUsed, executionStats: stats))
     }
 
     /// Visits every existing document, for exports; the actor is held meanwhile, so the
