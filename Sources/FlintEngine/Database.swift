@@ -194,7 +194,8 @@ public actor Database {
     }
 
     /// One validated write applied to `current`: the next state, with Firestore's times (create
-    /// time kept, update time unchanged when the fields did not change), and its write result.
+    /// time kept, update time unchanged when the fields are identical, not merely equal: `1.0`
+    /// written over `1` is stored), and its write result.
     private func stage(_ write: Write, on current: DocumentState?, at commitTime: Timestamp)
         throws(FlintError) -> (DocumentState?, WriteResult)
     {
@@ -206,7 +207,7 @@ public actor Database {
         if !plainSet { try Validation.validateFields(fields) }
         try Validation.validateSize(id, write.key, fields)
         let next: DocumentState
-        if let current, current.fields == fields {
+        if let current, current.fields.isIdentical(to: fields) {
             next = current
         } else {
             next = DocumentState(fields: fields, createTime: current?.createTime ?? commitTime, updateTime: commitTime)

@@ -11,6 +11,11 @@ public struct DocumentState: Sendable, Equatable {
         self.createTime = createTime
         self.updateTime = updateTime
     }
+
+    /// The same stored state: times equal and fields identical (`1` and `1.0` differ).
+    public static func == (a: DocumentState, b: DocumentState) -> Bool {
+        a.createTime == b.createTime && a.updateTime == b.updateTime && a.fields.isIdentical(to: b.fields)
+    }
 }
 
 /// Applies one `Write` to a document's state: precondition, update or mask, transforms.

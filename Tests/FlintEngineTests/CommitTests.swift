@@ -54,6 +54,40 @@ struct CommitTests {
         #expect(try await db.get(key("c/b"))?.updateTime == first.commitTime)
     }
 
+    /// "Unchanged" means identical, as on the reference: a number that changes type, or a zero
+    /// that changes sign, is a change even though Firestore's `==` calls the values equal.
+    @Test(arguments: [
+        (Value.integer(1), Value.double(1), true),
+        (Value.double(1), Value.integer(1), true),
+        (Value.map(["x": [1]]), Value.map(["x": [.double(1)]]), true),
+        (Value.double(0), Value.double(-0.0), true),
+        (Value.double(.nan), Value.double(-.nan), false),
+        (Value.string("caf\u{e9}"), Value.string("cafe\u{301}"), true),
+        (Value.integer(2), Value.integer(2), false),
+    ])
+    func aWriteOfAnEqualButDifferentValueIsStored(before: Value, after: Value, changes: Bool) async throws {
+        let (db, clock) = makeDatabase()
+        let first = try await db.commit([.set(key("c/n"), ["v": before])])
+        clock.advance(seconds: 1)
+        let second = try await db.commit([.set(key("c/n"), ["v": after])])
+        let doc = try #require(try await db.get(key("c/n")))
+        #expect(doc.updateTime == (changes ? second.commitTime : first.commitTime))
+        #expect(second.writeResults[0].updateTime == doc.updateTime)
+        #expect(try #require(doc.fields["v"]).isIdentical(to: changes ? after : before))
+    }
+
+    /// An increment whose double sum equals the stored integer stores that double, as its
+    /// transform result says.
+    @Test func anIncrementThatOnlyChangesTheTypeIsStored() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/i"), ["n": .integer(.min)])])
+        let r = try await db.commit([.transform("c/i", [.inc("n", .double(1))])])
+        #expect(r.writeResults[0].transformResults.count == 1)
+        #expect(r.writeResults[0].transformResults[0].isIdentical(to: .double(-9_223_372_036_854_775_808.0)))
+        #expect(try #require(try await db.get(key("c/i"))?.fields["n"]).isIdentical(to: .double(-9_223_372_036_854_775_808.0)))
+        #expect(try await db.get(key("c/i"))?.updateTime == r.commitTime)
+    }
+
     @Test func maskMergesAndDeletesNamedFieldsOnly() async throws {
         let (db, _) = makeDatabase()
         _ = try await db.commit([.set(key("c/m"), ["keep": 1, "gone": 2, "nested": ["a": 1, "b": 2], "dotted": 0])])

@@ -120,4 +120,27 @@ struct ValueOrderTests {
         #expect(reserved.keys == ["a", "b", "c"])
         #expect(reserved.entries.capacity < 4)
     }
+
+    /// Identity is stricter than `==` exactly where a reader could tell two values apart.
+    @Test func identicalValuesAreTheSameTypeAndBits() {
+        let pairs: [(Value, Value, equal: Bool, identical: Bool)] = [
+            (1, 1.0, true, false),
+            (0.0, -0.0, true, false),
+            (.double(.nan), .double(-.nan), true, true),
+            (Self.geo(0, 1), Self.geo(-0.0, 1), true, false),
+            (.vector([1, 0]), .vector([1, -0.0]), true, false),
+            ([1, "a"], [1.0, "a"], true, false),
+            (["a": 1, "b": [2]], ["b": [2], "a": 1], true, true),
+            (["a": ["x": 1]], ["a": ["x": 1.0]], true, false),
+            ("e\u{301}", "\u{e9}", false, false),
+            (.bytes([1, 2]), .bytes([1, 2]), true, true),
+            (1, "1", false, false),
+        ]
+        for (a, b, equal, identical) in pairs {
+            #expect((a == b) == equal, "\(a) == \(b)")
+            #expect(a.isIdentical(to: b) == identical, "\(a) identical to \(b)")
+            #expect(b.isIdentical(to: a) == identical)
+            #expect(a.isIdentical(to: a))
+        }
+    }
 }
