@@ -60,7 +60,7 @@ public enum AuthContext: Sendable, Equatable {
             let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
         else { throw .invalidArgument("invalid jwt") }
         var map = MapValue()
-        for (k, v) in claims { map[k] = Self.value(v) }
+        for (k, v) in claims { map[k] = PlainJSON.value(v) }
         var uid: String?
         if case .string(let s)? = map["sub"], !s.isEmpty { uid = s } else if case .string(let s)? = map["user_id"] { uid = s }
         self = .user(uid: uid, token: map)
@@ -72,22 +72,4 @@ public enum AuthContext: Sendable, Equatable {
         return Data(base64Encoded: s)
     }
 
-    /// JSON claims as Firestore values; whole numbers become integers, as rules compare them.
-    static func value(_ json: Any) -> Value {
-        switch json {
-        case let s as String: return .string(s)
-        case let n as NSNumber:
-            // JSON true/false arrive as NSNumbers whose Objective-C type is "c".
-            if String(cString: n.objCType) == "c" { return .boolean(n.boolValue) }
-            let d = n.doubleValue
-            if d.rounded() == d, abs(d) < 9.2e18 { return .integer(Int64(d)) }
-            return .double(d)
-        case let a as [Any]: return .array(a.map(value))
-        case let o as [String: Any]:
-            var m = MapValue()
-            for (k, v) in o { m[k] = value(v) }
-            return .map(m)
-        default: return .null
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import FlintEngine
 import FlintModel
 import Foundation
 
@@ -32,7 +33,7 @@ public enum DocumentJSON {
             return .boolean(b)
         case "integerValue":
             if let s = raw as? String, let i = Int64(s) { return .integer(i) }
-            if let n = raw as? NSNumber, let i = Int64(exactly: n.doubleValue) { return .integer(i) }
+            if let n = raw as? NSNumber, let i = PlainJSON.int64(n) { return .integer(i) }
             throw bad("a 64-bit integer (as a string)")
         case "doubleValue":
             if let s = raw as? String {
@@ -43,7 +44,7 @@ public enum DocumentJSON {
                 default: if let d = Double(s) { return .double(d) }
                 }
             }
-            if let n = raw as? NSNumber { return .double(n.doubleValue) }
+            if let n = raw as? NSNumber { return .double(PlainJSON.double(n)) }
             throw bad("a number")
         case "timestampValue":
             guard let s = raw as? String, let t = RFC3339.parse(s) else { throw bad("an RFC 3339 timestamp") }
@@ -60,8 +61,8 @@ public enum DocumentJSON {
             return .reference(DocumentReference(database: db, key: key))
         case "geoPointValue":
             guard let g = raw as? [String: Any] else { throw bad("{latitude, longitude}") }
-            let lat = (g["latitude"] as? NSNumber)?.doubleValue ?? 0
-            let lng = (g["longitude"] as? NSNumber)?.doubleValue ?? 0
+            let lat = (g["latitude"] as? NSNumber).map(PlainJSON.double) ?? 0
+            let lng = (g["longitude"] as? NSNumber).map(PlainJSON.double) ?? 0
             return .geoPoint(try GeoPoint(latitude: lat, longitude: lng))
         case "arrayValue":
             guard let a = raw as? [String: Any] else { throw bad("{values: [...]}") }

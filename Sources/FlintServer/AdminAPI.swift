@@ -295,7 +295,7 @@ struct AdminAPI: Sendable {
             if let a = body["auth"] as? [String: Any], let uid = a["uid"] as? String {
                 var token: MapValue = ["sub": .string(uid), "user_id": .string(uid)]
                 if let claims = a["claims"] as? [String: Any] {
-                    for (k, v) in claims { token[k] = Self.plain(v) }
+                    for (k, v) in claims { token[k] = PlainJSON.value(v) }
                 }
                 auth = .user(uid: uid, token: token)
             }
@@ -313,19 +313,6 @@ struct AdminAPI: Sendable {
             return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
-        }
-    }
-
-    /// A plain JSON claim as a value.
-    static func plain(_ v: Any) -> Value {
-        switch v {
-        case let b as Bool: return .boolean(b)
-        case let i as Int: return .integer(Int64(i))
-        case let d as Double: return .double(d)
-        case let s as String: return .string(s)
-        case let a as [Any]: return .array(a.map(plain))
-        case let m as [String: Any]: return .map(MapValue(m.map { ($0.key, plain($0.value)) }))
-        default: return .null
         }
     }
 

@@ -29,6 +29,21 @@ struct AuthTests {
         #expect(try AuthContext(authorization: Self.jwt(#"{"user_id":"bob"}"#)) == .user(uid: "bob", token: ["user_id": "bob"]))
     }
 
+    /// Claims that need every digit keep them: Foundation's JSON parser on Linux reads such
+    /// numbers as decimals that round when asked for a double.
+    @Test func claimsKeepEveryDigit() throws {
+        let auth = try AuthContext(authorization: Self.jwt(#"{"sub":"d","big":9007199254740993,"long":0.30000000000000004,"huge":123456789012345678901,"whole":2.0,"one":1}"#))
+        guard case .user(_, let token) = auth else {
+            Issue.record("expected a user")
+            return
+        }
+        #expect(token["big"]?.isIdentical(to: .integer(9_007_199_254_740_993)) == true)
+        #expect(token["long"]?.isIdentical(to: .double(0.30000000000000004)) == true)
+        #expect(token["huge"]?.isIdentical(to: .double(123_456_789_012_345_683_968)) == true)
+        #expect(token["whole"]?.isIdentical(to: .integer(2)) == true)
+        #expect(token["one"]?.isIdentical(to: .integer(1)) == true)
+    }
+
     @Test func malformedTokensAreRefused() {
         for bad in ["Bearer garbage", "Bearer a.b", "Bearer eyJhbGciOiJub25lIn0.bm90anNvbg."] {
             #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: bad) }

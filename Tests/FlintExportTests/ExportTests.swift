@@ -19,6 +19,10 @@ struct ExportTests {
             "s": "ünïcode/and \"quotes\"", "bytes": .bytes([1, 2, 255]), "geo": .geoPoint(try GeoPoint(latitude: -33.9, longitude: 151.2)),
             "ref": .reference(DocumentReference(database: a.id, key: try DocumentKey(parsing: "c/x"))), "list": [1, ["nested": [2.5]]],
             "vector": .vector([1, 2]),
+            // Doubles that need all 17 digits, which Foundation's JSON parser on Linux rounds.
+            "long": 0.30000000000000004, "longs": [0.7999999999999999, 123_456_789.123_456_79, .double(.leastNonzeroMagnitude)],
+            "where": .geoPoint(try GeoPoint(latitude: 37.77492950000001, longitude: -122.41941550000001)),
+            "vectorLong": .vector([0.30000000000000004, -0.1]),
         ]
         _ = try await a.commit([.set(try DocumentKey(parsing: "c/x"), fields), .set(try DocumentKey(parsing: "c/x/sub/y"), ["n": 1])])
         _ = try await a.commit((0..<1200).map { .set(try! DocumentKey(parsing: "many/d\($0)"), ["i": .integer(Int64($0))]) })
@@ -33,7 +37,7 @@ struct ExportTests {
         #expect(read.documents == 1203)
         let x = try await target.database(project: "one").get(try DocumentKey(parsing: "c/x"))
         #expect(x?.fields.entries.count == fields.entries.count)
-        for e in fields.entries { #expect(x?.fields[e.key] == e.value, "\(e.key)") }
+        for e in fields.entries { #expect(x?.fields[e.key]?.isIdentical(to: e.value) == true, "\(e.key): \(String(describing: x?.fields[e.key]))") }
         #expect(try await target.database(project: "one").runQuery(Query(collectionID: "many")).documents.count == 1200)
         #expect(try await target.database(project: "two", database: "other").get(try DocumentKey(parsing: "u/v"))?.fields == ["w": 1])
 
