@@ -19,9 +19,12 @@ public struct Aggregation: Sendable {
     }
 }
 
-/// Computes aggregations over a query's documents with Firestore's number rules: sums of
-/// integers stay integers until they overflow, then become doubles; a double makes the sum a
-/// double; non-numeric values are skipped; the average of nothing is null.
+/// Computes aggregations over a query's documents with Firestore's number rules: non-numeric
+/// values are skipped; integers add exactly, and the sum stays an integer while it fits in
+/// 64 bits; with any double the sum is a double: the integers' total rounded to a double, added
+/// exactly to the doubles' exact total, rounded once (probed on the reference: `1 + 0.1 + 2 +
+/// 0.2` is 3.3, yet `9007199254740993 + 0.5` is 9007199254740992); the average is that sum
+/// divided by how many numbers there were, or null when there were none.
 public enum Aggregator {
     public static let maxAggregations = 5
 
@@ -58,49 +61,39 @@ public enum Aggregator {
                 let bound = (upTo ?? 0) > 0 ? Int(upTo ?? 0) : Int.max
                 return .integer(Int64(min(documents.count, bound)))
             case .sum(let path):
-                return sum(documents.compactMap { $0.value(at: path) })
+                return total(documents.compactMap { $0.value(at: path) }).sum
             case .average(let path):
-                var total = 0.0
-                var n = 0
-                for case let v? in documents.map({ $0.value(at: path) }) {
-                    switch v {
-                    case .integer(let i): total += Double(i); n += 1
-                    case .double(let d): total += d; n += 1
-                    default: continue
-                    }
+                let (sum, count) = total(documents.compactMap { $0.value(at: path) })
+                switch sum {
+                case _ where count == 0: return .null
+                case .integer(let i): return .double(Double(i) / Double(count))
+                case .double(let d): return .double(d / Double(count))
+                default: return .null
                 }
-                return n == 0 ? .null : .double(total / Double(n))
             }
         }
     }
 
-    static func sum(_ values: [Value]) -> Value {
-        var integer: Int64 = 0
-        var double = 0.0
-        var isDouble = false
+    /// The sum of the numbers among `values`, and how many there were.
+    static func total(_ values: [Value]) -> (sum: Value, count: Int) {
+        var integers: Int128 = 0
+        var doubles: ExactSum?
+        var count = 0
         for v in values {
             switch v {
-            case .integer(let i):
-                if isDouble {
-                    double += Double(i)
-                } else {
-                    let (s, overflow) = integer.addingReportingOverflow(i)
-                    if overflow {
-                        isDouble = true
-                        double = Double(integer) + Double(i)
-                    } else {
-                        integer = s
-                    }
-                }
-            case .double(let d):
-                if !isDouble {
-                    isDouble = true
-                    double = Double(integer)
-                }
-                double += d
+            case .integer(let i): integers += Int128(i)
+            case .double(let d): doubles = doubles ?? ExactSum(); doubles?.add(d)
             default: continue
             }
+            count += 1
         }
-        return isDouble ? .double(double) : .integer(integer)
+        var integerTotal = ExactSum()
+        integerTotal.add(integers)
+        guard var doubles else {
+            if let exact = Int64(exactly: integers) { return (.integer(exact), count) }
+            return (.double(integerTotal.rounded()), count)
+        }
+        doubles.add(integerTotal.rounded())
+        return (.double(doubles.rounded()), count)
     }
 }

@@ -33,6 +33,41 @@ struct AggregationTests {
         #expect(same(ints["s"], .integer(100)))
     }
 
+    /// The subnormal double nearest 1e-320.
+    static let tinyDouble = Double.leastNonzeroMagnitude * 2024
+    static let tiny = Value.double(tinyDouble)
+
+    /// Sums and averages the reference gave for these values (documents in this order), where
+    /// adding one number after another gives something else.
+    @Test(arguments: [
+        ([0.1, 0.2, 0.3], Value.double(0.6), 0.19999999999999998),
+        ([0.1, 0.2], .double(0.30000000000000004), 0.15000000000000002),
+        (Array(repeating: 0.1, count: 10), .double(1.0), 0.1),
+        ([1e308, 1e308, -1e308], .double(1e308), 3.333333333333333e307),
+        ([1e308, 1e308, -1e308, -1e308], .double(0), 0),
+        ([1e308, 1e308], .double(.infinity), .infinity),
+        ([1.0000000000000002, 1e-16, 1e-16], .double(1.0000000000000004), 0.3333333333333335),
+        ([1, 0.1, 2, 0.2], .double(3.3), 0.825),
+        ([3.0, .integer(.max), .integer(.min)], .double(2), 0.6666666666666666),
+        ([.integer(.max), 1, -1], .integer(.max), 3.0744573456182584e18),
+        ([.integer(.max), .integer(.max), .integer(.min), .integer(.min)], .integer(-2), -0.5),
+        ([.integer(.max), 1], .double(9.223372036854776e18), 4.611686018427388e18),
+        ([Self.tiny, 9_007_199_254_740_993], .double(9_007_199_254_740_992), 4_503_599_627_370_496),
+        ([0.5, 9_007_199_254_740_993], .double(9_007_199_254_740_992), 4_503_599_627_370_496),
+        ([9_007_199_254_740_993, 1], .integer(9_007_199_254_740_994), 4_503_599_627_370_497),
+        ([1e308, 1e308, -1e308, -1e308, .integer(.max), .integer(.max)], .double(1.8446744073709552e19), 3.0744573456182584e18),
+        ([.double(.infinity), .double(-.infinity), 1], .double(.nan), .nan),
+        ([.double(.infinity), .integer(.max), 1], .double(.infinity), .infinity),
+        ([.double(-Self.tinyDouble), "x", true, .null], .double(-Self.tinyDouble), -Self.tinyDouble),
+    ] as [([Value], Value, Double)])
+    func sumsAndAveragesAreExactUntilTheyAreRounded(values: [Value], sum: Value, average: Double) {
+        let documents = values.map { MapValue([("v", $0)]) }
+        let results = Aggregator.aggregate([Aggregation(.sum(path("v"))), Aggregation(.average(path("v")))], over: documents)
+        #expect(results.count == 2)
+        #expect(same(results[0], sum), "sum of \(values): \(results[0])")
+        #expect(same(results[1], .double(average)), "average of \(values): \(results[1])")
+    }
+
     @Test func aliasesDefaultByPositionAndMustBeUnique() async throws {
         let r = try await aggregate([Aggregation(.count(upTo: nil)), Aggregation(.sum(path("z")))])
         #expect(r.values.map(\.0) == ["field_1", "field_2"])
