@@ -9,11 +9,13 @@ and over REST on one keep-alive connection (from Python, and from wrk when it is
 `apt-get install wrk`), reads by a signed-in user checked by the elder-care sample rules (wrk),
 equality + orderBy queries on 10,000 documents (gRPC and REST),
 BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
+Beside each wrk write rate it reports the server's CPU time per write.
 With --ceiling FLINTBENCH (a release build of the FlintBench product) it also runs wrk's writes
-against two servers that answer without doing anything: `FlintBench http-ceiling`, SwiftNIO's
-HTTP/1.1 pipeline alone (the most this machine gives one sequential connection, whatever the
-server does), and `FlintBench hummingbird-ceiling`, Hummingbird's router and HTTP/1.1 channel
-set up as Flint sets them up (the most Flint's HTTP framework leaves for Flint's own work).
+against three servers that answer without doing anything: bench/roundtrip-floor.c, a C loop
+answering each read without parsing it (the most this machine gives one sequential connection,
+whatever the server; built with cc), `FlintBench http-ceiling`, SwiftNIO's HTTP/1.1 pipeline
+alone, and `FlintBench hummingbird-ceiling`, Hummingbird's router and HTTP/1.1 channel set up
+as Flint sets them up (the most Flint's HTTP framework leaves for Flint's own work).
 With --memory-only it measures just that last figure, on a freshly started Flint and on the
 reference as given (start it fresh for the same comparison). Build the binary with
 scripts/build-release.sh: it is the one Flint ships.
@@ -28,6 +30,7 @@ import shutil
 import socket
 import statistics
 import subprocess
+import tempfile
 import time
 import urllib.request
 
@@ -110,15 +113,35 @@ def wrk_writes(host, project, seconds=5):
     return float(next(line.split()[1] for line in out.splitlines() if line.startswith("Requests/sec:")))
 
 
-def ceiling_writes(binary, mode):
-    """wrk's writes answered by a server that does nothing (FlintBench http-ceiling or hummingbird-ceiling)."""
-    proc = subprocess.Popen([binary, mode], stdout=subprocess.PIPE, text=True)
+def wrk_write_cost(host, project, pid, seconds=5):
+    """wrk's writes, and the server's CPU time (user and system, all threads) per write in µs."""
+    before = cpu_seconds(pid)
+    writes = wrk_writes(host, project, seconds)
+    if writes is None:
+        return None, None
+    return writes, (cpu_seconds(pid) - before) / (writes * seconds) * 1e6
+
+
+def ceiling_writes(command):
+    """wrk's writes answered by a server that does nothing, and its CPU µs per write."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         host = next(line for line in proc.stdout if line.startswith("listening on ")).split()[-1]
-        return wrk_writes(host, "ceiling")
+        return wrk_write_cost(host, "ceiling", proc.pid)
     finally:
         proc.terminate()
         proc.wait()
+
+
+def floor_binary():
+    """bench/roundtrip-floor.c built into a temporary folder, or None without a C compiler."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "roundtrip-floor.c")
+    binary = os.path.join(tempfile.mkdtemp(), "roundtrip-floor")
+    subprocess.run([compiler, "-O2", "-o", binary, source], check=True)
+    return binary
 
 
 def rules_reads(host, project, seconds=5):
@@ -263,7 +286,9 @@ def measure(name, host, pid):
     out = {}
     out["grpc single-document writes/s"] = grpc_writes(db)
     out["REST single-document writes/s (keep-alive)"] = rest_writes(host, project)
-    out["REST single-document writes/s (wrk, one connection)"] = wrk_writes(host, project)
+    writes, cost = wrk_write_cost(host, project, pid)
+    out["REST single-document writes/s (wrk, one connection)"] = writes
+    out["server CPU µs per REST write (wrk)"] = cost
     out["REST reads checked by rules, signed-in user/s (wrk)"] = rules_reads(host, project + "-rules")
     load(db, "bench-query", 10000)
     out["gRPC equality+orderBy queries/s (10k docs)"] = grpc_queries(db)
@@ -297,8 +322,15 @@ def main():
         results["reference"] = run("reference", args.reference, reference_pid)
 
     if args.ceiling and not args.memory_only:
-        results["flint"]["REST writes/s from wrk to a no-op NIO server (the ceiling)"] = ceiling_writes(args.ceiling, "http-ceiling")
-        results["flint"]["REST writes/s from wrk to a no-op Hummingbird server"] = ceiling_writes(args.ceiling, "hummingbird-ceiling")
+        servers = [("a C loop answering each read (the machine's floor)", [floor_binary()]),
+                   ("a no-op NIO server", [args.ceiling, "http-ceiling"]),
+                   ("a no-op Hummingbird server", [args.ceiling, "hummingbird-ceiling"])]
+        for name, command in servers:
+            if command[0] is None:
+                continue
+            writes, cost = ceiling_writes(command)
+            results["flint"][f"REST writes/s from wrk to {name}"] = writes
+            results["flint"][f"server CPU µs per write, {name}"] = cost
 
     keys = list(results["flint"].keys())
     print(f"| measure | Flint | reference | Flint / reference |")
