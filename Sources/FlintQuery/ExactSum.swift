@@ -41,38 +41,25 @@ struct ExactSum {
         add(UInt64(truncatingIfNeeded: magnitude >> 64), shiftedBy: Self.unitsPerOne + 64, negative: i < 0)
     }
 
+    /// Adds (or subtracts) `value` × 2^shift units: its low and high limbs, then the carry (or
+    /// borrow) upward as far as it goes. Two's complement makes a borrow past the top harmless.
     private mutating func add(_ value: UInt64, shiftedBy shift: Int, negative: Bool) {
         guard value != 0 else { return }
-        let index = shift / 64
         let offset = UInt64(shift % 64)
         let low = value << offset
         let high = offset == 0 ? 0 : value >> (64 - offset)
-        if negative {
-            var borrow = false
-            (limbs[index], borrow) = limbs[index].subtractingReportingOverflow(low)
-            var i = index + 1
-            var carried = high
-            while i < Self.limbCount, borrow || carried != 0 {
-                let (a, b1) = limbs[i].subtractingReportingOverflow(carried)
-                let (c, b2) = a.subtractingReportingOverflow(borrow ? 1 : 0)
-                limbs[i] = c
-                borrow = b1 || b2
-                carried = 0
-                i += 1
-            }
-        } else {
-            var carry = false
-            (limbs[index], carry) = limbs[index].addingReportingOverflow(low)
-            var i = index + 1
-            var carried = high
-            while i < Self.limbCount, carry || carried != 0 {
-                let (a, c1) = limbs[i].addingReportingOverflow(carried)
-                let (b, c2) = a.addingReportingOverflow(carry ? 1 : 0)
-                limbs[i] = b
-                carry = c1 || c2
-                carried = 0
-                i += 1
-            }
+        var carry = false
+        var i = shift / 64
+        var part = 0
+        while i < Self.limbCount, part < 2 || carry {
+            let operand = part == 0 ? low : part == 1 ? high : 0
+            let carried: UInt64 = carry ? 1 : 0
+            let (a, first) = negative ? limbs[i].subtractingReportingOverflow(operand) : limbs[i].addingReportingOverflow(operand)
+            let (b, second) = negative ? a.subtractingReportingOverflow(carried) : a.addingReportingOverflow(carried)
+            limbs[i] = b
+            carry = first || second
+            part += 1
+            i += 1
         }
     }
 
