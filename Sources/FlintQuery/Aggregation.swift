@@ -64,12 +64,10 @@ public enum Aggregator {
                 return total(documents.compactMap { $0.value(at: path) }).sum
             case .average(let path):
                 let (sum, count) = total(documents.compactMap { $0.value(at: path) })
-                switch sum {
-                case _ where count == 0: return .null
-                case .integer(let i): return .double(Double(i) / Double(count))
-                case .double(let d): return .double(d / Double(count))
-                default: return .null
-                }
+                guard count > 0 else { return .null }
+                if case .integer(let i) = sum { return .double(Double(i) / Double(count)) }
+                if case .double(let d) = sum { return .double(d / Double(count)) }
+                return .null
             }
         }
     }
@@ -87,13 +85,11 @@ public enum Aggregator {
             }
             count += 1
         }
-        var integerTotal = ExactSum()
-        integerTotal.add(integers)
         guard var doubles else {
             if let exact = Int64(exactly: integers) { return (.integer(exact), count) }
-            return (.double(integerTotal.rounded()), count)
+            return (.double(ExactSum.rounded(integers)), count)
         }
-        doubles.add(integerTotal.rounded())
+        doubles.add(ExactSum.rounded(integers))
         return (.double(doubles.rounded()), count)
     }
 }

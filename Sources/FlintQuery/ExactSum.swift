@@ -41,6 +41,13 @@ struct ExactSum {
         add(UInt64(truncatingIfNeeded: magnitude >> 64), shiftedBy: Self.unitsPerOne + 64, negative: i < 0)
     }
 
+    /// `i` as the nearest double, ties to even.
+    static func rounded(_ i: Int128) -> Double {
+        var sum = ExactSum()
+        sum.add(i)
+        return sum.rounded()
+    }
+
     /// Adds (or subtracts) `value` × 2^shift units: its low and high limbs, then the carry (or
     /// borrow) upward as far as it goes. Two's complement makes a borrow past the top harmless.
     private mutating func add(_ value: UInt64, shiftedBy shift: Int, negative: Bool) {
