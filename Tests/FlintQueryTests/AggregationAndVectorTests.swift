@@ -37,8 +37,9 @@ struct AggregationTests {
     static let tinyDouble = Double.leastNonzeroMagnitude * 2024
     static let tiny = Value.double(tinyDouble)
 
-    /// Sums and averages the reference gave for these values (documents in this order), where
-    /// adding one number after another gives something else.
+    /// Sums and averages by the exact rule, where adding one number after another gives
+    /// something else. Where the reference was asked, it gave these answers; for some sums of
+    /// three or more doubles (`1e308 + 1e308 - 1e308`) it also gives others from run to run.
     @Test(arguments: [
         ([0.1, 0.2, 0.3], Value.double(0.6), 0.19999999999999998),
         ([0.1, 0.2], .double(0.30000000000000004), 0.15000000000000002),
