@@ -205,7 +205,7 @@ public actor Database {
         var plainSet = write.updateMask == nil && write.transforms.isEmpty
         if case .update = write.operation {} else { plainSet = false }
         if !plainSet { try Validation.validateFields(fields) }
-        try Validation.validateSize(id, write.key, fields)
+        try Validation.validateSize(write.key, fields)
         let next: DocumentState
         if let current, current.fields.isIdentical(to: fields) {
             next = current

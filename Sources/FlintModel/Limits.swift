@@ -163,13 +163,10 @@ public enum Validation {
         (try? FieldPath(path).canonical) ?? path.joined(separator: ".")
     }
 
-    /// Rejects documents whose storage size exceeds 1 MiB, naming the size.
-    public static func validateSize(_ db: DatabaseID, _ key: DocumentKey, _ fields: MapValue) throws(FlintError) {
-        let size = StorageSize.document(key, fields)
-        if size > Limits.maxDocumentBytes {
-            throw .invalidArgument(
-                "Document \"\(db.documentsRoot)/\(key.path.canonical)\" cannot be written because its size (\(size) bytes) exceeds the maximum allowed size of \(Limits.maxDocumentBytes) bytes."
-            )
+    /// Rejects documents whose storage size exceeds 1 MiB, in the reference emulator's words.
+    public static func validateSize(_ key: DocumentKey, _ fields: MapValue) throws(FlintError) {
+        if StorageSize.document(key, fields) > Limits.maxDocumentBytes {
+            throw .invalidArgument("maximum entity size is \(Limits.maxDocumentBytes) bytes")
         }
     }
 }
@@ -179,9 +176,13 @@ public enum StorageSize {
     /// String sizes count UTF-8 bytes plus one.
     public static func string(_ s: String) -> Int { s.utf8.count + 1 }
 
-    /// Each collection and document id as a string, plus 16.
+    /// Each collection and document id, plus 16. A numeric document id (`__id7__`) is an
+    /// integer, 8 bytes, however many digits it is written with.
     public static func documentName(_ path: ResourcePath) -> Int {
-        path.segments.reduce(16) { $0 + string($1) }
+        path.segments.enumerated().reduce(16) { total, segment in
+            let isDocumentID = segment.offset % 2 == 1
+            return total + (isDocumentID && NumericID.value(segment.element) != nil ? 8 : string(segment.element))
+        }
     }
 
     public static func value(_ v: Value) -> Int {
@@ -194,7 +195,8 @@ public enum StorageSize {
         case .reference(let r): documentName(r.key.path)
         case .array(let items): items.reduce(0) { $0 + value($1) }
         case .map(let m): fields(m)
-        case .vector(let v): string("__type__") + string("__vector__") + string("value") + 8 * v.count
+        // Counted by its dimensions alone, not as the map it is written as.
+        case .vector(let v): 8 * v.count
         }
     }
 

@@ -9,6 +9,17 @@ struct RequestLimitsDifferentialTests {
 
     static func string(_ n: Int) -> String { #"{"stringValue": "\#(x(n))"}"# }
 
+    static func vector(_ dimensions: Int) -> String {
+        let values = Array(repeating: #"{"doubleValue": 1}"#, count: dimensions).joined(separator: ", ")
+        return #"{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [\#(values)]}}}}}"#
+    }
+
+    /// A document body of a 1,000,000-byte string, a filler string, and any extra fields.
+    static func sized(_ filler: Int, extra: String? = nil) -> String {
+        let fields = [#""a": \#(string(1_000_000))"#, #""b": \#(string(filler))"#] + (extra.map { [$0] } ?? [])
+        return #"{"fields": {\#(fields.joined(separator: ", "))}}"#
+    }
+
     static func query(_ parts: String) -> String { #"{"structuredQuery": {"from": [{"collectionId": "c"}], \#(parts)}}"# }
 
     static func filter(_ field: String, _ op: String, _ value: String) -> String {
@@ -41,6 +52,19 @@ struct RequestLimitsDifferentialTests {
         ("PATCH", "/c/a", #"{"fields": {"s": {"arrayValue": {"values": [\#(string(1_048_488))]}}}}"#, "Bearer owner"),
         ("PATCH", "/c/a", #"{"fields": {"m": {"mapValue": {"fields": {"s": \#(string(1_048_488))}}}}}"#, "Bearer owner"),
         ("PATCH", "/c/a", #"{"fields": {"a": {"arrayValue": {"values": [{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": 1}]}}}}}]}}}}"#, "Bearer owner"),
+        // Whole documents at 1 MiB, with a string of 1,000,000 bytes, a filler, and what is
+        // counted its own way: a vector by its dimensions, a numeric id as 8 bytes (own name,
+        // parent, or reference). The message names the size.
+        ("PATCH", "/c/a", sized(48_492, extra: #""v": \#(vector(3))"#), "Bearer owner"),
+        ("PATCH", "/c/a", sized(48_493, extra: #""v": \#(vector(3))"#), "Bearer owner"),
+        ("PATCH", "/c/a", sized(48_490, extra: #""m": {"mapValue": {"fields": {"k": \#(vector(3))}}}"#), "Bearer owner"),
+        ("PATCH", "/c/a", sized(48_491, extra: #""m": {"mapValue": {"fields": {"k": \#(vector(3))}}}"#), "Bearer owner"),
+        ("PATCH", "/c/__id123456789__", sized(48_512), "Bearer owner"),
+        ("PATCH", "/c/__id123456789__", sized(48_513), "Bearer owner"),
+        ("PATCH", "/c/__id-9223372036854775808__/s/d", sized(48_508), "Bearer owner"),
+        ("PATCH", "/c/__id-9223372036854775808__/s/d", sized(48_509), "Bearer owner"),
+        ("PATCH", "/c/a", sized(48_484, extra: #""r": {"referenceValue": "$D/col/__id123456789__/s/d"}"#), "Bearer owner"),
+        ("PATCH", "/c/a", sized(48_485, extra: #""r": {"referenceValue": "$D/col/__id123456789__/s/d"}"#), "Bearer owner"),
         // Paths a request names.
         ("PATCH", "/c/a?updateMask.fieldPaths=\(x(1499))", #"{"fields": {}}"#, "Bearer owner"),
         ("PATCH", "/c/a?updateMask.fieldPaths=\(x(1500))", #"{"fields": {}}"#, "Bearer owner"),
@@ -59,6 +83,8 @@ struct RequestLimitsDifferentialTests {
         ("POST", ":runQuery", filter("a.b", "LESS_THAN", #"{"mapValue": {"fields": {"k": \#(string(1497))}}}"#), "Bearer owner"),
         ("POST", ":runQuery", filter("a.b", "LESS_THAN", #"{"mapValue": {"fields": {"k": \#(string(1498))}}}"#), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "ARRAY_CONTAINS", string(1500)), "Bearer owner"),
+        ("POST", ":runQuery", filter("v", "EQUAL", vector(187)), "Bearer owner"),
+        ("POST", ":runQuery", filter("v", "EQUAL", vector(188)), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "IN", #"{"arrayValue": {"values": [\#(string(1000)), \#(string(1000))]}}"#), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "NOT_IN", #"{"arrayValue": {"values": [\#(string(1500))]}}"#), "Bearer owner"),
         // Admin-only methods: a malformed request is refused as malformed first.

@@ -110,18 +110,30 @@ struct ValidationTests {
         #expect(StorageSize.value(["k": .bytes([1, 2, 3])]) == 2 + 3)
     }
 
+    /// Measured on the reference at the 1 MiB edge: a vector is 8 bytes a dimension, and a
+    /// numeric document id 8 bytes whatever its digits, wherever a name holds it.
+    @Test func vectorsAndNumericIDsAreSizedAsNumbers() throws {
+        #expect(StorageSize.value(.vector([1, 2, 3])) == 24)
+        #expect(StorageSize.fields(["v": .vector([0.5])]) == 2 + 8)
+        #expect(StorageSize.documentName(try DocumentKey(parsing: "c/__id123456789__").path) == 2 + 8 + 16)
+        #expect(StorageSize.documentName(try DocumentKey(parsing: "c/__id-9223372036854775808__/s/d").path) == 2 + 8 + 2 + 2 + 16)
+        // Not numeric ids: counted as strings.
+        #expect(StorageSize.documentName(try DocumentKey(parsing: "c/__id01__x").path) == 2 + 10 + 16)
+        #expect(StorageSize.documentName(try DocumentKey(parsing: "c/id123").path) == 2 + 6 + 16)
+        let reference = Value.reference(DocumentReference(database: DatabaseID(project: "p"), key: try DocumentKey(parsing: "col/__id9__")))
+        #expect(StorageSize.value(reference) == 4 + 8 + 16)
+    }
+
     @Test func documentsOverOneMebibyteAreRejected() throws {
         let key = try DocumentKey(parsing: "c/big")
         let overhead = StorageSize.documentName(key.path) + 32 + StorageSize.string("s") + 1
         let fits: MapValue = ["s": .string(String(repeating: "x", count: Limits.maxDocumentBytes - overhead))]
         #expect(StorageSize.document(key, fits) == Limits.maxDocumentBytes)
-        try Validation.validateSize(DatabaseID(project: "p"), key, fits)
+        try Validation.validateSize(key, fits)
         let tooBig: MapValue = ["s": .string(String(repeating: "x", count: Limits.maxDocumentBytes - overhead + 1))]
-        #expect(
-            throws: FlintError.invalidArgument(
-                "Document \"projects/p/databases/(default)/documents/c/big\" cannot be written because its size (1048577 bytes) exceeds the maximum allowed size of 1048576 bytes."
-            )
-        ) { try Validation.validateSize(DatabaseID(project: "p"), key, tooBig) }
+        #expect(throws: FlintError.invalidArgument("maximum entity size is 1048576 bytes")) {
+            try Validation.validateSize(key, tooBig)
+        }
     }
 
     @Test func mapPathsSetAndRemove() throws {

@@ -382,7 +382,7 @@ def test_oversized_documents_and_requests_are_refused(col):
     assert 'The value of property "x" is longer than 1048487 bytes.' in str(value.value)
     with pytest.raises(exceptions.InvalidArgument) as document:
         col.document("big").set({"x": "a" * 600_000, "y": "b" * 600_000})
-    assert "exceeds the maximum allowed size" in str(document.value)
+    assert "maximum entity size is 1048576 bytes" in str(document.value)
     with pytest.raises(exceptions.InvalidArgument) as request:
         col.document("bigger").set({"x": "a" * (11 << 20)})
     assert "Request payload size exceeds the limit: 10485760 bytes." in str(request.value)
