@@ -29,7 +29,7 @@ struct FirestoreCalls: Sendable {
         var transaction: TransactionID?
         switch r.consistencySelector {
         case .transaction(let t)?: transaction = TransactionID(bytes: Array(t))
-        case .readTime(let t)?: readTime = try Wire.timestamp(t)
+        case .readTime(let t)?: readTime = try Wire.versionTime(t)
         case nil: break
         }
         let mask = r.hasMask ? try Wire.mask(r.mask) : nil
@@ -52,7 +52,7 @@ struct FirestoreCalls: Sendable {
         list.showMissing = r.showMissing
         switch r.consistencySelector {
         case .transaction(let t)?: list.transaction = TransactionID(bytes: Array(t))
-        case .readTime(let t)?: list.readTime = try Wire.timestamp(t)
+        case .readTime(let t)?: list.readTime = try Wire.versionTime(t)
         case nil: break
         }
         let page = try await engine.database(id).listDocuments(list)
@@ -257,6 +257,7 @@ struct FirestoreCalls: Sendable {
     {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         var readTime: Timestamp?
+        // The reference truncates a finer read time here, as it does nowhere else.
         if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
         let page = try await engine.database(id).listCollectionIDs(
             parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime,
@@ -272,7 +273,7 @@ struct FirestoreCalls: Sendable {
     {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         var readTime: Timestamp?
-        if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
+        if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.versionTime(t) }
         let query = try Wire.query(r.structuredQuery, parent: parent, id)
         let page = try await engine.database(id).partitionQuery(
             query, partitionCount: Int(r.partitionCount), pageSize: Int(r.pageSize),
@@ -292,7 +293,7 @@ struct FirestoreCalls: Sendable {
     static func options(_ p: Google_Firestore_V1_TransactionOptions) throws(FlintError) -> TransactionOptions {
         switch p.mode {
         case .readOnly(let ro)?:
-            if case .readTime(let t)? = ro.consistencySelector { return .readOnly(readTime: try Wire.timestamp(t)) }
+            if case .readTime(let t)? = ro.consistencySelector { return .readOnly(readTime: try Wire.versionTime(t)) }
             return .readOnly()
         case .readWrite(let rw)?:
             return .readWrite(retrying: rw.retryTransaction.isEmpty ? nil : TransactionID(bytes: Array(rw.retryTransaction)))
@@ -317,7 +318,7 @@ struct FirestoreCalls: Sendable {
         case .newTransaction(let o)?:
             let id = try await db.beginTransaction(try options(o))
             return (nil, id, id)
-        case .readTime(let t)?: return (try Wire.timestamp(t), nil, nil)
+        case .readTime(let t)?: return (try Wire.versionTime(t), nil, nil)
         case nil: return (nil, nil, nil)
         }
     }

@@ -249,8 +249,16 @@ struct RESTAPI: Sendable {
 
     static func readTime(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) -> Google_Protobuf_Timestamp? {
         guard let text = q["readTime"] else { return nil }
-        guard let t = RFC3339.parse(String(text)) else { throw .invalidArgument("readTime \"\(text)\" is not an RFC 3339 timestamp.") }
-        return Wire.proto(t)
+        return try timestamp(text, named: "readTime")
+    }
+
+    /// A time given as a query parameter, read as the same time in a body is read (to the
+    /// nanosecond as written), so that both are checked alike.
+    static func timestamp(_ text: Substring, named name: String) throws(FlintError) -> Google_Protobuf_Timestamp {
+        guard let t = try? Google_Protobuf_Timestamp(jsonString: JSONString.quoted(String(text))) else {
+            throw .invalidArgument("\(name) \"\(text)\" is not an RFC 3339 timestamp.")
+        }
+        return t
     }
 
     static func precondition(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) -> Google_Firestore_V1_Precondition? {
@@ -264,10 +272,7 @@ struct RESTAPI: Sendable {
             return p
         }
         if let time = q["currentDocument.updateTime"] {
-            guard let t = RFC3339.parse(String(time)) else {
-                throw .invalidArgument("currentDocument.updateTime \"\(time)\" is not an RFC 3339 timestamp.")
-            }
-            p.updateTime = Wire.proto(t)
+            p.updateTime = try timestamp(time, named: "currentDocument.updateTime")
             return p
         }
         return nil

@@ -43,6 +43,16 @@ public enum Wire {
         try Timestamp(seconds: t.seconds, nanos: t.nanos)
     }
 
+    /// A time that names a version (a read time, a precondition's update time). Versions are
+    /// whole microseconds after the epoch, so, as on the reference, a finer time is refused
+    /// rather than truncated to another version, and so is one at or before the epoch.
+    public static func versionTime(_ t: Google_Protobuf_Timestamp) throws(FlintError) -> Timestamp {
+        if t.nanos % 1000 != 0 { throw .invalidArgument("timestamp cannot have more than microseconds precision") }
+        let time = try timestamp(t)
+        if time.microseconds <= 0 { throw .invalidArgument("Only timestamps past epoch are supported.") }
+        return time
+    }
+
     // MARK: - Values out
 
     public static func proto(_ v: Value) -> Google_Firestore_V1_Value {

@@ -70,6 +70,18 @@ struct RESTBadInputDifferentialTests {
         ("POST", "/c//d", "{}"),
         ("POST", "/c//d/e", "{}"),
         ("POST", "//d:runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c"}]}}"#),
+        // A time naming a version is whole microseconds after the epoch; listCollectionIds
+        // alone truncates a finer one.
+        ("POST", ":batchGet", #"{"readTime": "2020-01-01T00:00:00.000000500Z", "documents": ["$D/c/a"]}"#),
+        ("POST", ":batchGet", #"{"newTransaction": {"readOnly": {"readTime": "1960-01-01T00:00:00.000000001Z"}}, "documents": ["$D/c/a"]}"#),
+        ("POST", ":batchGet", #"{"readTime": "0001-01-01T00:00:00Z", "documents": ["$D/c/a"]}"#),
+        ("POST", ":batchGet", #"{"readTime": "1970-01-01T00:00:00Z", "documents": ["$D/c/a"]}"#),
+        ("POST", ":runQuery", #"{"readTime": "2020-01-01T00:00:00.000001001Z", "structuredQuery": {"from": [{"collectionId": "c"}]}}"#),
+        ("POST", ":runAggregationQuery", #"{"readTime": "2020-01-01T00:00:00.1234567Z", "structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]}, "aggregations": [{"count": {}}]}}"#),
+        ("POST", ":beginTransaction", #"{"options": {"readOnly": {"readTime": "2020-01-01T00:00:00.000000001Z"}}}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "currentDocument": {"updateTime": "2020-01-01T00:00:00.000000001Z"}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "currentDocument": {"updateTime": "0001-01-01T00:00:00Z"}}]}"#),
+        ("POST", ":listCollectionIds", #"{"readTime": "2020-01-01T00:00:00.000000001Z"}"#),
     ]
 
     /// Method, path below `/v1/`, body: writes where documents may not be stored.

@@ -200,6 +200,39 @@ struct RESTTests {
         }
     }
 
+    /// A read time or a precondition's update time names a version: whole microseconds after
+    /// the epoch. A finer one is refused rather than truncated to another version, as on the
+    /// reference; only listCollectionIds truncates it there.
+    @Test func timesThatNameVersionsAreWholeMicroseconds() async throws {
+        try await withServer { client in
+            let written = try await Self.call(client, .patch, Self.base + "/v/a", #"{"fields":{}}"#) as? [String: Any]
+            let updated = try #require(written?["updateTime"] as? String)
+            let finer = updated.replacingOccurrences(of: "Z", with: "001Z")
+            let precision = ("INVALID_ARGUMENT", "timestamp cannot have more than microseconds precision")
+            let precondition = try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"delete":"\(Self.name)/v/a","currentDocument":{"updateTime":"\(finer)"}}]}
+                """, expect: .badRequest)
+            #expect(Self.error(precondition)! == precision)
+            let read = try await Self.call(client, .post, Self.base + ":batchGet",
+                #"{"readTime":"\#(finer)","documents":["\#(Self.name)/v/a"]}"#, expect: .badRequest)
+            #expect(Self.error(read)! == precision)
+            let single = try await Self.call(client, .get, Self.base + "/v/a?readTime=\(finer)", expect: .badRequest)
+            #expect(Self.error(single)! == precision)
+            let begun = try await Self.call(client, .post, Self.base + ":beginTransaction",
+                #"{"options":{"readOnly":{"readTime":"\#(finer)"}}}"#, expect: .badRequest)
+            #expect(Self.error(begun)! == precision)
+            let epoch = try await Self.call(client, .post, Self.base + ":runQuery",
+                #"{"readTime":"1970-01-01T00:00:00Z","structuredQuery":{"from":[{"collectionId":"v"}]}}"#, expect: .badRequest)
+            #expect(Self.error(epoch)! == ("INVALID_ARGUMENT", "Only timestamps past epoch are supported."))
+            // The same times to the microsecond are taken.
+            try await Self.call(client, .post, Self.base + ":batchGet", #"{"readTime":"\#(updated)","documents":["\#(Self.name)/v/a"]}"#)
+            try await Self.call(client, .post, Self.base + ":listCollectionIds", #"{"readTime":"\#(finer)"}"#, auth: "Bearer owner")
+            try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"delete":"\(Self.name)/v/a","currentDocument":{"updateTime":"\(updated)"}}]}
+                """)
+        }
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         try await withServer { client in
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
