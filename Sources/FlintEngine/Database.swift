@@ -480,7 +480,7 @@ public actor Database {
     public func listDocuments(_ request: ListDocumentsRequest) throws(FlintError) -> ListDocumentsPage {
         guard request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
         if request.showMissing && !request.orderBy.isEmpty {
-            throw .invalidArgument("show_missing cannot be combined with order_by.")
+            throw .invalidArgument("cannot specify an order when show_missing is true")
         }
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()

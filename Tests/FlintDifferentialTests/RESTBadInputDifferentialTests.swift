@@ -70,6 +70,8 @@ struct RESTBadInputDifferentialTests {
         ("POST", "/c//d", "{}"),
         ("POST", "/c//d/e", "{}"),
         ("POST", "//d:runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c"}]}}"#),
+        ("GET", "/c?showMissing=true&orderBy=n", nil),
+        ("GET", "/c?pageSize=-1", nil),
         // A time naming a version is whole microseconds after the epoch; listCollectionIds
         // alone truncates a finer one.
         ("POST", ":batchGet", #"{"readTime": "2020-01-01T00:00:00.000000500Z", "documents": ["$D/c/a"]}"#),

@@ -105,6 +105,11 @@ struct ReadTests {
         await #expect(throws: FlintError.invalidArgument("invalid page token")) {
             try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageToken: "garbage"))
         }
+        await #expect(throws: FlintError.invalidArgument("cannot specify an order when show_missing is true")) {
+            var request = ListDocumentsRequest(collectionID: "l", showMissing: true)
+            request.orderBy = [Ordering(try FieldPath(["n"]))]
+            return try await db.listDocuments(request)
+        }
     }
 
     @Test func collectionIDsAtRootAndUnderDocumentsWithPaging() async throws {
