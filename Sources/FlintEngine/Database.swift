@@ -703,7 +703,7 @@ public actor Database {
         _ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil, transaction: TransactionID? = nil,
         explain: ExplainOptions? = nil, auth: AuthContext = .owner
     ) throws(FlintError) -> AggregationResult {
-        let aliases = try Aggregator.aliases(aggregations)
+        let aliases = try Aggregator.aliases(aggregations, of: query)
         var documentsQuery = query
         documentsQuery.projection = nil
         let result = try runQuery(documentsQuery, readTime: readTime, transaction: transaction, explain: explain, auth: auth)

@@ -59,10 +59,11 @@ public enum Validation {
         }
     }
 
-    /// `__anything__` is reserved for Firestore itself.
+    /// `__anything__` is reserved for Firestore itself; `____`, with nothing between, is not
+    /// (probed on the reference, as a field, an id, a project and a database).
     public static func isReserved(_ name: String) -> Bool {
         let u = name.utf8
-        return u.count >= 4 && u.starts(with: "__".utf8) && u.reversed().starts(with: "__".utf8)
+        return u.count > 4 && u.starts(with: "__".utf8) && u.reversed().starts(with: "__".utf8)
     }
 
     /// Where documents may be stored: Firestore keeps `__…__` project and database ids for

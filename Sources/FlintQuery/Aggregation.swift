@@ -28,8 +28,10 @@ public struct Aggregation: Sendable {
 public enum Aggregator {
     public static let maxAggregations = 5
 
-    /// Checks the list and returns the alias of each entry.
-    public static func aliases(_ aggregations: [Aggregation]) throws(FlintError) -> [String] {
+    /// Checks the list, and the reserved names in it and in the query it aggregates, and
+    /// returns the alias of each entry.
+    public static func aliases(_ aggregations: [Aggregation], of query: Query) throws(FlintError) -> [String] {
+        try QueryFieldNames.checkReserved(query, aggregations: aggregations)
         if aggregations.isEmpty { throw .invalidArgument("Aggregations can not be empty.") }
         if aggregations.count > maxAggregations {
             throw .invalidArgument("Aggregation queries can have at most \(maxAggregations) aggregations.")
@@ -45,8 +47,14 @@ public enum Aggregator {
             if !seen.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("Aggregation aliases contain duplicate alias: \(name).")
             }
-            if case .count(let upTo?) = a.kind, upTo < 0 {
-                throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
+            switch a.kind {
+            case .count(let upTo):
+                if let upTo, upTo < 0 {
+                    throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
+                }
+            case .sum(let path), .average(let path):
+                try QueryFieldNames.checkNameAlone(path)
+                if path.isDocumentID { throw .invalidArgument("Aggregations are not supported for the property: __key__") }
             }
             names.append(name)
         }

@@ -105,7 +105,9 @@ enum FilterRules {
         }
     }
 
-    static func validate(_ filter: Filter) throws(FlintError) {
+    /// Each filter in turn, then the rules across them. `database` is the query's: a name it
+    /// compares with must be in it.
+    static func validate(_ filter: Filter, database: DatabaseID) throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false
         var hasDisjunctive = false
@@ -115,12 +117,13 @@ enum FilterRules {
                 if c.op == .or && c.filters.count > 1 { hasDisjunctive = true }
                 for child in c.filters { try walk(child) }
             case .unary(let u):
+                try QueryFieldNames.checkNameAlone(u.field)
+                // The reference reads these as comparisons with null or NaN, which are not names.
+                if u.field.isDocumentID { throw .invalidArgument("__key__ filter value must be a Key") }
                 if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
-                if u.field.isDocumentID && (u.op == .isNaN || u.op == .isNotNaN) {
-                    throw .invalidArgument("the name __key__ is reserved")
-                }
             case .field(let ff):
-                try validateField(ff)
+                try QueryFieldNames.checkNameAlone(ff.field)
+                try validateField(ff, database: database)
                 switch ff.op {
                 case .notEqual: notEqualCount += 1
                 case .notIn:
@@ -153,7 +156,7 @@ enum FilterRules {
         }
     }
 
-    static func validateField(_ f: FieldFilter) throws(FlintError) {
+    static func validateField(_ f: FieldFilter, database: DatabaseID) throws(FlintError) {
         let name = f.op.rawValue
         switch f.op {
         case .in, .notIn, .arrayContainsAny:
@@ -169,12 +172,19 @@ enum FilterRules {
         case .arrayContains, .arrayContainsAny: throw .invalidArgument("the name __key__ is reserved")
         case .in, .notIn:
             if case .array(let items) = f.value {
-                for item in items {
-                    guard case .reference = item else { throw .invalidArgument("__key__ filter value must be a Key") }
-                }
+                for item in items { try checkName(item, database) }
             }
         case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
-            guard case .reference = f.value else { throw .invalidArgument("__key__ filter value must be a Key") }
+            try checkName(f.value, database)
+        }
+    }
+
+    /// A value compared with `__name__`: a reference to a document of the query's database.
+    private static func checkName(_ value: Value, _ database: DatabaseID) throws(FlintError) {
+        guard case .reference(let r) = value else { throw .invalidArgument("__key__ filter value must be a Key") }
+        guard r.database == database else {
+            throw .invalidArgument(
+                "The request was for database '\(database.name)' but was attempting to access database '\(r.database.name)'")
         }
     }
 

@@ -13,8 +13,9 @@ public enum FindNearestRules {
         if f.queryVector.count > 2048 {
             throw .invalidArgument("FindNearest.query_vector must have at most 2048 dimensions.")
         }
-        if let path = f.distanceResultField, path.isDocumentID {
-            throw .invalidArgument("FindNearest.distance_result_field cannot be __name__.")
+        // Only a whole reserved name is refused here; `a.__x__` is let be, as on the reference.
+        if let path = f.distanceResultField, Validation.isReserved(path.canonical) {
+            throw .invalidArgument("The distanceResultField.property.name \"\(path.canonical)\" is reserved.")
         }
     }
 

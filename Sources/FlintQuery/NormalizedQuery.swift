@@ -15,16 +15,23 @@ public struct NormalizedQuery: Sendable {
     public static let maxInValues = 30
     public static let maxNotInValues = 10
 
+    /// Checks the query in the reference's order, so that a query with several faults is told
+    /// the same one: reserved names, limits, the collection, projection, filters, then order.
     public init(_ query: Query, database: DatabaseID) throws(FlintError) {
+        try QueryFieldNames.checkReserved(query)
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
-        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) } else { try Self.checkKindless(query) }
+        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
         self.query = query
         self.database = database
         self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
+        for path in query.projection ?? [] { try QueryFieldNames.checkNameAlone(path) }
+        if let filter = query.filter { try FilterRules.validate(filter, database: database) }
+        if query.collectionID == nil { try Self.checkKindless(query) }
         var seen = Set<FieldPath>()
         for (i, o) in query.orderBy.enumerated() {
+            try QueryFieldNames.checkNameAlone(o.field)
             if !seen.insert(o.field).inserted {
                 throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.canonical)")
             }
@@ -32,7 +39,6 @@ public struct NormalizedQuery: Sendable {
                 throw .invalidArgument("order by clause cannot contain more fields after the key")
             }
         }
-        if let filter = query.filter { try FilterRules.validate(filter) }
 
         var full = query.orderBy
         let direction = query.orderBy.last?.descending ?? false
@@ -51,8 +57,11 @@ public struct NormalizedQuery: Sendable {
         for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
             if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
             for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
-                guard case .reference = value else {
+                guard case .reference(let r) = value else {
                     throw .invalidArgument("Cursor __key__ value is not a document reference.")
+                }
+                guard r.database == database else {
+                    throw .invalidArgument("The cursor key is in a different database than the query")
                 }
             }
         }

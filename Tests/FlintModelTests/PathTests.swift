@@ -81,7 +81,9 @@ struct PathTests {
         #expect(throws: FlintError.invalidArgument("Resource id \"..\" is invalid.")) { try Validation.validateCollectionID("..") }
         #expect(throws: FlintError.self) { try Validation.validateDocumentID("") }
         #expect(Validation.isReserved("__a__"))
-        #expect(Validation.isReserved("____"))
+        #expect(Validation.isReserved("_____"))
+        // `__` then `__` with nothing between is an ordinary name on the reference.
+        #expect(!Validation.isReserved("____"))
         #expect(!Validation.isReserved("__a"))
         #expect(!Validation.isReserved("___"))
     }

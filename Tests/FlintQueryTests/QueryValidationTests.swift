@@ -35,6 +35,30 @@ struct QueryValidationTests {
          "Cursor __key__ value is not a document reference."),
         ("name filter not a reference", Query(collectionID: "c", filter: F("__name__", .equal, "x")), "__key__ filter value must be a Key"),
         ("name array-contains", Query(collectionID: "c", filter: F("__name__", .arrayContains, ref("c/s"))), "the name __key__ is reserved"),
+        ("name is null", Query(collectionID: "c", filter: U("__name__", .isNull)), "__key__ filter value must be a Key"),
+        ("name is not nan", Query(collectionID: "c", filter: U("__name__", .isNotNaN)), "__key__ filter value must be a Key"),
+        ("name in another database", Query(collectionID: "c", filter: F("__name__", .in, [ref("c/a"), otherRef])),
+         "The request was for database 'projects/q1/databases/(default)' but was attempting to access database 'projects/zz/databases/(default)'"),
+        ("name cursor in another database", Query(collectionID: "c", orderBy: [asc("__name__")], startAt: Cursor(values: [otherRef], before: true)),
+         "The cursor key is in a different database than the query"),
+        // Reserved names first, anywhere, in clause order (filter, projection, order); then
+        // limits; then `__name__` inside a longer path, projection before filters before order.
+        ("reserved in a filter", Query(collectionID: "c", filter: F("a.__foo__.b", .equal, 1)), "Invalid reserved name in field path __foo__.b"),
+        ("name inside a reserved path", Query(collectionID: "c", filter: U("__foo__.__name__", .isNull)),
+         "Invalid reserved name in field path __foo__.__key__"),
+        ("the reference's own word", Query(collectionID: "c", filter: F("a.__key__", .equal, 1)), #"Invalid property path member name "__key__"."#),
+        ("reserved before the limit", Query(collectionID: "c", filter: F("__bar__", .equal, 1), limit: -1), "Invalid reserved name in field path __bar__"),
+        ("filter before order", Query(collectionID: "c", filter: F("__key__", .equal, 1), orderBy: [asc("__foo__")]),
+         #"Invalid property path member name "__key__"."#),
+        ("reserved projection", Query(collectionID: "c", orderBy: [asc("__bar__")], projection: [path("__foo__")]), "Invalid reserved name in field path __foo__"),
+        ("name inside a filter path", Query(collectionID: "c", filter: F("__name__.x", .equal, 1)), "the name __key__ is reserved"),
+        ("name inside an order path", Query(collectionID: "c", orderBy: [asc("a.__name__")]), "the name __key__ is reserved"),
+        ("projection before filter", Query(collectionID: "c", filter: F("__name__", .equal, 1), projection: [path("__name__.x")]),
+         "the name __key__ is reserved"),
+        ("filter before duplicate order", Query(collectionID: "c", filter: F("__name__", .equal, 1), orderBy: [asc("a"), asc("a")]),
+         "__key__ filter value must be a Key"),
+        ("name as distance field", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: path("__name__"))),
+         #"The distanceResultField.property.name "__name__" is reserved."#),
         ("negative limit", Query(collectionID: "c", limit: -1), "limit is negative"),
         ("negative offset", Query(collectionID: "c", offset: -1), "offset is negative"),
         ("duplicate order", Query(collectionID: "c", orderBy: [asc("v"), desc("v")]), "order by clause cannot contain duplicate fields v"),
@@ -77,6 +101,32 @@ struct QueryValidationTests {
         for (name, query, message) in Self.cases {
             await #expect(throws: FlintError.invalidArgument(message), "\(name)") {
                 try await database.runQuery(query)
+            }
+        }
+    }
+
+    /// Names the reference lets through: `____`, `__name__` as a whole path or inside the vector
+    /// field of a nearest-neighbour search, and a reserved segment inside a distance field.
+    @Test func namesThatAreNotReservedAreAccepted() async throws {
+        let database = try await database(mixed)
+        #expect(try await database.ids(Query(collectionID: "c", filter: F("____", .equal, 1), orderBy: [asc("a.____")])) == [])
+        #expect(try await database.ids(Query(collectionID: "c", projection: [path("__name__")])).count == mixed.count)
+        let nearest = FindNearest(field: path("__name__.x"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: path("a.__d__"))
+        #expect(try await database.ids(Query(collectionID: "c", findNearest: nearest)) == [])
+    }
+
+    @Test func aggregatedFieldsFollowTheSameRules() async throws {
+        let database = try await database(mixed)
+        let cases: [([Aggregation], Filter?, String)] = [
+            ([Aggregation(alias: "s", .sum(path("__name__")))], nil, "Aggregations are not supported for the property: __key__"),
+            ([Aggregation(alias: "s", .average(path("__name__.x")))], nil, "the name __key__ is reserved"),
+            // A reserved name in any aggregated field comes first, then in the query.
+            ([Aggregation(alias: "s", .sum(path("__name__.x"))), Aggregation(alias: "t", .average(path("__foo__")))], F("__bar__", .equal, 1),
+             "Invalid reserved name in field path __foo__"),
+        ]
+        for (aggregations, filter, message) in cases {
+            await #expect(throws: FlintError.invalidArgument(message), "\(message)") {
+                try await database.runAggregation(Query(collectionID: "c", filter: filter), aggregations: aggregations)
             }
         }
     }

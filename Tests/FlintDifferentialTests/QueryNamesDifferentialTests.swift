@@ -1,0 +1,123 @@
+import Testing
+
+/// Reserved names and `__name__` in the field paths and operands of queries and aggregations,
+/// sent as raw REST to the reference and to Flint: the same status and, when refused, the same
+/// message, including which fault a query with several is told first.
+struct QueryNamesDifferentialTests {
+    static func filter(_ field: String, _ op: String = "EQUAL", _ value: String = #"{"integerValue": "1"}"#) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": \#(value)}}"#
+    }
+
+    static func unary(_ field: String, _ op: String) -> String {
+        #"{"unaryFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)"}}"#
+    }
+
+    static func and(_ filters: String...) -> String {
+        #"{"compositeFilter": {"op": "AND", "filters": [\#(filters.joined(separator: ", "))]}}"#
+    }
+
+    static func order(_ fields: String...) -> String {
+        #""orderBy": [\#(fields.map { #"{"field": {"fieldPath": "\#($0)"}}"# }.joined(separator: ", "))]"#
+    }
+
+    static func select(_ field: String) -> String { #""select": {"fields": [{"fieldPath": "\#(field)"}]}"# }
+
+    static func reference(_ project: String, _ database: String = "(default)") -> String {
+        #"{"referenceValue": "projects/\#(project)/databases/\#(database)/documents/c/a"}"#
+    }
+
+    static let own = reference("flint-names")
+    static let vector = #"{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": 1}]}}}}}"#
+
+    static func nearest(_ field: String, distance: String? = nil) -> String {
+        let extra = distance.map { #", "distanceResultField": "\#($0)""# } ?? ""
+        return #""findNearest": {"vectorField": {"fieldPath": "\#(field)"}, "queryVector": \#(vector), "distanceMeasure": "EUCLIDEAN", "limit": 3\#(extra)}"#
+    }
+
+    /// The parts of a structured query after `from`.
+    static let queries: [String] = [
+        #""where": \#(filter("__foo__"))"#,
+        #""where": \#(filter("a.__foo__.b"))"#,
+        #""where": \#(filter("__foo__.__name__"))"#,
+        #""where": \#(filter("__name__.__foo__"))"#,
+        #""where": \#(filter("`a.b`.__foo__"))"#,
+        #""where": \#(filter("__key__.a"))"#,
+        #""where": \#(filter("____"))"#,
+        #""where": \#(filter("_____"))"#,
+        #""where": \#(filter("__id5__"))"#,
+        #""where": \#(unary("__foo__", "IS_NAN"))"#,
+        #""where": \#(unary("__name__", "IS_NULL"))"#,
+        #""where": \#(unary("__name__", "IS_NOT_NULL"))"#,
+        #""where": \#(unary("__name__", "IS_NAN"))"#,
+        #""where": \#(unary("__name__", "IS_NOT_NAN"))"#,
+        #""where": \#(filter("__name__.x"))"#,
+        #""where": \#(filter("a.__name__"))"#,
+        #""where": \#(filter("__name__", "EQUAL", own))"#,
+        #""where": \#(filter("__name__", "EQUAL", reference("zz")))"#,
+        #""where": \#(filter("__name__", "GREATER_THAN", reference("flint-names", "other")))"#,
+        #""where": \#(filter("__name__", "IN", "{\"arrayValue\": {\"values\": [\(own), \(reference("zz"))]}}"))"#,
+        #""where": \#(filter("__name__", "NOT_EQUAL", "{\"nullValue\": null}"))"#,
+        #""where": \#(filter("r", "EQUAL", reference("zz")))"#,
+        #"\#(order("__name__")), "startAt": {"values": [\#(reference("zz"))]}"#,
+        #"\#(order("__name__")), "endAt": {"values": [\#(own)]}"#,
+        order("__foo__"),
+        order("x.__name__"),
+        order("`__name__`"),
+        select("__foo__"),
+        select("__name__.x"),
+        select("__name__"),
+        // Several faults: which one is told.
+        #""where": \#(and(filter("__foo__"), filter("__key__")))"#,
+        #""where": \#(and(filter("__name__.x"), filter("__key__")))"#,
+        #""where": \#(and(filter("__name__.x"), filter("__foo__")))"#,
+        #""where": \#(filter("__key__")), \#(order("__foo__"))"#,
+        #""where": \#(filter("__bar__")), \#(order("__foo__"))"#,
+        #""where": \#(filter("__bar__")), \#(select("__foo__"))"#,
+        #"\#(order("__bar__")), \#(select("__foo__"))"#,
+        #""where": \#(filter("__bar__")), "limit": -1"#,
+        #""where": \#(filter("__name__.x")), "limit": -1"#,
+        #""where": \#(filter("__name__.x")), \#(order("a", "a"))"#,
+        #""where": \#(filter("__name__")), \#(order("a", "a"))"#,
+        #""where": \#(filter("__name__")), \#(select("__name__.x"))"#,
+        #""where": \#(filter("__name__", "EQUAL", reference("zz"))), \#(order("a", "a"))"#,
+        #""where": \#(and(filter("__name__", "EQUAL", reference("zz")), filter("__name__")))"#,
+        #""where": \#(and(filter("__name__"), filter("__name__", "EQUAL", reference("zz"))))"#,
+        nearest("__foo__"),
+        nearest("__name__.x"),
+        nearest("v", distance: "__foo__"),
+        nearest("v", distance: "__name__"),
+        nearest("v", distance: "a.__foo__"),
+    ]
+
+    /// Aggregations, each with the parts of its query after `from`.
+    static let aggregations: [(String, String)] = [
+        (#"{"alias": "s", "sum": {"field": {"fieldPath": "__name__"}}}"#, ""),
+        (#"{"alias": "s", "sum": {"field": {"fieldPath": "__name__.x"}}}"#, ""),
+        (#"{"alias": "s", "avg": {"field": {"fieldPath": "a.__foo__"}}}"#, ""),
+        (#"{"alias": "s", "avg": {"field": {"fieldPath": "__key__"}}}"#, ""),
+        (#"{"alias": "s", "sum": {"field": {"fieldPath": "__name__.x"}}}, {"alias": "t", "avg": {"field": {"fieldPath": "__foo__"}}}"#, ""),
+        (#"{"alias": "t", "avg": {"field": {"fieldPath": "__foo__"}}}"#, #", "where": \#(filter("__bar__"))"#),
+        (#"{"alias": "t", "avg": {"field": {"fieldPath": "____"}}}"#, ""),
+    ]
+
+    @Test func reservedNamesInQueriesAreRefusedAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "query names") else { return }
+        defer { stop() }
+        let documents = "/v1/projects/flint-names/databases/(default)/documents"
+        var bodies = Self.queries.map { (":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c"}], \#($0)}}"#) }
+        bodies += Self.aggregations.map { aggregations, parts in
+            (":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]\#(parts)}, "aggregations": [\#(aggregations)]}}"#)
+        }
+        var refused = 0
+        for (method, body) in bodies {
+            let expected = try await RawHTTP.send("POST", reference.base + documents + method, body)
+            let found = try await RawHTTP.send("POST", flint + documents + method, body)
+            #expect(found.status == expected.status, "\(body): \(RawHTTP.message(found.json) ?? "") / \(RawHTTP.message(expected.json) ?? "")")
+            if expected.status >= 400 {
+                refused += 1
+                #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(body)")
+            }
+        }
+        #expect(refused > 40 && refused < bodies.count - 8, "both accepted and refused names are compared")
+    }
+}
