@@ -448,6 +448,7 @@ public actor Database {
     public func get(
         _ key: DocumentKey, mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil, auth: AuthContext = .owner
     ) async throws(FlintError) -> Document? {
+        try Validation.validateReadMask(mask)
         if let transaction { await waitForOlderHolders(of: [key], transaction) }
         let t = try self.readTime(readTime, transaction)
         try authorizeReads([key], auth: auth, at: t, inTransaction: transaction != nil)
@@ -461,6 +462,7 @@ public actor Database {
         _ asked: [DocumentKey], mask: [FieldPath]? = nil, readTime: Timestamp? = nil, transaction: TransactionID? = nil,
         auth: AuthContext = .owner
     ) async throws(FlintError) -> BatchGetResult {
+        try Validation.validateReadMask(mask)
         // A document asked for twice is answered once, as on the reference.
         var seen = Set<DocumentKey>()
         let keys = asked.filter { seen.insert($0).inserted }
@@ -479,6 +481,7 @@ public actor Database {
     /// every collection directly below the parent, in name order.
     public func listDocuments(_ request: ListDocumentsRequest) throws(FlintError) -> ListDocumentsPage {
         guard request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        try Validation.validateReadMask(request.mask)
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
         }

@@ -53,7 +53,7 @@ public enum Aggregator {
                     throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
                 }
             case .sum(let path), .average(let path):
-                try QueryFieldNames.checkNameAlone(path)
+                try Validation.checkNameAlone(path)
                 if path.isDocumentID { throw .invalidArgument("Aggregations are not supported for the property: __key__") }
             }
             names.append(name)

@@ -117,12 +117,12 @@ enum FilterRules {
                 if c.op == .or && c.filters.count > 1 { hasDisjunctive = true }
                 for child in c.filters { try walk(child) }
             case .unary(let u):
-                try QueryFieldNames.checkNameAlone(u.field)
+                try Validation.checkNameAlone(u.field)
                 // The reference reads these as comparisons with null or NaN, which are not names.
                 if u.field.isDocumentID { throw .invalidArgument("__key__ filter value must be a Key") }
                 if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
             case .field(let ff):
-                try QueryFieldNames.checkNameAlone(ff.field)
+                try Validation.checkNameAlone(ff.field)
                 try validateField(ff, database: database)
                 switch ff.op {
                 case .notEqual: notEqualCount += 1

@@ -26,12 +26,12 @@ public struct NormalizedQuery: Sendable {
         self.database = database
         self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
-        for path in query.projection ?? [] { try QueryFieldNames.checkNameAlone(path) }
+        for path in query.projection ?? [] { try Validation.checkNameAlone(path) }
         if let filter = query.filter { try FilterRules.validate(filter, database: database) }
         if query.collectionID == nil { try Self.checkKindless(query) }
         var seen = Set<FieldPath>()
         for (i, o) in query.orderBy.enumerated() {
-            try QueryFieldNames.checkNameAlone(o.field)
+            try Validation.checkNameAlone(o.field)
             if !seen.insert(o.field).inserted {
                 throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.canonical)")
             }

@@ -46,7 +46,9 @@ public enum WriteApplier {
             try Validation.validateFields(fields)
         }
         for t in write.transforms {
-            if t.field.isDocumentID || t.field.segments.contains(where: Validation.isReserved) {
+            try Validation.checkNamedPath(t.field)
+            // The reference lets these through and stores a field named `__key__`.
+            if t.field.segments.contains("__name__") {
                 throw .invalidArgument("Cannot transform reserved field \"\(t.field.canonical)\".")
             }
             switch t.kind {
@@ -67,8 +69,11 @@ public enum WriteApplier {
     /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one
     /// of its sub-fields, as the reference allows: the wider path decides (see `apply`).
     static func validateMask(_ mask: [FieldPath]) throws(FlintError) {
-        for p in mask where p.isDocumentID || p.segments.contains(where: Validation.isReserved) {
-            throw .invalidArgument("Invalid reserved name in field path \(p.segments.first(where: Validation.isReserved) ?? p.canonical)")
+        for p in mask {
+            try Validation.checkNamedPath(p)
+            try Validation.checkNameAlone(p)
+            // The reference lets `__name__` alone through, a field no document can have.
+            if p.isDocumentID { throw .invalidArgument("Invalid reserved name in field path __name__") }
         }
     }
 

@@ -1,8 +1,9 @@
+import Foundation
 import Testing
 
 /// Reserved names and `__name__` in the field paths and operands of queries and aggregations,
-/// sent as raw REST to the reference and to Flint: the same status and, when refused, the same
-/// message, including which fault a query with several is told first.
+/// and in masks and transforms, sent as raw REST to the reference and to Flint: the same status
+/// and, when refused, the same message, including which fault a query with several is told.
 struct QueryNamesDifferentialTests {
     static func filter(_ field: String, _ op: String = "EQUAL", _ value: String = #"{"integerValue": "1"}"#) -> String {
         #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": \#(value)}}"#
@@ -119,5 +120,36 @@ struct QueryNamesDifferentialTests {
             }
         }
         #expect(refused > 40 && refused < bodies.count - 8, "both accepted and refused names are compared")
+    }
+
+    /// Read and update masks, and transforms. Not here: `__name__` in an update mask or in a
+    /// transform, which the reference lets through (a transform then stores a field named
+    /// `__key__`) and Flint refuses.
+    @Test func reservedNamesInMasksAndTransformsAreRefusedAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "mask names") else { return }
+        defer { stop() }
+        let documents = "projects/flint-names/databases/(default)/documents"
+        var requests: [(String, String, String?)] = []
+        for path in ["__foo__", "a.__foo__.b", "__foo__.__name__", "__key__", "a.__name__", "__name__.a", "__name__", "____"] {
+            let query = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? path
+            requests.append(("GET", "/c/a?mask.fieldPaths=\(query)", nil))
+            requests.append(("POST", ":batchGet", #"{"documents": ["\#(documents)/c/a"], "mask": {"fieldPaths": ["\#(path)"]}}"#))
+            if !path.contains("__name__") {
+                requests.append(("PATCH", "/c/a?updateMask.fieldPaths=\(query)", #"{"fields": {}}"#))
+                requests.append((
+                    "POST", ":commit",
+                    #"{"writes": [{"transform": {"document": "\#(documents)/c/a", "fieldTransforms": [{"fieldPath": "\#(path)", "increment": {"integerValue": "1"}}]}}]}"#
+                ))
+            } else if path != "__name__" {
+                requests.append(("PATCH", "/c/a?updateMask.fieldPaths=\(query)", #"{"fields": {}}"#))
+            }
+        }
+        for (method, path, body) in requests {
+            let target = "/v1/" + documents + path
+            let expected = try await RawHTTP.send(method, reference.base + target, body)
+            let found = try await RawHTTP.send(method, flint + target, body)
+            #expect(found.status == expected.status, "\(method) \(path) \(body ?? ""): \(RawHTTP.message(found.json) ?? "")")
+            if expected.status >= 400 { #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path) \(body ?? "")") }
+        }
     }
 }

@@ -128,6 +128,10 @@ struct CommitTests {
     @Test(arguments: [
         (["__name__"], "Invalid reserved name in field path __name__"),
         (["m.__x__"], "Invalid reserved name in field path __x__"),
+        (["m.__x__.y"], "Invalid reserved name in field path __x__.y"),
+        (["__x__.__name__"], "Invalid reserved name in field path __x__.__key__"),
+        (["a", "m.__key__"], #"Invalid property path member name "__key__"."#),
+        (["m.__name__"], "the name __key__ is reserved"),
     ])
     func masksNamingReservedFieldsAreRejected(mask: [String], message: String) async throws {
         let (db, _) = makeDatabase()
@@ -135,6 +139,39 @@ struct CommitTests {
             try await db.commit([.merge("c/a", ["a": 1], mask: mask)])
         }
         #expect(try await db.get(key("c/a")) == nil)
+    }
+
+    /// The same names in a transform; `__name__` anywhere too, which the reference would store
+    /// as a field named `__key__`.
+    @Test(arguments: [
+        ("m.__x__.y", "Invalid reserved name in field path __x__.y"),
+        ("__key__", #"Invalid property path member name "__key__"."#),
+        ("__name__", #"Cannot transform reserved field "__name__"."#),
+        ("m.__name__", #"Cannot transform reserved field "m.__name__"."#),
+    ])
+    func transformsOfReservedFieldsAreRejected(field: String, message: String) async throws {
+        let (db, _) = makeDatabase()
+        let transform = FieldTransform(try FieldPath(parsing: field), .increment(1))
+        await #expect(throws: FlintError.invalidArgument(message)) {
+            try await db.commit([Write(.update(key("c/a"), [:]), transforms: [transform])])
+        }
+        #expect(try await db.get(key("c/a")) == nil)
+    }
+
+    @Test func readMasksFollowTheSameRules() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("c/a"), ["a": 1, "____": 2])])
+        #expect(try await db.get(key("c/a"), mask: [FieldPath(["__name__"]), FieldPath(["____"])])?.fields == ["____": 2])
+        for (mask, message) in [("a.__x__", "Invalid reserved name in field path __x__"), ("__name__.a", "the name __key__ is reserved")] {
+            let paths = [try FieldPath(parsing: mask)]
+            await #expect(throws: FlintError.invalidArgument(message)) { try await db.get(key("c/a"), mask: paths) }
+            await #expect(throws: FlintError.invalidArgument(message)) { try await db.batchGet([key("c/a")], mask: paths) }
+            await #expect(throws: FlintError.invalidArgument(message)) {
+                var request = ListDocumentsRequest(collectionID: "c")
+                request.mask = paths
+                return try await db.listDocuments(request)
+            }
+        }
     }
 
     @Test func preconditionsUseFirestoresCodes() async throws {
