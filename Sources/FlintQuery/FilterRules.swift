@@ -78,13 +78,26 @@ enum FilterRules {
         }
     }
 
+    /// Whether an inequality can select anything. One that compares with null (or, a range,
+    /// with NaN) cannot, and the reference does not order by its field.
+    static func canSelect(_ f: FieldFilter) -> Bool {
+        switch f.op {
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual: return isComparable(f.value)
+        case .notEqual: if case .null = f.value { return false } else { return true }
+        case .notIn:
+            guard case .array(let items) = f.value else { return true }
+            return items.contains { if case .null = $0 { false } else { true } }
+        case .equal, .arrayContains, .in, .arrayContainsAny: return true
+        }
+    }
+
     /// Fields under inequality filters anywhere in the tree; they join the implicit order.
     static func inequalityFields(_ filter: Filter) -> [FieldPath] {
         var out: [FieldPath] = []
         var seen = Set<FieldPath>()
         func walk(_ f: Filter) {
             switch f {
-            case .field(let ff): if isInequality(ff.op), seen.insert(ff.field).inserted { out.append(ff.field) }
+            case .field(let ff): if isInequality(ff.op), canSelect(ff), seen.insert(ff.field).inserted { out.append(ff.field) }
             case .unary(let u):
                 if u.op == .isNotNull || u.op == .isNotNaN, seen.insert(u.field).inserted { out.append(u.field) }
             case .composite(let c): c.filters.forEach(walk)
@@ -114,7 +127,12 @@ enum FilterRules {
         func walk(_ f: Filter) throws(FlintError) {
             switch f {
             case .composite(let c):
-                if c.op == .or && c.filters.count > 1 { hasDisjunctive = true }
+                // Any OR, even of one filter, rules out not-in; an empty one is refused (an
+                // empty AND selects everything).
+                if c.op == .or {
+                    if c.filters.isEmpty { throw .invalidArgument("Composite filter must have at least one sub-filter.") }
+                    hasDisjunctive = true
+                }
                 for child in c.filters { try walk(child) }
             case .unary(let u):
                 try Validation.checkNameAlone(u.field)

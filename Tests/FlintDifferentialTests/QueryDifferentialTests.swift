@@ -56,6 +56,10 @@ struct QueryDifferentialTests {
         for _ in 0..<Int.random(in: 0...2, using: &rng) {
             q.orderBy.append(Ordering(try! FieldPath([fields.removeFirst()]), descending: Bool.random(using: &rng)))
         }
+        // The key named last, which no filter's field may follow.
+        if !q.orderBy.isEmpty && Int.random(in: 0..<4, using: &rng) == 0 {
+            q.orderBy.append(Ordering(.documentID, descending: Bool.random(using: &rng)))
+        }
         if Int.random(in: 0..<3, using: &rng) == 0 { q.limit = Int.random(in: 0...8, using: &rng) }
         if Int.random(in: 0..<4, using: &rng) == 0 { q.offset = Int.random(in: 0...3, using: &rng) }
         if !q.orderBy.isEmpty && Int.random(in: 0..<3, using: &rng) == 0 {

@@ -23,6 +23,13 @@ struct OrderAndCursorTests {
         ("offset 2 limit 3", Query(collectionID: "c", orderBy: [asc("v")], offset: 2, limit: 3), ["nan", "d1", "n1"]),
         ("!= desc limit 4", Query(collectionID: "c", filter: F("v", .notEqual, 7), orderBy: [desc("v")], limit: 4), ["m", "arr", "s", "t"]),
         ("order w with inequality on v", Query(collectionID: "c", filter: F("v", .greaterThan, 0), orderBy: [asc("w")]), []),
+        // An inequality that selects nothing (with null, or a range with NaN) adds no order, so
+        // the key may come last.
+        ("> null or w == 1, by key", Query(collectionID: "c", filter: OR(F("v", .greaterThan, .null), F("w", .equal, 1)), orderBy: [desc("__name__")]),
+         ["missing"]),
+        ("!= null, by w then key", Query(collectionID: "c", filter: F("v", .notEqual, .null), orderBy: [asc("w"), asc("__name__")]), []),
+        ("not-in [null], by key", Query(collectionID: "c", filter: F("v", .notIn, [.null]), orderBy: [asc("__name__")]), []),
+        ("< NaN, by key", Query(collectionID: "c", filter: F("v", .lessThan, .double(.nan)), orderBy: [desc("__name__")]), []),
         ("partial cursor on two orders", Query(collectionID: "c", orderBy: [asc("v"), desc("__name__")], startAt: Cursor(values: [1], before: true), limit: 2),
          ["n1", "d1"]),
     ]

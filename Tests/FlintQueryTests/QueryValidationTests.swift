@@ -12,6 +12,9 @@ struct QueryValidationTests {
          "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."),
         ("not-in with in", Query(collectionID: "c", filter: AND(F("v", .notIn, [1]), F("w", .in, [2]))),
          "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'."),
+        ("not-in inside an or of one", Query(collectionID: "c", filter: OR(AND(F("v", .notIn, [1])))),
+         "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'."),
+        ("empty or", Query(collectionID: "c", filter: AND(F("v", .equal, 1), OR())), "Composite filter must have at least one sub-filter."),
         ("not-in with or", Query(collectionID: "c", filter: AND(F("v", .notIn, [1]), OR(F("w", .equal, 2), F("w", .equal, 3)))),
          "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'."),
         ("not-in 11", Query(collectionID: "c", filter: F("v", .notIn, .array((0..<11).map { .integer($0) }))),
@@ -63,6 +66,10 @@ struct QueryValidationTests {
         ("negative offset", Query(collectionID: "c", offset: -1), "offset is negative"),
         ("duplicate order", Query(collectionID: "c", orderBy: [asc("v"), desc("v")]), "order by clause cannot contain duplicate fields v"),
         ("key not last", Query(collectionID: "c", filter: F("v", .greaterThan, 0), orderBy: [desc("__name__")]),
+         "order by clause cannot contain more fields after the key"),
+        ("key not last with != NaN", Query(collectionID: "c", filter: F("v", .notEqual, .double(.nan)), orderBy: [desc("__name__")]),
+         "order by clause cannot contain more fields after the key"),
+        ("key not last with not-in [null, 1]", Query(collectionID: "c", filter: F("v", .notIn, [.null, 1]), orderBy: [asc("__name__")]),
          "order by clause cannot contain more fields after the key"),
         // Operands must fit an index entry: 1,500 bytes by storage size (a string counts its
         // bytes and one more), each list value on its own.
