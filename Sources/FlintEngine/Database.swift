@@ -616,7 +616,16 @@ public actor Database {
         _ query: Query, readTime: Timestamp? = nil, transaction: TransactionID? = nil, explain: ExplainOptions? = nil,
         auth: AuthContext = .owner
     ) throws(FlintError) -> QueryResult {
-        let normalized = try NormalizedQuery(query, database: id)
+        try run(query, aggregating: [], readTime: readTime, transaction: transaction, explain: explain, auth: auth)
+    }
+
+    /// A query's documents; for an aggregation, only those that have the fields it sums or
+    /// averages, in their order (see `NormalizedQuery`).
+    private func run(
+        _ query: Query, aggregating: [FieldPath], readTime: Timestamp?, transaction: TransactionID?, explain: ExplainOptions?,
+        auth: AuthContext
+    ) throws(FlintError) -> QueryResult {
+        let normalized = try NormalizedQuery(query, database: id, aggregating: aggregating)
         try checkIndexes(normalized)
         let requested = try self.readTime(readTime, transaction)
         try authorizeQuery(query, auth: auth, at: requested)
@@ -709,7 +718,7 @@ public actor Database {
         let aliases = try Aggregator.aliases(aggregations, of: query)
         var documentsQuery = query
         documentsQuery.projection = nil
-        let result = try runQuery(documentsQuery, readTime: readTime, transaction: transaction, explain: explain, auth: auth)
+        let result = try run(documentsQuery, aggregating: aggregations.compactMap(\.field), readTime: readTime, transaction: transaction, explain: explain, auth: auth)
         if let plan = result.explainMetrics, plan.executionStats == nil {
             return AggregationResult(values: [], readTime: result.readTime, explainMetrics: plan)
         }

@@ -3,19 +3,28 @@ import FlintModel
 /// One aggregation of an aggregation query.
 public struct Aggregation: Sendable {
     public enum Kind: Sendable {
-        /// Counts matching documents, stopping at `upTo` when given (0 means no bound).
+        /// Counts matching documents, stopping at `upTo` when given (so 0 counts none, as on
+        /// the reference over REST and gRPC).
         case count(upTo: Int64?)
         case sum(FieldPath)
         case average(FieldPath)
     }
 
-    /// The result's name; empty gets `field_N` by position, as Firestore does.
+    /// The result's name; empty gets `field_N`, N counting the unnamed aggregations.
     public var alias: String
     public var kind: Kind
 
     public init(alias: String = "", _ kind: Kind) {
         self.alias = alias
         self.kind = kind
+    }
+
+    /// The field a sum or average reads; nil for a count.
+    public var field: FieldPath? {
+        switch kind {
+        case .count: nil
+        case .sum(let path), .average(let path): path
+        }
     }
 }
 
@@ -38,8 +47,11 @@ public enum Aggregator {
         }
         var names: [String] = []
         var seen = Set<UTF8Key>()
-        for (i, a) in aggregations.enumerated() {
-            let name = a.alias.isEmpty ? "field_\(i + 1)" : a.alias
+        var unnamed = 0
+        for a in aggregations {
+            // Numbered among the unnamed ones, as the reference numbers them.
+            if a.alias.isEmpty { unnamed += 1 }
+            let name = a.alias.isEmpty ? "field_\(unnamed)" : a.alias
             if Validation.isReserved(name) { throw .invalidArgument("The property.name \"\(name)\" is reserved.") }
             if name.utf8.count > Limits.maxFieldNameBytes {
                 throw .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
@@ -66,7 +78,7 @@ public enum Aggregator {
         aggregations.map { a in
             switch a.kind {
             case .count(let upTo):
-                let bound = (upTo ?? 0) > 0 ? Int(upTo ?? 0) : Int.max
+                let bound = upTo.map { Int($0) } ?? Int.max
                 return .integer(Int64(min(documents.count, bound)))
             case .sum(let path):
                 return total(documents.compactMap { $0.value(at: path) }).sum

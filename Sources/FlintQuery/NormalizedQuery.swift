@@ -17,7 +17,11 @@ public struct NormalizedQuery: Sendable {
 
     /// Checks the query in the reference's order, so that a query with several faults is told
     /// the same one: reserved names, limits, the collection, projection, filters, then order.
-    public init(_ query: Query, database: DatabaseID) throws(FlintError) {
+    ///
+    /// `aggregating` are the fields a sum or average reads. Production reads them from their
+    /// index, so they join the order as inequality fields do: a document without one is not
+    /// aggregated (nor counted beside it), and a limit takes the first documents in that order.
+    public init(_ query: Query, database: DatabaseID, aggregating: [FieldPath] = []) throws(FlintError) {
         try QueryFieldNames.checkReserved(query)
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
@@ -42,8 +46,13 @@ public struct NormalizedQuery: Sendable {
 
         var full = query.orderBy
         let direction = query.orderBy.last?.descending ?? false
-        let implicit = (query.filter.map(FilterRules.inequalityFields) ?? [])
-            .filter { !seen.contains($0) }
+        let aggregated = Array(Set(aggregating).subtracting(seen)).sorted()
+        if query.orderBy.last?.field.isDocumentID == true, !aggregated.isEmpty {
+            throw .invalidArgument(
+                "This query requires an index that has fields [\(aggregated.map(\.canonical).joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
+            )
+        }
+        let implicit = Array(Set((query.filter.map(FilterRules.inequalityFields) ?? []) + aggregated).subtracting(seen))
             .sorted { a, b in a.isDocumentID != b.isDocumentID ? b.isDocumentID : a < b }
         if query.orderBy.last?.field.isDocumentID == true, !implicit.isEmpty {
             throw .invalidArgument("order by clause cannot contain more fields after the key")

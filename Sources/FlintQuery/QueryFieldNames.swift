@@ -7,12 +7,7 @@ enum QueryFieldNames {
     /// `__key__` or another reserved segment anywhere: in aggregated fields, filters, the
     /// projection, the order and the nearest-neighbour vector field, in that order.
     static func checkReserved(_ query: Query, aggregations: [Aggregation] = []) throws(FlintError) {
-        let aggregated = aggregations.compactMap { a -> FieldPath? in
-            switch a.kind {
-            case .count: nil
-            case .sum(let path), .average(let path): path
-            }
-        }
+        let aggregated = aggregations.compactMap(\.field)
         let filtered = query.filter.map(FilterRules.fields) ?? []
         let named = aggregated + filtered + (query.projection ?? []) + query.orderBy.map(\.field)
             + (query.findNearest.map { [$0.field] } ?? [])

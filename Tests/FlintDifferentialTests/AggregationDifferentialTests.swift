@@ -58,3 +58,72 @@ struct AggregationDifferentialTests {
         }
     }
 }
+
+/// Whole aggregation requests over REST on both servers: which documents a sum, an average and
+/// a count beside them take, under limits, offsets, orders and filters.
+struct AggregationScopeDifferentialTests {
+    static let documents = [
+        ("p", #"{"a": {"integerValue": "1"}, "b": {"integerValue": "10"}}"#), ("q", #"{"a": {"integerValue": "2"}}"#),
+        ("r", #"{"b": {"integerValue": "20"}}"#), ("s", #"{"a": {"integerValue": "3"}, "b": {"integerValue": "5"}}"#),
+        ("u", #"{"c": {"integerValue": "7"}}"#), ("v", #"{"a": {"stringValue": "x"}, "b": {"integerValue": "1"}}"#),
+        ("w", #"{"a": {"nullValue": null}, "b": {"doubleValue": 2.5}}"#),
+    ]
+
+    static func sum(_ field: String, as alias: String) -> String { #"{"alias": "\#(alias)", "sum": {"field": {"fieldPath": "\#(field)"}}}"# }
+    static func avg(_ field: String, as alias: String) -> String { #"{"alias": "\#(alias)", "avg": {"field": {"fieldPath": "\#(field)"}}}"# }
+    static let count = #"{"alias": "n", "count": {}}"#
+    static func order(_ field: String, _ direction: String = "ASCENDING") -> String {
+        #"{"field": {"fieldPath": "\#(field)"}, "direction": "\#(direction)"}"#
+    }
+
+    /// Aggregations, and the parts of the query after `from`.
+    static let requests: [([String], String)] = [
+        ([sum("a", as: "a"), sum("b", as: "b"), count], ""),
+        ([sum("b", as: "b"), sum("a", as: "a"), count], #", "limit": 1"#),
+        ([sum("b", as: "b"), sum("a", as: "a"), count], #", "limit": 3"#),
+        ([sum("a", as: "a"), count], #", "offset": 1"#),
+        ([avg("a", as: "a"), count], #", "offset": 2, "limit": 2"#),
+        ([count, sum("a", as: "a")], #", "orderBy": [\#(order("b", "DESCENDING"))], "limit": 1"#),
+        ([count, sum("a", as: "a")], #", "orderBy": [\#(order("a", "DESCENDING"))], "limit": 2"#),
+        ([avg("b", as: "b")], #", "where": {"fieldFilter": {"field": {"fieldPath": "a"}, "op": "GREATER_THAN", "value": {"integerValue": "1"}}}, "limit": 1"#),
+        ([sum("a", as: "a"), count], #", "where": {"fieldFilter": {"field": {"fieldPath": "c"}, "op": "EQUAL", "value": {"integerValue": "7"}}}"#),
+        ([sum("a", as: "a")], #", "orderBy": [\#(order("__name__"))]"#),
+        ([sum("b", as: "b"), sum("a", as: "a")], #", "orderBy": [\#(order("b")), \#(order("__name__"))]"#),
+        ([sum("b", as: "b")], #", "orderBy": [\#(order("b")), \#(order("__name__"))]"#),
+        ([#"{"alias": "n", "count": {"upTo": "0"}}"#], ""),
+        ([#"{"alias": "a", "count": {}}"#, #"{"count": {}}"#], ""),
+        ([#"{"count": {}}"#, #"{"alias": "field_1", "count": {}}"#], ""),
+    ]
+
+    @Test func aggregationsTakeTheReferencesDocuments() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "aggregation scope") else { return }
+        defer { stop() }
+        let documents = "projects/flint-aggregation-scope/databases/(default)/documents"
+        let writes = Self.documents.map { #"{"update": {"name": "\#(documents)/t/\#($0.0)", "fields": \#($0.1)}}"# }
+        let commit = #"{"writes": [\#(writes.joined(separator: ", "))]}"#
+        for base in [reference.base, flint] {
+            #expect(try await RawHTTP.send("POST", base + "/v1/" + documents + ":commit", commit).status == 200)
+        }
+        for (aggregations, parts) in Self.requests {
+            let body = #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "t"}]\#(parts)}, "aggregations": [\#(aggregations.joined(separator: ", "))]}}"#
+            let target = "/v1/" + documents + ":runAggregationQuery"
+            let expected = try await RawHTTP.send("POST", reference.base + target, body)
+            let found = try await RawHTTP.send("POST", flint + target, body)
+            #expect(found.status == expected.status, "\(body)")
+            if expected.status == 200 {
+                #expect(Self.fields(found.json) == Self.fields(expected.json), "\(body)")
+            } else {
+                #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(body)")
+            }
+        }
+    }
+
+    /// The aggregated values of a runAggregationQuery answer, each as its JSON text.
+    static func fields(_ json: Any?) -> [String: String] {
+        let rows = json as? [[String: Any]] ?? []
+        let fields = rows.compactMap { ($0["result"] as? [String: Any])?["aggregateFields"] as? [String: Any] }.first ?? [:]
+        return fields.mapValues { value in
+            (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        }
+    }
+}

@@ -25,9 +25,10 @@ struct AggregationTests {
         let none = try await aggregate([Aggregation(alias: "s", .sum(path("nope"))), Aggregation(alias: "a", .average(path("nope"))), Aggregation(alias: "c", .count(upTo: nil))])
         #expect(same(none["s"], .integer(0)))
         #expect(none["a"] == .null)
-        #expect(same(none["c"], .integer(5)))
+        // Counted beside a sum, only documents with the summed field count.
+        #expect(same(none["c"], .integer(0)))
         #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: 2))])["c"] == 2)
-        #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: 0))])["c"] == 5)
+        #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: 0))])["c"] == 0)
         #expect(try await aggregate([Aggregation(alias: "c", .count(upTo: nil))], Query(collectionID: "c", limit: 3))["c"] == 3)
         let ints = try await aggregate([Aggregation(alias: "s", .sum(path("x")))], Query(collectionID: "c", filter: F("x", .equal, 100)))
         #expect(same(ints["s"], .integer(100)))
@@ -69,9 +70,45 @@ struct AggregationTests {
         #expect(same(results[1], .double(average)), "average of \(values): \(results[1])")
     }
 
+    /// A sum or an average reads its field's index: its field joins the order, so documents
+    /// without it are left out (of a count beside it too) and a limit takes the first in that
+    /// order. Values as the reference gives them.
+    @Test func summedFieldsJoinTheOrder() async throws {
+        let documents: [String: MapValue] = [
+            "p": ["a": 1, "b": 10], "q": ["a": 2], "r": ["b": 20], "s": ["a": 3, "b": 5], "u": ["c": 7], "v": ["a": "x", "b": 1],
+            "w": ["a": .null, "b": 2.5],
+        ]
+        let db = try await database(documents)
+        let count = Aggregation(alias: "n", .count(upTo: nil))
+        let sumA = Aggregation(alias: "a", .sum(path("a")))
+        let sumB = Aggregation(alias: "b", .sum(path("b")))
+        let all = try await db.runAggregation(Query(collectionID: "c"), aggregations: [sumA, sumB, count])
+        #expect(same(all["n"], .integer(4)) && same(all["a"], .integer(4)) && same(all["b"], .double(18.5)))
+        // Ordered by a, then b: w (a is null) comes first.
+        let first = try await db.runAggregation(Query(collectionID: "c", limit: 1), aggregations: [sumB, sumA, count])
+        #expect(same(first["n"], .integer(1)) && same(first["a"], .integer(0)) && same(first["b"], .double(2.5)))
+        let skipped = try await db.runAggregation(Query(collectionID: "c", offset: 1), aggregations: [sumA, count])
+        #expect(same(skipped["n"], .integer(4)) && same(skipped["a"], .integer(6)))
+        let byB = try await db.runAggregation(Query(collectionID: "c", orderBy: [desc("b")], limit: 1), aggregations: [count, sumA])
+        #expect(same(byB["n"], .integer(1)) && same(byB["a"], .integer(1)))
+        await #expect(throws: FlintError.invalidArgument(
+            "This query requires an index that has fields [a, b] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
+        )) {
+            try await db.runAggregation(Query(collectionID: "c", orderBy: [asc("__name__")]), aggregations: [sumB, sumA])
+        }
+        // A plain query of the same collection is not changed by any of this.
+        #expect(try await db.ids(Query(collectionID: "c", limit: 2)) == ["p", "q"])
+    }
+
     @Test func aliasesDefaultByPositionAndMustBeUnique() async throws {
         let r = try await aggregate([Aggregation(.count(upTo: nil)), Aggregation(.sum(path("z")))])
         #expect(r.values.map(\.0) == ["field_1", "field_2"])
+        // Numbered among the unnamed ones.
+        let named = try await aggregate([Aggregation(alias: "a", .count(upTo: nil)), Aggregation(.count(upTo: nil))])
+        #expect(named.values.map(\.0) == ["a", "field_1"])
+        await #expect(throws: FlintError.invalidArgument("Aggregation aliases contain duplicate alias: field_1.")) {
+            try await aggregate([Aggregation(.count(upTo: nil)), Aggregation(alias: "field_1", .count(upTo: nil))])
+        }
         await #expect(throws: FlintError.invalidArgument("Aggregation aliases contain duplicate alias: c.")) {
             try await aggregate([Aggregation(alias: "c", .count(upTo: nil)), Aggregation(alias: "c", .count(upTo: nil))])
         }
