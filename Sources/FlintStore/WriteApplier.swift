@@ -64,6 +64,13 @@ public enum WriteApplier {
                 }
             }
         }
+        // A field may be transformed twice (in turn), but not beside one of its own fields.
+        for t in write.transforms {
+            if write.transforms.contains(where: { t.field.isPrefix(of: $0.field) && t.field.segments.count < $0.field.segments.count }) {
+                throw .invalidArgument(
+                    "Cannot transform property \(t.field.segments.joined(separator: ".")) and its nested property at the same time.")
+            }
+        }
     }
 
     /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one

@@ -24,6 +24,8 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a"}}]}"#),
         ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "a"}]}}]}"#),
         ("POST", ":commit", #"{"writes": [{"update": {"name": "$D/c/a"}, "updateTransforms": [{"fieldPath": "", "increment": {"integerValue": "1"}}]}]}"#),
+        ("POST", ":commit", #"{"writes": [{"update": {"name": "$D/c/a", "fields": {}}, "updateTransforms": [{"fieldPath": "x", "increment": {"integerValue": "1"}}, {"fieldPath": "a.b.c", "increment": {"integerValue": "1"}}, {"fieldPath": "a", "increment": {"integerValue": "1"}}]}]}"#),
+        ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "n", "increment": {"integerValue": "1"}}, {"fieldPath": "n.x", "setToServerValue": "REQUEST_TIME"}]}}]}"#),
         ("PATCH", "/c/a", #"{"fields": {"r": {"referenceValue": "nope"}}}"#),
         ("PATCH", "/c/a", #"{"fields": {"r": {"referenceValue": "projects/bp/databases/(default)"}}}"#),
         ("PATCH", "/c/a", #"{"fields": {"r": {"referenceValue": "projects/bp/databases/(default)/documentz"}}}"#),

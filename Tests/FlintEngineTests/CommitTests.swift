@@ -158,6 +158,20 @@ struct CommitTests {
         #expect(try await db.get(key("c/a")) == nil)
     }
 
+    /// A field may be transformed twice in one write, in turn, but not beside a field of its own.
+    @Test func aFieldAndItsOwnFieldAreNotBothTransformed() async throws {
+        let (db, _) = makeDatabase()
+        let increment = { (field: String) in FieldTransform(try FieldPath(parsing: field), .increment(1)) }
+        for (fields, parent) in [(["x", "a.b.c", "a"], "a"), (["n.x", "n"], "n"), (["a.b", "a.b.c"], "a.b")] {
+            let transforms = try fields.map(increment)
+            await #expect(throws: FlintError.invalidArgument("Cannot transform property \(parent) and its nested property at the same time.")) {
+                try await db.commit([Write(.update(key("c/a"), [:]), transforms: transforms)])
+            }
+        }
+        _ = try await db.commit([Write(.update(key("c/a"), [:]), transforms: try ["n", "n", "`a.b`", "a", "ab"].map(increment))])
+        #expect(try await db.get(key("c/a"))?.fields == ["n": 2, "a.b": 1, "a": 1, "ab": 1])
+    }
+
     @Test func readMasksFollowTheSameRules() async throws {
         let (db, _) = makeDatabase()
         _ = try await db.commit([.set(key("c/a"), ["a": 1, "____": 2])])
