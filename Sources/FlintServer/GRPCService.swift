@@ -205,10 +205,10 @@ struct WriteStream {
             // As on the reference, the handshake names the database itself; the prefix header
             // does not stand in for it.
             let named = r.database
-            guard !named.isEmpty else { throw .invalidArgument("The first request on a write stream must name the database.") }
-            guard r.writes.isEmpty else { throw .invalidArgument("The first request on a write stream must not contain writes.") }
+            guard !named.isEmpty else { throw .invalidArgument("'database' must be set on an initial write request.") }
             // Resuming another stream is not offered: the SDKs start a new one after any break.
-            guard r.streamID.isEmpty else { throw FlintError(.notFound, "Write stream \(r.streamID) is not open.") }
+            guard r.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
+            guard r.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
             _ = try ResourceName.parseDatabase(named)
             self.database = named
             streamID = AutoID.make()
@@ -217,7 +217,8 @@ struct WriteStream {
             return response
         }
         guard r.database.isEmpty || r.database == database else {
-            throw .invalidArgument("A write stream serves one database, \(database).")
+            throw .invalidArgument(
+                "Request specified a database (\(r.database)) that did not match the expected database (\(database))")
         }
         // The token only acknowledges answers received. The SDKs send several batches before
         // the first answers arrive, each with the last token they hold, so an earlier token is

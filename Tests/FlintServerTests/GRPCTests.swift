@@ -221,6 +221,36 @@ struct GRPCTests {
                 ) { response in for try await _ in response.messages {} }
             }
             #expect(unnamed?.code == .invalidArgument)
+            #expect(unnamed?.message == "'database' must be set on an initial write request.")
+
+            // Handshakes and later requests the reference refuses, in its words.
+            var resuming = Google_Firestore_V1_WriteRequest()
+            resuming.database = Self.database
+            resuming.streamID = "x"
+            resuming.writes = [Self.write("w/a", [:])]
+            var withWrites = Google_Firestore_V1_WriteRequest()
+            withWrites.database = Self.database
+            withWrites.writes = [Self.write("w/a", [:])]
+            var handshake = Google_Firestore_V1_WriteRequest()
+            handshake.database = Self.database
+            var elsewhere = Google_Firestore_V1_WriteRequest()
+            elsewhere.database = "projects/zz/databases/(default)"
+            elsewhere.writes = [Self.write("w/a", [:])]
+            let refusals: [([Google_Firestore_V1_WriteRequest], String)] = [
+                ([resuming], "Resuming streams is not supported, do not set stream ID."),
+                ([withWrites], "'writes' must not be set on an initial write request."),
+                ([handshake, elsewhere],
+                 "Request specified a database (projects/zz/databases/(default)) that did not match the expected database (\(Self.database))"),
+            ]
+            for (requests, message) in refusals {
+                let refused = await #expect(throws: RPCError.self) {
+                    try await firestore.write(requestProducer: { writer in
+                        for r in requests { try await writer.write(r) }
+                    }) { response in for try await _ in response.messages {} }
+                }
+                #expect(refused?.code == .invalidArgument)
+                #expect(refused?.message == message)
+            }
         }
     }
 
