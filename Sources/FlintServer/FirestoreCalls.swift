@@ -257,7 +257,7 @@ struct FirestoreCalls: Sendable {
     {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         var readTime: Timestamp?
-        // The reference truncates a finer read time here, as it does nowhere else.
+        // The reference truncates a finer read time here, as in a listen target (Wire.versionTime).
         if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
         let page = try await engine.database(id).listCollectionIDs(
             parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime,
