@@ -54,7 +54,7 @@ struct RequestLimitsDifferentialTests {
         ("PATCH", "/c/a", #"{"fields": {"a": {"arrayValue": {"values": [{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": 1}]}}}}}]}}}}"#, "Bearer owner"),
         // Whole documents at 1 MiB, with a string of 1,000,000 bytes, a filler, and what is
         // counted its own way: a vector by its dimensions, a numeric id as 8 bytes (own name,
-        // parent, or reference). The message names the size.
+        // parent, or reference). Each pair is the largest that fits and one byte more.
         ("PATCH", "/c/a", sized(48_492, extra: #""v": \#(vector(3))"#), "Bearer owner"),
         ("PATCH", "/c/a", sized(48_493, extra: #""v": \#(vector(3))"#), "Bearer owner"),
         ("PATCH", "/c/a", sized(48_490, extra: #""m": {"mapValue": {"fields": {"k": \#(vector(3))}}}"#), "Bearer owner"),
