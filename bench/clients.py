@@ -11,9 +11,11 @@ equality + orderBy queries on 10,000 documents (gRPC and REST),
 BatchGetDocuments of 100 documents, and resident memory after loading 50,000 small documents.
 Beside each wrk write rate it reports the server's CPU time per write.
 With --ceiling FLINTBENCH (a release build of the FlintBench product) it also runs wrk's writes
-against three servers that answer without doing anything: bench/roundtrip-floor.c, a C loop
-answering each read without parsing it (the most this machine gives one sequential connection,
-whatever the server; built with cc), `FlintBench http-ceiling`, SwiftNIO's HTTP/1.1 pipeline
+against servers that answer without doing anything: bench/roundtrip-floor.c, a C loop
+answering each read without parsing it (built with cc), once sleeping between requests, which is
+the most a server that blocks as an event loop does gets from one sequential connection, and once
+polling its socket for 100 µs first, which saves the wake-up of an idle CPU;
+`FlintBench http-ceiling`, SwiftNIO's HTTP/1.1 pipeline
 alone, and `FlintBench hummingbird-ceiling`, Hummingbird's router and HTTP/1.1 channel set up
 as Flint sets them up (the most Flint's HTTP framework leaves for Flint's own work).
 With --memory-only it measures just that last figure, on a freshly started Flint and on the
@@ -322,7 +324,9 @@ def main():
         results["reference"] = run("reference", args.reference, reference_pid)
 
     if args.ceiling and not args.memory_only:
-        servers = [("a C loop answering each read (the machine's floor)", [floor_binary()]),
+        floor = floor_binary()
+        servers = [("a C loop answering each read, sleeping between them", [floor]),
+                   ("the C loop polling 100 µs before it sleeps", [floor, "100"]),
                    ("a no-op NIO server", [args.ceiling, "http-ceiling"]),
                    ("a no-op Hummingbird server", [args.ceiling, "hummingbird-ceiling"])]
         for name, command in servers:
