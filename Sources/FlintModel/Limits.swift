@@ -4,6 +4,7 @@ public enum Limits {
     public static let maxDocumentNameBytes = 6 * 1024
     public static let maxDocumentBytes = 1_048_576
     public static let maxDepth = 20
+    public static let maxVectorDimensions = 2048
     public static let maxRequestBytes = 10 * 1_048_576
     public static let maxFieldNameBytes = 1500
     /// A field path, its segments joined by dots.
@@ -12,6 +13,13 @@ public enum Limits {
     public static let maxFieldValueBytes = 1_048_487
     /// A value a query compares with, by storage size (what an index entry can hold).
     public static let maxQueryValueBytes = 1500
+
+    /// Checked where a vector is read, before its components, as the reference checks it.
+    public static func checkDimensions(_ count: Int) throws(FlintError) {
+        if count > maxVectorDimensions {
+            throw .invalidArgument("Vectors must be at most \(maxVectorDimensions) dimensions.")
+        }
+    }
 }
 
 /// Checks of ids, names and document contents, with Firestore's messages where it has good ones.
@@ -135,6 +143,7 @@ public enum Validation {
         case .vector(let components):
             // An empty vector is named first, as the reference names it, even inside an array.
             if components.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
+            try Limits.checkDimensions(components.count)
             if inArray { throw .invalidArgument("Cannot convert a vector value in an array value.") }
         case .string(let s):
             try checkValueSize(s.utf8.count, path)
@@ -152,16 +161,9 @@ public enum Validation {
         throw .invalidArgument("The value of property \"\(path[0])\" is longer than \(Limits.maxFieldValueBytes) bytes.")
     }
 
+    /// Deeper than 20 maps and arrays: the reference names only the top-level field.
     private static func checkDepth(_ depth: Int, _ path: [String]) throws(FlintError) {
-        if depth > Limits.maxDepth {
-            throw .invalidArgument(
-                "Field \"\(fieldText(path))\" is nested more than \(Limits.maxDepth) levels deep (maps and arrays each add a level)."
-            )
-        }
-    }
-
-    private static func fieldText(_ path: [String]) -> String {
-        (try? FieldPath(path).canonical) ?? path.joined(separator: ".")
+        if depth > Limits.maxDepth { throw nested(path) }
     }
 
     /// Rejects documents whose storage size exceeds 1 MiB, in the reference emulator's words.

@@ -13,6 +13,7 @@ extension Value {
         guard let value = map["value"] else { throw .invalidArgument("Vector map is missing key 'value'.") }
         guard case .array(let items) = value else { throw .invalidArgument("Vector Value type must be an array.") }
         guard map.count == 2 else { throw .invalidArgument("Vector Value map has extraneous entries.") }
+        try Limits.checkDimensions(items.count)
         var components: [Double] = []
         components.reserveCapacity(items.count)
         for item in items {

@@ -10,9 +10,7 @@ public enum FindNearestRules {
             throw .invalidArgument("FindNearest.limit must be a positive integer of no more than \(maxLimit)")
         }
         if f.queryVector.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
-        if f.queryVector.count > 2048 {
-            throw .invalidArgument("FindNearest.query_vector must have at most 2048 dimensions.")
-        }
+        try Limits.checkDimensions(f.queryVector.count)
         // Only a whole reserved name is refused here; `a.__x__` is let be, as on the reference.
         if let path = f.distanceResultField, Validation.isReserved(path.canonical) {
             throw .invalidArgument("The distanceResultField.property.name \"\(path.canonical)\" is reserved.")

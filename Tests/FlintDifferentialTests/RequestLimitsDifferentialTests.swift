@@ -85,6 +85,7 @@ struct RequestLimitsDifferentialTests {
         ("POST", ":runQuery", filter("a", "ARRAY_CONTAINS", string(1500)), "Bearer owner"),
         ("POST", ":runQuery", filter("v", "EQUAL", vector(187)), "Bearer owner"),
         ("POST", ":runQuery", filter("v", "EQUAL", vector(188)), "Bearer owner"),
+        ("POST", ":runQuery", filter("v", "EQUAL", vector(2049)), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "IN", #"{"arrayValue": {"values": [\#(string(1000)), \#(string(1000))]}}"#), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "NOT_IN", #"{"arrayValue": {"values": [\#(string(1500))]}}"#), "Bearer owner"),
         // Admin-only methods: a malformed request is refused as malformed first.

@@ -12,9 +12,11 @@ struct ValidationTests {
     @Test func depthLimitIsTwentyContainers() throws {
         try Validation.validateFields(["x": Self.nested(20)])
         try Validation.validateFields(["x": Self.nested(20, array: true)])
-        let error = #expect(throws: FlintError.self) { try Validation.validateFields(["x": Self.nested(21)]) }
-        #expect(error?.code == .invalidArgument)
-        #expect(error?.message.contains("nested more than 20 levels") == true)
+        for deep in [Self.nested(21), Self.nested(21, array: true), Self.nested(40)] {
+            #expect(throws: FlintError.invalidArgument("Property x contains an invalid nested entity.")) {
+                try Validation.validateFields(["a": 1, "x": deep])
+            }
+        }
     }
 
     /// A map in vector shape is a vector; a malformed one is refused as the reference refuses it.
@@ -27,12 +29,25 @@ struct ValidationTests {
             (["__type__": "__vector__", "value": "x", "x": 1], "Vector Value type must be an array."),
             (["__type__": "__vector__", "value": [1], "x": 1], "Vector Value map has extraneous entries."),
             (["__type__": "__vector__", "value": [1.0, .null]], "Vector must only contain values of type 'double'"),
+            // The dimensions are counted before the components are read.
+            (["__type__": "__vector__", "value": .array(Array(repeating: .null, count: 2049))],
+             "Vectors must be at most 2048 dimensions."),
         ]
         for (map, message) in malformed {
             #expect(throws: FlintError.invalidArgument(message)) { try Value.vector(shapedAs: map) }
         }
         #expect(throws: FlintError.invalidArgument("Cannot have a zero length vector.")) {
             try Validation.validateFields(["v": ["a": [.vector([])]]])
+        }
+        let longest = Array(repeating: 0.5, count: 2048)
+        #expect(try Value.vector(shapedAs: Value.vectorShape(longest)) == .vector(longest))
+        try Validation.validateFields(["v": .vector(longest)])
+        // A vector made in Swift, not read from a map, is held to the same bound, before the
+        // rule that keeps vectors out of arrays.
+        for fields: MapValue in [["v": .vector(longest + [1])], ["m": ["n": .vector(longest + [1])]], ["a": [.vector(longest + [1])]]] {
+            #expect(throws: FlintError.invalidArgument("Vectors must be at most 2048 dimensions.")) {
+                try Validation.validateFields(fields)
+            }
         }
     }
 

@@ -88,6 +88,8 @@ struct QueryValidationTests {
          "FindNearest.limit must be a positive integer of no more than 1000"),
         ("find nearest empty", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [], measure: .euclidean, limit: 1)),
          "Cannot have a zero length vector."),
+        ("find nearest too long", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: Array(repeating: 1, count: 2049), measure: .euclidean, limit: 1)),
+         "Vectors must be at most 2048 dimensions."),
         ("find nearest with limit", Query(collectionID: "c", limit: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1)),
          "A query limit cannot be used with FindNearest"),
         ("find nearest with offset", Query(collectionID: "c", offset: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1)),
