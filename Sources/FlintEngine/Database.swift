@@ -18,9 +18,10 @@ public actor Database {
     private var transactions: [TransactionID: TransactionState] = [:]
     /// Shared locks of pessimistic read-write transactions, by document.
     private var locks: [DocumentKey: Set<TransactionID>] = [:]
-    /// Ages of finished transactions, so a retry keeps its priority; oldest first in
-    /// `retiredOrder`, forgotten after a transaction lifetime or beyond `maxRetired`.
-    private var retiredAges: [TransactionID: Timestamp] = [:]
+    /// Finished transactions, so a retry keeps its priority (and a read-only one is not
+    /// retried); oldest first in `retiredOrder`, forgotten after a transaction lifetime or
+    /// beyond `maxRetired`.
+    private var retired: [TransactionID: (age: Timestamp, readOnly: Bool)] = [:]
     private var retiredOrder: [(id: TransactionID, ended: Timestamp)] = []
     private var retiredHead = 0
     private static let maxRetired = 100_000
@@ -264,12 +265,14 @@ public actor Database {
             var age = now
             if let retrying {
                 // An id of another shape is refused, as the reference refuses one not of its own.
-                guard retrying.bytes.count == TransactionID.length else { throw .invalidTransaction }
+                guard retrying.isWellFormed else { throw .invalidTransaction }
                 if let old = transactions[retrying] {
+                    if old.readOnly { throw .readOnlyRetry }
                     age = old.age
                     finish(retrying)
-                } else if let retired = retiredAges[retrying] {
-                    age = retired
+                } else if let ended = retired[retrying] {
+                    if ended.readOnly { throw .readOnlyRetry }
+                    age = ended.age
                 }
             }
             transactions[id] = TransactionState(id: id, readOnly: false, age: age, began: now, lastUsed: now, snapshot: nil)
@@ -281,8 +284,8 @@ public actor Database {
     public func rollback(_ id: TransactionID) throws(FlintError) {
         if transactions[id] != nil {
             finish(id)
-        } else if retiredAges[id] == nil {
-            throw .invalidTransaction
+        } else if retired[id] == nil {
+            throw id.isWellFormed ? .unknownRollback : .invalidTransaction
         }
     }
 
@@ -294,7 +297,7 @@ public actor Database {
         }
         guard var tx = transactions[id] else {
             if expiredIDs.contains(id) { throw .expiredTransaction }
-            throw retiredAges[id] == nil ? .invalidTransaction : .closedTransaction
+            throw id.isWellFormed ? .closedTransaction : .invalidTransaction
         }
         if let error = tx.abortedBy {
             finish(id)
@@ -329,7 +332,7 @@ public actor Database {
     private func finish(_ id: TransactionID) {
         guard let tx = transactions.removeValue(forKey: id) else { return }
         releaseLocks(tx)
-        retiredAges[id] = tx.age
+        retired[id] = (tx.age, tx.readOnly)
         retiredOrder.append((id, clock.now()))
     }
 
@@ -340,7 +343,7 @@ public actor Database {
             retiredOrder.count - retiredHead > Self.maxRetired || retiredOrder[retiredHead].ended.microseconds < horizon
         {
             let id = retiredOrder[retiredHead].id
-            retiredAges[id] = nil
+            retired[id] = nil
             expiredIDs.remove(id)
             retiredHead += 1
         }

@@ -15,6 +15,10 @@ public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { bytes.map { String($0, radix: 16) }.joined() }
+
+    /// Whether Flint could have handed this id out: the reference tells a malformed id from an
+    /// unknown one.
+    var isWellFormed: Bool { bytes.count == Self.length }
 }
 
 /// How a transaction is begun.
@@ -53,7 +57,11 @@ struct TransactionState {
 
 extension FlintError {
     static let invalidTransaction = FlintError.invalidArgument("Invalid transaction.")
+    /// An id of Flint's shape that this database does not hold (ended, or another database's).
     static let closedTransaction = FlintError.invalidArgument("Transaction is invalid or closed.")
+    /// The same, when rolling back.
+    static let unknownRollback = FlintError.invalidArgument("Transaction is invalid or expired.")
+    static let readOnlyRetry = FlintError.invalidArgument("Cannot retry a read-only transaction.")
     static let expiredTransaction = FlintError.invalidArgument("The referenced transaction has expired or is no longer valid.")
     static let contention = FlintError(.aborted, "Too much contention on these documents. Please try again.")
     static let readOnlyWrites = FlintError.invalidArgument("Cannot modify entities in a read-only transaction.")

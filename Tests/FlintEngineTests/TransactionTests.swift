@@ -194,9 +194,16 @@ struct TransactionTests {
     @Test func idsAreCheckedAsTheReferenceDoes() async throws {
         let clock = ManualClock()
         let db = Self.database(.pessimistic, clock: clock)
-        let unknown = TransactionID(bytes: [0, 0, 0])
-        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.commit([], transaction: unknown) }
-        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.rollback(unknown) }
+        let malformed = TransactionID(bytes: [0, 0, 0])
+        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.commit([], transaction: malformed) }
+        await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.rollback(malformed) }
+        // An id of Flint's shape it never gave out here (another database's, say) is "closed".
+        let foreign = try await Self.database(.pessimistic, clock: clock).beginTransaction()
+        await #expect(throws: FlintError.invalidArgument("Transaction is invalid or closed.")) { try await db.commit([], transaction: foreign) }
+        await #expect(throws: FlintError.invalidArgument("Transaction is invalid or closed.")) {
+            try await db.get(try DocumentKey(parsing: "c/a"), transaction: foreign)
+        }
+        await #expect(throws: FlintError.invalidArgument("Transaction is invalid or expired.")) { try await db.rollback(foreign) }
         let used = try await db.beginTransaction()
         _ = try await db.commit([.set(try DocumentKey(parsing: "c/a"), [:])], transaction: used)
         await #expect(throws: FlintError.invalidArgument("Transaction is invalid or closed.")) { try await db.commit([], transaction: used) }
@@ -256,5 +263,14 @@ struct TransactionTests {
             try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array("abc".utf8))))
         }
         _ = try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array(repeating: 7, count: 16))))
+        // A read-only transaction is not retried, open or ended.
+        let readOnly = try await db.beginTransaction(.readOnly())
+        await #expect(throws: FlintError.invalidArgument("Cannot retry a read-only transaction.")) {
+            try await db.beginTransaction(.readWrite(retrying: readOnly))
+        }
+        _ = try await db.commit([], transaction: readOnly)
+        await #expect(throws: FlintError.invalidArgument("Cannot retry a read-only transaction.")) {
+            try await db.beginTransaction(.readWrite(retrying: readOnly))
+        }
     }
 }

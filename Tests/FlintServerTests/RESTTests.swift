@@ -177,6 +177,9 @@ struct RESTTests {
             #expect((commit?["writeResults"] as? [[String: Any]])?.count == 1)
             let again = try await Self.call(client, .post, Self.base + ":commit", #"{"transaction":"\#(tx)","writes":[]}"#, expect: .badRequest)
             #expect(Self.error(again)?.1 == "Transaction is invalid or closed.")
+            let elsewhere = try await Self.call(client, .post, "/v1/projects/other/databases/(default)/documents:commit",
+                #"{"transaction":"\#(tx)","writes":[]}"#, expect: .badRequest)
+            #expect(Self.error(elsewhere)?.1 == "Transaction is invalid or closed.")
             let withNew = try await Self.call(client, .post, Self.base + ":batchGet",
                 "{\"documents\":[\"\(Self.name)/t/a\"],\"newTransaction\":{\"readOnly\":{}}}") as? [[String: Any]]
             let readOnly = try #require(withNew?.first?["transaction"] as? String)
