@@ -483,12 +483,22 @@ public actor Database {
     /// One page of a collection's documents or, without a collection id, of the documents of
     /// every collection directly below the parent, in name order.
     public func listDocuments(_ request: ListDocumentsRequest) throws(FlintError) -> ListDocumentsPage {
+        // The reference's checks, in its order.
+        if request.showMissing && request.collectionID == nil {
+            throw .invalidArgument("collection id must be set when show_missing is true")
+        }
         guard request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
         try Validation.validateReadMask(request.mask)
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
         }
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
+        // Across collections only name order is kept, as in a kindless query.
+        if request.collectionID == nil, !request.orderBy.isEmpty,
+            request.orderBy.count > 1 || !request.orderBy[0].field.isDocumentID || request.orderBy[0].descending
+        {
+            throw .invalidArgument("kind is required for all orders except __key__ ascending")
+        }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
         try authorizeQuery(Query(parent: request.parent, collectionID: request.collectionID), auth: request.auth, at: readTime)
         let limit = request.pageSize == 0 ? Int.max : request.pageSize

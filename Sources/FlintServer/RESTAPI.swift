@@ -25,6 +25,9 @@ struct RESTAPI: Sendable {
         var verb: String?
         /// The full resource name, `projects/{p}/databases/{d}/documents[/{path}]`.
         var documentsName: String
+        /// A `GET` of the root or a document with a trailing `/`: ListDocuments without a
+        /// collection id, which lists every collection directly below.
+        var listsEveryCollection = false
 
         init(database: DatabaseID, path: ResourcePath, verb: String?, name: String? = nil) {
             self.database = database
@@ -64,6 +67,12 @@ struct RESTAPI: Sendable {
     /// names a parent (of the document it creates, or of the query or listing it runs), any
     /// other method a document or collection.
     static func parse(_ rawPath: String, method: HTTPRequest.Method = .get) throws(FlintError) -> Target {
+        if method == .get, rawPath.hasSuffix("/"), !rawPath.hasSuffix("//"),
+            var parent = try? parse(String(rawPath.dropLast())), parent.verb == nil, !parent.path.isCollectionPath
+        {
+            parent.listsEveryCollection = true
+            return parent
+        }
         // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
         // and any `:verb`, with no need to split it here and join it again.
         if rawPath.hasPrefix("/v1/projects/"), !rawPath.utf8.contains(UInt8(ascii: "%")) {
@@ -132,7 +141,7 @@ struct RESTAPI: Sendable {
         let q = request.uri.queryParameters
         let database = t.database.name
         switch (request.method, t.verb) {
-        case (.get, nil) where t.path.isDocumentPath:
+        case (.get, nil) where t.path.isDocumentPath && !t.listsEveryCollection:
             var r = Google_Firestore_V1_GetDocumentRequest()
             r.name = t.documentsName
             if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
@@ -140,10 +149,16 @@ struct RESTAPI: Sendable {
             if let time = try Self.readTime(q) { r.readTime = time }
             return try Self.json(try await calls.getDocument(r))
         case (.get, nil):
-            guard let collectionID = t.path.last else { throw FlintError(.notFound, "List a collection: GET .../documents/{collection}.") }
             var r = Google_Firestore_V1_ListDocumentsRequest()
-            r.parent = ResourceName(database: t.database, path: t.path.dropLast).text
-            r.collectionID = collectionID
+            if t.listsEveryCollection {
+                r.parent = t.documentsName
+            } else {
+                guard let collectionID = t.path.last else {
+                    throw FlintError(.notFound, "List a collection: GET .../documents/{collection}, or every collection below: GET .../documents/.")
+                }
+                r.parent = ResourceName(database: t.database, path: t.path.dropLast).text
+                r.collectionID = collectionID
+            }
             if let size = q["pageSize"] {
                 guard let n = Int32(size) else { throw .invalidArgument("pageSize must be an integer, not \"\(size)\".") }
                 r.pageSize = n

@@ -1,6 +1,7 @@
 import FlintEngine
 import FlintModel
 import FlintQuery
+import Foundation
 import Testing
 
 /// Queries without a collection id and numeric document ids, on Flint's engine and on the
@@ -73,5 +74,74 @@ struct KindlessDifferentialTests {
         }
         // Only the filter and the order on a field need a collection id.
         #expect(refused == 2)
+    }
+
+    /// ListDocuments without a collection id (REST: a `GET` of the root or a document with a
+    /// trailing `/`) lists every collection directly below, page by page; only name order is
+    /// allowed, and no missing documents.
+    @Test func listingEveryCollectionAgreesWithTheReference() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential kindless listing test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let database = DatabaseID(project: "flint-kindless-list")
+        let flint = Database(id: database)
+        let keys = try Self.paths.map { try DocumentKey(parsing: $0) }
+        _ = try await flint.commit(keys.map { .set($0, ["v": 1]) })
+        let root = "/v1/" + database.documentsRoot
+        let writes: [[String: Any]] = keys.map { ["update": ["name": database.documentsRoot + "/" + $0.path.canonical, "fields": ["v": ["integerValue": "1"]]]] }
+        try #require(try await reference.request("POST", root + ":commit", ["writes": writes]).0 == 200)
+
+        let cases: [(parent: String, query: String, request: ListDocumentsRequest)] = [
+            ("", "", ListDocumentsRequest(collectionID: nil)),
+            ("a/1/", "", ListDocumentsRequest(parent: ResourcePath(["a", "1"]), collectionID: nil)),
+            ("b/1/", "", ListDocumentsRequest(parent: ResourcePath(["b", "1"]), collectionID: nil)),
+            ("zz/1/", "", ListDocumentsRequest(parent: ResourcePath(["zz", "1"]), collectionID: nil)),
+            ("", "?orderBy=__name__", ListDocumentsRequest(collectionID: nil, orderBy: [Ordering(.documentID)])),
+            ("", "?orderBy=__name__%20desc", ListDocumentsRequest(collectionID: nil, orderBy: [Ordering(.documentID, descending: true)])),
+            ("", "?orderBy=v", ListDocumentsRequest(collectionID: nil, orderBy: [Ordering(try FieldPath(["v"]))])),
+            ("", "?showMissing=true", ListDocumentsRequest(collectionID: nil, showMissing: true)),
+            ("", "?showMissing=true&pageSize=-1", ListDocumentsRequest(collectionID: nil, pageSize: -1, showMissing: true)),
+        ]
+        let prefix = database.documentsRoot + "/"
+        for (parent, query, request) in cases {
+            let (status, body) = try await reference.request("GET", root + "/" + parent + query)
+            let expected: [String]
+            if status == 200 {
+                let documents = (body as? [String: Any])?["documents"] as? [[String: Any]] ?? []
+                expected = documents.compactMap { ($0["name"] as? String).map { String($0.dropFirst(prefix.count)) } }
+            } else {
+                expected = [((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String ?? "status \(status)"]
+            }
+            var got: [String]
+            do throws(FlintError) {
+                got = try await flint.listDocuments(request).documents.map(\.key.path.canonical)
+            } catch {
+                got = [error.message]
+            }
+            #expect(got == expected, "\(parent)\(query)")
+        }
+
+        // Three at a time, following each server's own page tokens.
+        var expected: [[String]] = []
+        var token: String?
+        repeat {
+            let page = token.map { "&pageToken=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? ""
+            let (_, body) = try await reference.request("GET", root + "/?pageSize=3" + page)
+            let documents = (body as? [String: Any])?["documents"] as? [[String: Any]] ?? []
+            expected.append(documents.compactMap { ($0["name"] as? String).map { String($0.dropFirst(prefix.count)) } })
+            token = (body as? [String: Any])?["nextPageToken"] as? String
+        } while token != nil && expected.count < 10
+        var got: [[String]] = []
+        token = nil
+        repeat {
+            let page = try await flint.listDocuments(ListDocumentsRequest(collectionID: nil, pageSize: 3, pageToken: token))
+            got.append(page.documents.map(\.key.path.canonical))
+            token = page.nextPageToken
+        } while token != nil && got.count < 10
+        // The reference also hands out a token after a full last page, which then lists nothing.
+        #expect(got == expected.filter { !$0.isEmpty })
+        #expect(expected.joined().count == 9)
     }
 }

@@ -87,10 +87,22 @@ struct RESTTests {
             #expect((ordered?["documents"] as? [[String: Any]])?.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) } == ["a", "b", "c"])
             let bad = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20sideways", expect: .badRequest)
             #expect(Self.error(bad)?.1 == "Invalid order by clause \"n sideways\".")
+            // A trailing `/` on the root or a document lists every collection directly below.
+            try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"update":{"name":"\(Self.name)/k/z","fields":{}}},{"update":{"name":"\(Self.name)/l/m/other/y","fields":{}}}]}
+                """)
+            let everywhere = try await Self.call(client, .get, Self.base + "/?pageSize=3") as? [String: Any]
+            #expect((everywhere?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["k/z", "l/a", "l/b"].map { Self.name + "/" + $0 })
+            let below = try await Self.call(client, .get, Self.base + "/l/m/") as? [String: Any]
+            #expect((below?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["l/m/other/y", "l/m/sub/x"].map { Self.name + "/" + $0 })
+            let unordered = try await Self.call(client, .get, Self.base + "/?orderBy=n", expect: .badRequest)
+            #expect(Self.error(unordered)?.1 == "kind is required for all orders except __key__ ascending")
+            let collection = try await Self.call(client, .get, Self.base + "/l/", expect: .badRequest)
+            #expect(Self.error(collection)?.1 == "Document name \"\(Self.name)/l/\" has invalid trailing \"/\".")
             let ids = try await Self.call(client, .post, Self.base + ":listCollectionIds", "{}", auth: "Bearer owner") as? [String: Any]
-            #expect(ids?["collectionIds"] as? [String] == ["l"])
+            #expect(ids?["collectionIds"] as? [String] == ["k", "l"])
             let sub = try await Self.call(client, .post, Self.base + "/l/m:listCollectionIds", "{}", auth: "Bearer owner") as? [String: Any]
-            #expect(sub?["collectionIds"] as? [String] == ["sub"])
+            #expect(sub?["collectionIds"] as? [String] == ["other", "sub"])
             // Listing collections is for the server SDKs only, rules or none, as on the reference.
             let anonymous = try await Self.call(client, .post, Self.base + ":listCollectionIds", "{}", expect: .forbidden)
             #expect(Self.error(anonymous)?.1 == "Metadata operations require admin authentication.")
