@@ -61,7 +61,7 @@ public enum Validation {
         if n > Limits.maxIDBytes {
             throw .invalidArgument("The key path element name is longer than \(Limits.maxIDBytes) bytes.")
         }
-        if id == "." || id == ".." { throw .invalidArgument("Resource id \"\(id)\" is invalid.") }
+        if id == "." || id == ".." { throw .invalidArgument("\(noun) \"\(id)\" is invalid because it is reserved.") }
         if id.utf8.contains(UInt8(ascii: "/")) {
             throw .invalidArgument("\(noun) \"\(id)\" is invalid because it contains \"/\".")
         }

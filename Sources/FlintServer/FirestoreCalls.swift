@@ -72,6 +72,8 @@ struct FirestoreCalls: Sendable {
         try Validation.validateCollectionID(r.collectionID)
         let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
         try Validation.validateDocumentID(documentID)
+        // The name comes from the parent and the ids; one in the document would contradict them.
+        guard r.document.name.isEmpty else { throw .invalidArgument("document.name must not be set") }
         let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
         try Validation.validateDocumentName(id, key)
         let db = engine.database(id)

@@ -78,7 +78,8 @@ struct PathTests {
         #expect(throws: FlintError.invalidArgument("Resource id \"a/b\" is invalid because it contains \"/\".")) {
             try Validation.validateDocumentID("a/b")
         }
-        #expect(throws: FlintError.invalidArgument("Resource id \"..\" is invalid.")) { try Validation.validateCollectionID("..") }
+        #expect(throws: FlintError.invalidArgument("Collection id \"..\" is invalid because it is reserved.")) { try Validation.validateCollectionID("..") }
+        #expect(throws: FlintError.invalidArgument("Resource id \".\" is invalid because it is reserved.")) { try Validation.validateDocumentID(".") }
         #expect(throws: FlintError.self) { try Validation.validateDocumentID("") }
         #expect(Validation.isReserved("__a__"))
         #expect(Validation.isReserved("_____"))

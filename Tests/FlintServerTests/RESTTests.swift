@@ -261,6 +261,10 @@ struct RESTTests {
                 (.post, Self.base + ":commit", #"{"transaction":"AAAA","writes":[]}"#, .badRequest, "INVALID_ARGUMENT"),
                 (.get, "/v1/elsewhere", nil, .notFound, "NOT_FOUND"),
             ]
+            let named = try await Self.call(client, .post, Self.base + "/c?documentId=n", #"{"name":"\#(Self.name)/c/n","fields":{}}"#, expect: .badRequest)
+            #expect(Self.error(named)?.1 == "document.name must not be set")
+            let dot = try await Self.call(client, .post, Self.base + "/c?documentId=..", #"{"fields":{}}"#, expect: .badRequest)
+            #expect(Self.error(dot)?.1 == #"Resource id ".." is invalid because it is reserved."#)
             try await client.execute(uri: Self.base + "/c/a", method: .get, headers: [.authorization: "Bearer garbage"]) { response in
                 #expect(response.status == .badRequest)
                 #expect(Self.error(Self.json(response.body))?.1 == "invalid jwt")
