@@ -166,7 +166,7 @@ struct RESTAPI: Sendable {
             r.pageToken = q["pageToken"].map(String.init) ?? ""
             r.orderBy = q["orderBy"].map(String.init) ?? ""
             if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
-            r.showMissing = q["showMissing"] == "true"
+            r.showMissing = q["showMissing"].flatMap(Self.flag) ?? false
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
             return try Self.json(try await calls.listDocuments(r))
@@ -276,14 +276,22 @@ struct RESTAPI: Sendable {
         return t
     }
 
+    /// A boolean query parameter: `true` or `false` in any case, as the reference reads them.
+    static func flag(_ text: Substring) -> Bool? {
+        switch text.lowercased() {
+        case "true": true
+        case "false": false
+        default: nil
+        }
+    }
+
     static func precondition(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) -> Google_Firestore_V1_Precondition? {
         var p = Google_Firestore_V1_Precondition()
         if let exists = q["currentDocument.exists"] {
-            switch exists {
-            case "true": p.exists = true
-            case "false": p.exists = false
-            default: throw .invalidArgument("currentDocument.exists must be true or false, not \"\(exists)\".")
+            guard let flag = flag(exists) else {
+                throw .invalidArgument("currentDocument.exists must be true or false, not \"\(exists)\".")
             }
+            p.exists = flag
             return p
         }
         if let time = q["currentDocument.updateTime"] {

@@ -63,6 +63,11 @@ struct RESTTests {
             #expect((patched?["fields"] as? [String: Any])?.keys.sorted() == ["n"])
             let missing = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=true", #"{"fields":{}}"#, expect: .notFound)
             #expect(Self.error(missing)?.1 == "No document to update: \(Self.name)/c/nope")
+            // Query-string booleans are read in any case; anything else is refused, not taken as false.
+            _ = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=TRUE", #"{"fields":{}}"#, expect: .notFound)
+            _ = try await Self.call(client, .patch, Self.base + "/c/new?currentDocument.exists=False", #"{"fields":{}}"#)
+            let unclear = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=1", #"{"fields":{}}"#, expect: .badRequest)
+            #expect(Self.error(unclear)?.1 == #"currentDocument.exists must be true or false, not "1"."#)
 
             try await Self.call(client, .delete, Self.base + "/c/made")
             let gone = try await Self.call(client, .get, Self.base + "/c/made", expect: .notFound)
@@ -81,7 +86,7 @@ struct RESTTests {
             let token = try #require(page?["nextPageToken"] as? String)
             let rest = try await Self.call(client, .get, Self.base + "/l?pageSize=2&pageToken=\(token)") as? [String: Any]
             #expect((rest?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [Self.name + "/l/c"])
-            let withMissing = try await Self.call(client, .get, Self.base + "/l?showMissing=true") as? [String: Any]
+            let withMissing = try await Self.call(client, .get, Self.base + "/l?showMissing=True") as? [String: Any]
             #expect((withMissing?["documents"] as? [[String: Any]])?.last?.keys.sorted() == ["name"])
             let ordered = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20desc") as? [String: Any]
             #expect((ordered?["documents"] as? [[String: Any]])?.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) } == ["a", "b", "c"])
