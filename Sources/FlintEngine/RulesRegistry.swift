@@ -1,9 +1,11 @@
+import FlintModel
 import FlintRules
 import Synchronization
 
-/// The security rules in force: per project, with a default for projects that have none of
-/// their own (what `flint start --rules` loads). No rules at all leaves every project open, as
-/// the reference emulator does.
+/// The security rules in force, per database. A project's rules, loaded without naming a
+/// database, are those of its `(default)` database, and `--rules` stands in for every project's
+/// `(default)` database without rules of its own; other databases have only the rules loaded
+/// for them. A database without rules is open, as on the reference emulator.
 public final class RulesRegistry: Sendable {
     public struct Loaded: Sendable {
         public let source: String
@@ -12,14 +14,14 @@ public final class RulesRegistry: Sendable {
         public let coverage = Coverage()
     }
 
-    /// Keys: "project" for a project's rules, "project\0database" for one database's.
+    /// Keys of `scoped`: "project\0database".
     private let state = Mutex<(scoped: [String: Loaded], fallback: Loaded?, byDatabase: [String: Loaded])>(([:], nil, [:]))
 
     public init() {}
 
-    /// Compiles and installs rules for a project (nil: every project without its own), or for
-    /// one database of it (or, with no project, that database id in every project); invalid
-    /// rules change nothing and come back as diagnostics.
+    /// Compiles and installs rules for one database of a project (no database: its `(default)`
+    /// one), for a database id in every project (no project), or for every project's `(default)`
+    /// database (neither); invalid rules change nothing and come back as diagnostics.
     @discardableResult
     public func load(_ source: String, project: String?, database: String? = nil) -> [Diagnostic] {
         let (ruleset, diagnostics) = Ruleset.compile(source)
@@ -27,8 +29,7 @@ public final class RulesRegistry: Sendable {
         let loaded = Loaded(source: source, ruleset: ruleset)
         state.withLock { s in
             switch (project, database) {
-            case (let p?, let d?): s.scoped[p + "\u{0}" + d] = loaded
-            case (let p?, nil): s.scoped[p] = loaded
+            case (let p?, let d): s.scoped[Self.key(p, d ?? DatabaseID.defaultDatabase)] = loaded
             case (nil, let d?): s.byDatabase[d] = loaded
             case (nil, nil): s.fallback = loaded
             }
@@ -36,13 +37,14 @@ public final class RulesRegistry: Sendable {
         return diagnostics
     }
 
-    public func remove(project: String) {
-        state.withLock { _ = $0.scoped.removeValue(forKey: project) }
+    /// The rules for a database: its own, else those for its database id in every project, else,
+    /// for a `(default)` database, `--rules`; nil means open.
+    public func rules(for project: String, database: String = DatabaseID.defaultDatabase) -> Loaded? {
+        state.withLock { s in
+            s.scoped[Self.key(project, database)] ?? s.byDatabase[database]
+                ?? (database == DatabaseID.defaultDatabase ? s.fallback : nil)
+        }
     }
 
-    /// The rules for a database: its own, else its project's, else those for its database id,
-    /// else the default.
-    public func rules(for project: String, database: String = "(default)") -> Loaded? {
-        state.withLock { s in s.scoped[project + "\u{0}" + database] ?? s.scoped[project] ?? s.byDatabase[database] ?? s.fallback }
-    }
+    private static func key(_ project: String, _ database: String) -> String { project + "\u{0}" + database }
 }

@@ -69,7 +69,7 @@ struct AdminAPI: Sendable {
     /// <message>` per line.
     func putSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
-            let project = try Self.rulesProject(request.uri.path)
+            let target = try Self.rulesTarget(request.uri.path)
             let body: Data
             do {
                 body = Data(buffer: try await request.body.collect(upTo: Limits.maxRequestBytes))
@@ -88,10 +88,11 @@ struct AdminAPI: Sendable {
             }
             // Refused for another file, the reference names errors only.
             guard others.isEmpty else { throw refusal(Ruleset.compile(content).diagnostics.filter { $0.severity == .error } + others) }
-            // firebase-tools loads a project's rules; a "database" name scopes them to that
-            // database, of whichever project it names, as on the reference.
+            // firebase-tools loads a project's rules, which are its (default) database's; a
+            // "database" name (or a path naming one) scopes them to that database, of whichever
+            // project the name names, as on the reference.
             let diagnostics = engine.rules.load(
-                content, project: load.database?.project ?? project, database: load.database?.database)
+                content, project: load.database?.project ?? target.project, database: load.database?.database ?? target.database)
             guard !diagnostics.contains(where: { $0.severity == .error }) else { throw refusal(diagnostics) }
             // Loaded. Warnings come back as issues, placed as the reference places them; none: `{}`.
             guard !diagnostics.isEmpty else { return RESTAPI.respond(Data("{\n}\n".utf8)) }
@@ -149,12 +150,15 @@ struct AdminAPI: Sendable {
         }
     }
 
-    /// `GET /emulator/v1/projects/{p}:securityRules`: the rules in force for the project; for a
-    /// project never given rules, the open rules that stand for "no rules", as the reference shows.
+    /// `GET /emulator/v1/projects/{p}[/databases/{d}]:securityRules`: the rules in force for the
+    /// database (the project's `(default)` one when none is named); for one without rules, the
+    /// open rules that stand for "no rules", as the reference shows.
     func getSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
-            let project = try Self.rulesProject(request.uri.path)
-            guard let source = engine.rules.rules(for: project)?.source else { return Self.openRulesResponse }
+            let target = try Self.rulesTarget(request.uri.path)
+            guard let source = engine.rules.rules(for: target.project, database: target.database ?? DatabaseID.defaultDatabase)?.source else {
+                return Self.openRulesResponse
+            }
             let data = try? JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]], options: [.sortedKeys])
             return RESTAPI.respond(data ?? Data("{}".utf8))
         } catch {
@@ -180,17 +184,19 @@ struct AdminAPI: Sendable {
         return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["rules": ["files": files]], options: [.sortedKeys])) ?? Data("{}".utf8))
     }
 
-    /// `GET /emulator/v1/projects/{p}:ruleCoverage` (JSON, the reference's shape) and
-    /// `…:ruleCoverage.html` (the rules with each expression highlighted by outcome). Coverage
+    /// `GET /emulator/v1/projects/{p}[/databases/{d}]:ruleCoverage` (JSON, the reference's
+    /// shape) and `…:ruleCoverage.html` (the rules with each expression highlighted by outcome),
+    /// for the database's rules (the project's `(default)` one when none is named). Coverage
     /// starts afresh whenever rules are loaded, and on `DELETE …:ruleCoverage`.
     func ruleCoverage(_ request: Request) async -> Response {
         do throws(FlintError) {
             let html = request.uri.path.hasSuffix(":ruleCoverage.html")
-            let project = try Self.rulesProject(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
-            guard let loaded = engine.rules.rules(for: project) else {
+            let target = try Self.rulesTarget(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
+            let database = target.database ?? DatabaseID.defaultDatabase
+            guard let loaded = engine.rules.rules(for: target.project, database: database) else {
                 // The open rules have nothing to count.
                 if !html && request.method != .delete { return Self.openRulesResponse }
-                throw FlintError(.notFound, "No rules are loaded for project \(project).")
+                throw FlintError(.notFound, "No rules are loaded for projects/\(target.project)/databases/\(database).")
             }
             if request.method == .delete {
                 loaded.coverage.reset()
@@ -206,13 +212,23 @@ struct AdminAPI: Sendable {
     }
 
     static func rulesProject(_ path: String, verb: String = ":securityRules") throws(FlintError) -> String {
+        let target = try rulesTarget(path, verb: verb)
+        guard target.database == nil else { throw .invalidArgument("Invalid project id in \(path).") }
+        return target.project
+    }
+
+    /// The project and database of `/emulator/v1/projects/{p}[/databases/{d}]{verb}`; a path
+    /// without a database names the project's `(default)` one, as on the reference.
+    static func rulesTarget(_ path: String, verb: String = ":securityRules") throws(FlintError) -> (project: String, database: String?) {
         let rest = path.dropFirst("/emulator/v1/projects/".count)
         guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(verb) else {
             throw FlintError(.notFound, "No admin resource at \(path).")
         }
-        let project = String(rest.dropLast(verb.count)).removingPercentEncoding ?? ""
-        guard !project.isEmpty, !project.contains("/") else { throw .invalidArgument("Invalid project id in \(path).") }
-        return project
+        let parts = (String(rest.dropLast(verb.count)).removingPercentEncoding ?? "").split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 1 || (parts.count == 3 && parts[1] == "databases" && !parts[2].isEmpty), !parts[0].isEmpty else {
+            throw .invalidArgument("Invalid project id in \(path).")
+        }
+        return (String(parts[0]), parts.count == 3 ? String(parts[2]) : nil)
     }
 
     /// `POST /emulator/v1/projects/{p}:export`. With `export_name`, as firebase-tools sends it

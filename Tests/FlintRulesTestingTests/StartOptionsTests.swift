@@ -45,7 +45,9 @@ struct StartOptionsTests {
         #expect(engine.rules.rules(for: "w")?.source == second)
     }
 
-    @Test func rulesApplyPerDatabaseThenProjectThenDefault() {
+    /// A project's rules and `--rules` are those of `(default)` databases; a named database has
+    /// only rules loaded for it, and is open without them, as on the reference.
+    @Test func rulesApplyPerDatabase() {
         let engine = Engine()
         let open = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read; } }"
         let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
@@ -57,5 +59,10 @@ struct StartOptionsTests {
         #expect(engine.rules.rules(for: "x", database: "locked")?.source == shut)
         #expect(engine.rules.rules(for: "p")?.source == shut)
         #expect(engine.rules.rules(for: "p", database: "free")?.source == open)
+        #expect(engine.rules.rules(for: "p", database: "locked")?.source == shut)
+        #expect(engine.rules.rules(for: "p", database: "other") == nil)
+        #expect(engine.rules.rules(for: "x", database: "other") == nil)
+        engine.rules.load(open, project: "p", database: "(default)")  // the same as the project's
+        #expect(engine.rules.rules(for: "p")?.source == open)
     }
 }

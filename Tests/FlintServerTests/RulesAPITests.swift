@@ -405,6 +405,29 @@ extension RulesAPITests {
             #expect(status == .ok)
             (status, _) = try await Self.call(client, .get, "/v1/projects/pe/databases/(default)/documents/a/b")
             #expect(status == .forbidden)
+            // A project's rules are its (default) database's: another database stays open.
+            (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pd:securityRules", Self.rulesBody(shut))
+            #expect(status == .ok)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/(default)/documents/a/b")
+            #expect(status == .forbidden)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/third/documents/a/b")
+            #expect(status == .notFound)
+            // A path may name the database, to load, read back and cover its rules.
+            let open = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if id == 'b'; } }"
+            (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pd/databases/third:securityRules", Self.rulesBody(open))
+            #expect(status == .ok)
+            (status, _) = try await Self.call(client, .get, "/v1/projects/pd/databases/third/documents/a/c")
+            #expect(status == .forbidden)
+            var answer: Any?
+            (status, answer) = try await Self.call(client, .get, "/emulator/v1/projects/pd/databases/third:securityRules")
+            #expect((((answer as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: Any]])?.first?["content"] as? String == open)
+            (status, answer) = try await Self.call(client, .get, "/emulator/v1/projects/pd/databases/fourth:securityRules")
+            #expect((((answer as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: Any]])?.first?["name"] as? String == "OPEN_RULES")
+            (status, answer) = try await Self.call(client, .get, "/emulator/v1/projects/pd/databases/third:ruleCoverage")
+            let counted = ((answer as? [String: Any])?["report"] as? [[String: Any]])?.first?["values"] as? [[String: Any]]
+            #expect(counted?.first?["count"] as? Int == 1)
+            (status, answer) = try await Self.call(client, .get, "/emulator/v1/projects/pd:ruleCoverage")
+            #expect((((answer as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: Any]])?.first?["content"] as? String == shut)
         }
     }
 
