@@ -14,14 +14,21 @@ struct AdminAPI: Sendable {
     let shutdown: ShutdownTrigger
 
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` empties the database
-    /// or the subtree at `path` (its document and everything below it), and answers `{}`.
+    /// or the subtree at `path` (its document and everything below it), and answers `{}`. The
+    /// root or a document may end in `/`, and problems are told of a `Document parent name`, as
+    /// on the reference.
     func clear(_ request: Request) async -> Response {
         do throws(FlintError) {
             let path = request.uri.path.dropFirst("/emulator/v1/".count)
-            guard let decoded = String(path).removingPercentEncoding else {
+            guard var decoded = String(path).removingPercentEncoding else {
                 throw .invalidArgument("The path \"\(request.uri.path)\" has invalid percent-encoding.")
             }
-            let name = try ResourceName.parse(decoded)
+            if decoded.hasSuffix("/"), !decoded.hasSuffix("//"),
+                let parent = try? ResourceName.parse(String(decoded.dropLast()), kind: "Document parent"), !parent.path.isCollectionPath
+            {
+                decoded.removeLast()
+            }
+            let name = try ResourceName.parse(decoded, kind: "Document parent")
             await engine.database(name.database).clear(under: name.path)
             return RESTAPI.respond(Data("{}".utf8))
         } catch {

@@ -319,13 +319,16 @@ struct AdminAndCORSTests {
                 {"writes":[{"update":{"name":"\(RESTTests.name)/a/1","fields":{}}},{"update":{"name":"\(RESTTests.name)/a/1/s/x","fields":{}}},
                 {"update":{"name":"\(RESTTests.name)/b/1","fields":{}}}]}
                 """)
-            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/1")
+            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/1/")
             try await RESTTests.call(client, .get, RESTTests.base + "/a/1/s/x", expect: .notFound)
             try await RESTTests.call(client, .get, RESTTests.base + "/b/1")
-            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/%28default%29/documents")
+            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/%28default%29/documents/")
             try await RESTTests.call(client, .get, RESTTests.base + "/b/1", expect: .notFound)
             let bad = try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/nope", expect: .badRequest)
             #expect(RESTTests.error(bad)?.0 == "INVALID_ARGUMENT")
+            // A collection may not end in `/`, as on the reference.
+            let collection = try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/", expect: .badRequest)
+            #expect(RESTTests.error(collection)?.1 == #"Document parent name "projects/p1/databases/(default)/documents/a/" has invalid trailing "/"."#)
         }
     }
 
