@@ -118,12 +118,15 @@ enum FilterRules {
         }
     }
 
-    /// Each filter in turn, then the rules across them. `database` is the query's: a name it
-    /// compares with must be in it.
+    /// The first checks of a filter, in the reference's order: each filter's names and list
+    /// operands, the rules across them for `!=` and not-in, then what is compared with
+    /// `__name__`. The rest come later in a query's checks (`validateRest`). `database` is the
+    /// query's: a name the filter compares with must be in it.
     static func validate(_ filter: Filter, database: DatabaseID) throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false
         var hasDisjunctive = false
+        var names: [FieldFilter] = []
         func walk(_ f: Filter) throws(FlintError) {
             switch f {
             case .composite(let c):
@@ -141,7 +144,8 @@ enum FilterRules {
                 if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
             case .field(let ff):
                 try Validation.checkNameAlone(ff.field)
-                try validateField(ff, database: database)
+                try checkListOperand(ff)
+                if ff.field.isDocumentID { names.append(ff) }
                 switch ff.op {
                 case .notEqual: notEqualCount += 1
                 case .notIn:
@@ -160,21 +164,38 @@ enum FilterRules {
         if hasNotIn && hasDisjunctive {
             throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
         }
+        for f in names { try checkNameOperand(f, database: database) }
+    }
+
+    /// The filter's later checks, after the query's cursors and its count of filters and
+    /// orders: one array-contains per disjunction, operand sizes, then (after the kindless
+    /// rules, which the caller checks first) the number of disjunctions. Call with the filter
+    /// `deduplicated` gives, which the count and the disjunctions are reckoned on.
+    static func validateArraysAndSizes(_ filter: Filter) throws(FlintError) {
+        if arrayFilterCount(filter) > 1 {
+            throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
+        }
+        func sizes(_ f: Filter) throws(FlintError) {
+            switch f {
+            case .field(let ff) where !ff.field.isDocumentID: try checkOperandSize(ff)
+            case .composite(let c): for child in c.filters { try sizes(child) }
+            case .field, .unary: break
+            }
+        }
+        try sizes(filter)
+    }
+
+    static func validateDisjunctions(_ filter: Filter) throws(FlintError) {
         let count = disjunctionCount(filter)
         if count > NormalizedQuery.maxDisjunctions {
             throw .invalidArgument(
                 "Too many disjunctions after normalization. Result had \(count) disjunctions which is more than the maximum of \(NormalizedQuery.maxDisjunctions)"
             )
         }
-        for conjunction in conjunctions(filter) {
-            let arrayFilters = conjunction.filter { $0 == .arrayContains || $0 == .arrayContainsAny }
-            if arrayFilters.count > 1 {
-                throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
-            }
-        }
     }
 
-    static func validateField(_ f: FieldFilter, database: DatabaseID) throws(FlintError) {
+    /// `in`, not-in and array-contains-any take a non-empty list of at most 30 (not-in: 10).
+    static func checkListOperand(_ f: FieldFilter) throws(FlintError) {
         let name = f.op.rawValue
         switch f.op {
         case .in, .notIn, .arrayContainsAny:
@@ -185,7 +206,10 @@ enum FilterRules {
         case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
             break
         }
-        guard f.field.isDocumentID else { return try checkOperandSize(f) }
+    }
+
+    /// A filter on `__name__` compares with references to documents of the query's database.
+    static func checkNameOperand(_ f: FieldFilter, database: DatabaseID) throws(FlintError) {
         switch f.op {
         case .arrayContains, .arrayContainsAny: throw .invalidArgument("the name __key__ is reserved")
         case .in, .notIn:
@@ -239,21 +263,14 @@ enum FilterRules {
         }
     }
 
-    /// The operators of each conjunction after expanding OR (not `in`); call after the count check.
-    static func conjunctions(_ filter: Filter) -> [[FieldFilter.Operator]] {
+    /// The most array-contains and array-contains-any filters any one disjunction holds,
+    /// reckoned without expanding the filter: an AND adds its parts', an OR takes its largest.
+    static func arrayFilterCount(_ filter: Filter) -> Int {
         switch filter {
-        case .field(let f): return [[f.op]]
-        case .unary: return [[]]
+        case .field(let f): f.op == .arrayContains || f.op == .arrayContainsAny ? 1 : 0
+        case .unary: 0
         case .composite(let c):
-            if c.filters.isEmpty { return [[]] }
-            switch c.op {
-            case .or: return c.filters.flatMap(conjunctions)
-            case .and:
-                return c.filters.reduce([[]]) { acc, child in
-                    let terms = conjunctions(child)
-                    return acc.flatMap { left in terms.map { left + $0 } }
-                }
-            }
+            c.op == .and ? c.filters.reduce(0) { $0 + arrayFilterCount($1) } : c.filters.map(arrayFilterCount).max() ?? 0
         }
     }
 }

@@ -14,9 +14,14 @@ public struct NormalizedQuery: Sendable {
     public static let maxDisjunctions = 30
     public static let maxInValues = 30
     public static let maxNotInValues = 10
+    /// Filters (each value of a list operand counting), explicit orders and a parent document
+    /// together.
+    public static let maxFiltersOrdersAndAncestor = 100
 
     /// Checks the query in the reference's order, so that a query with several faults is told
-    /// the same one: reserved names, limits, the collection, projection, filters, then order.
+    /// the same one: reserved names, limits, the collection, projection, the filters' names,
+    /// lists and `!=` rules, cursors, the nearest-neighbour search, the count of filters and
+    /// orders, array-contains, operand sizes, the kindless rules, disjunctions, then order.
     ///
     /// `aggregating` are the fields a sum or average reads. Production reads them from their
     /// index, so they join the order as inequality fields do: a document without one is not
@@ -26,13 +31,35 @@ public struct NormalizedQuery: Sendable {
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
         if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
-        self.query = query
         self.database = database
         self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
         for path in query.projection ?? [] { try Validation.checkNameAlone(path) }
         if let filter = query.filter { try FilterRules.validate(filter, database: database) }
+        for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
+            if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
+            for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
+                guard case .reference(let r) = value else {
+                    throw .invalidArgument("Cursor __key__ value is not a document reference.")
+                }
+                guard r.database == database else {
+                    throw .invalidArgument("The cursor key is in a different database than the query")
+                }
+            }
+        }
+        if let nearest = query.findNearest {
+            try FindNearestRules.validate(nearest)
+            try Self.checkFindNearestCombination(query)
+        }
+        // Repeats are counted once, and left out of what runs (they select nothing more).
+        var deduplicated = query
+        deduplicated.filter = query.filter.map(FilterRules.deduplicated)
+        try Self.checkSize(deduplicated)
+        if let filter = deduplicated.filter { try FilterRules.validateArraysAndSizes(filter) }
         if query.collectionID == nil { try Self.checkKindless(query) }
+        if let filter = deduplicated.filter { try FilterRules.validateDisjunctions(filter) }
+        self.query = deduplicated
+
         var seen = Set<FieldPath>()
         for (i, o) in query.orderBy.enumerated() {
             try Validation.checkNameAlone(o.field)
@@ -62,22 +89,18 @@ public struct NormalizedQuery: Sendable {
             full.append(Ordering(.documentID, descending: full.last?.descending ?? false))
         }
         self.orderBy = full
+    }
 
-        for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
-            if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
-            for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
-                guard case .reference(let r) = value else {
-                    throw .invalidArgument("Cursor __key__ value is not a document reference.")
-                }
-                guard r.database == database else {
-                    throw .invalidArgument("The cursor key is in a different database than the query")
-                }
-            }
-        }
-        if let nearest = query.findNearest {
-            try FindNearestRules.validate(nearest)
-            try Self.checkFindNearestCombination(query)
-        }
+    /// At most 100 filters, explicit orders and ancestor: a query under a document has one
+    /// ancestor, and one of every kind at any depth there a filter more, as the reference counts.
+    static func checkSize(_ query: Query) throws(FlintError) {
+        let ancestor = query.parent.isEmpty ? 0 : 1
+        let filters = (query.filter.map(FilterRules.filterCount) ?? 0) + (query.collectionID == nil && query.allDescendants ? ancestor : 0)
+        let orders = query.orderBy.count
+        guard filters + orders + ancestor > maxFiltersOrdersAndAncestor else { return }
+        throw .invalidArgument(
+            "The query may not have more than \(maxFiltersOrdersAndAncestor) filters + sort orders + ancestor total. Currently there are \(filters) filters, \(orders) sort orders, and \(ancestor == 0 ? "no" : "one") ancestor filter."
+        )
     }
 
     /// A query without a collection id reads documents of every kind, so it can only filter on

@@ -140,6 +140,82 @@ struct QueryValidationTests {
         }
     }
 
+    /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
+    /// each value of a list operand is a filter, identical filters side by side are one, and a
+    /// query under a document has an ancestor.
+    @Test func filtersOrdersAndAncestorAreAtMostAHundred() async throws {
+        let database = try await database(mixed)
+        let equalities = { (n: Int) in (0..<n).map { F("f\($0)", .equal, 1) } }
+        let under = try DocumentKey(parsing: "c/d1").path
+        let message = { (filters: Int, orders: Int, ancestor: Bool) in
+            "The query may not have more than 100 filters + sort orders + ancestor total. Currently there are \(filters) filters, \(orders) sort orders, and \(ancestor ? "one" : "no") ancestor filter."
+        }
+        let refused: [(Query, String)] = [
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(101)))), message(101, 0, false)),
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(50))), orderBy: (0..<51).map { asc("o\($0)") }),
+             message(50, 51, false)),
+            (Query(parent: under, collectionID: "s", filter: .composite(CompositeFilter(.and, equalities(99))), orderBy: [asc("o")]), message(99, 1, true)),
+            // A list operand counts its distinct values; an `in` and an `==` of the same field are two.
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(91) + [F("n", .notIn, .array((0..<10).map { .integer($0) }))]))),
+             message(101, 0, false)),
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(100) + [F("f1", .in, [1])]))), message(101, 0, false)),
+            // Only siblings that are identical, value type and all, are one.
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(100) + [F("f1", .equal, 1.0)]))), message(101, 0, false)),
+            (Query(collectionID: "c", filter: OR(.composite(CompositeFilter(.and, equalities(60))), .composite(CompositeFilter(.and, equalities(60) + [F("g", .equal, 1)])))),
+             message(121, 0, false)),
+            // Every kind below a document: the reference adds a filter as well as the ancestor.
+            (Query(parent: under, collectionID: nil, allDescendants: true, filter: .composite(CompositeFilter(.and, (0..<99).map {
+                F("__name__", .greaterThan, ref("c/d1/s/\($0)")) }))), message(100, 0, true)),
+        ]
+        for (query, text) in refused {
+            await #expect(throws: FlintError.invalidArgument(text)) { try await database.runQuery(query) }
+        }
+        let accepted: [Query] = [
+            Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(100)))),
+            Query(collectionID: "c", filter: .composite(CompositeFilter(.and, Array(repeating: F("v", .equal, 1), count: 150)))),
+            Query(collectionID: "c", filter: .composite(CompositeFilter(.or, Array(repeating: F("v", .equal, 1), count: 31)))),
+            Query(collectionID: "c", filter: OR(.composite(CompositeFilter(.and, equalities(60))), .composite(CompositeFilter(.and, equalities(60).reversed())))),
+            Query(collectionID: "c", filter: AND(F("v", .in, [1, 2, 3, 4, 5, 6]), F("v", .in, [6, 5, 4, 3, 2, 1]))),
+            Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(99) + [F("v", .greaterThan, 0)]))),
+            Query(parent: under, collectionID: "s", filter: .composite(CompositeFilter(.and, equalities(99)))),
+        ]
+        for query in accepted { _ = try await database.runQuery(query) }
+        // What runs is the filter without its repeats, and it selects the same documents.
+        #expect(try await database.ids(Query(collectionID: "c", filter: OR(F("v", .equal, 1), F("v", .equal, 1), F("v", .equal, 1.0))))
+            == database.ids(Query(collectionID: "c", filter: F("v", .equal, 1))))
+    }
+
+    /// Two faults at once are told in the reference's order (each pair probed on it).
+    @Test func faultsAreToldInTheReferencesOrder() async throws {
+        let database = try await database(mixed)
+        let big = Value.string(String(repeating: "x", count: 1600))
+        let many = (0..<101).map { F("f\($0)", .equal, 1) }
+        let cases: [(Query, String)] = [
+            (Query(collectionID: "c", filter: AND(F("s", .equal, big), F("a", .notIn, [1]), F("b", .notIn, [1]))),
+             "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."),
+            (Query(collectionID: "c", filter: AND(F("__name__", .equal, "x"), F("a", .notIn, [1]), F("b", .notIn, [1]))),
+             "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."),
+            (Query(collectionID: "c", filter: AND(F("a", .arrayContains, 1), F("b", .arrayContains, 1)), startAt: Cursor(values: [1], before: true)),
+             "Cursor has too many values."),
+            (Query(collectionID: "c", orderBy: [asc("v"), asc("v")], startAt: Cursor(values: [1, 1, 1], before: true)), "Cursor has too many values."),
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, many)),
+                   findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 0)),
+             "FindNearest.limit must be a positive integer of no more than 1000"),
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, many + [F("a", .arrayContains, 1), F("b", .arrayContains, 1)]))),
+             "The query may not have more than 100 filters + sort orders + ancestor total. Currently there are 103 filters, 0 sort orders, and no ancestor filter."),
+            (Query(collectionID: "c", filter: .composite(CompositeFilter(.and, many)), orderBy: [asc("v"), asc("v")]),
+             "The query may not have more than 100 filters + sort orders + ancestor total. Currently there are 101 filters, 2 sort orders, and no ancestor filter."),
+            (Query(collectionID: "c", filter: AND(F("s", .equal, big), F("a", .arrayContains, 1), F("b", .arrayContains, 1))),
+             "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."),
+            (Query(collectionID: "c", filter: AND(F("s", .equal, big), F("a", .in, .array((0..<30).map { .integer($0) })), F("b", .in, [1, 2]))),
+             "value for s is too large to be used in a query"),
+            (Query(collectionID: "c", filter: AND(F("s", .equal, big)), orderBy: [asc("v"), asc("v")]), "value for s is too large to be used in a query"),
+        ]
+        for (query, message) in cases {
+            await #expect(throws: FlintError.invalidArgument(message), "\(message)") { try await database.runQuery(query) }
+        }
+    }
+
     @Test func limitsAtTheBoundaryAreAccepted() async throws {
         let database = try await database(mixed)
         #expect(try await database.ids(Query(collectionID: "c", filter: F("v", .in, .array((0..<30).map { .integer($0) })))) == ["d1", "n1"])

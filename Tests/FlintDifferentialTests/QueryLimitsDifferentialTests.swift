@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// The limit of 100 filters, orders and ancestor, counted as the reference counts it, and the
+/// order in which the reference tells a query's faults when it has two: raw REST queries sent to
+/// the reference and to a Flint server, the same status and message for each.
+struct QueryLimitsDifferentialTests {
+    static func equal(_ field: String, _ value: String = #"{"integerValue": "1"}"#) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "EQUAL", "value": \#(value)}}"#
+    }
+    static func list(_ field: String, _ op: String, _ values: [Int]) -> String {
+        let items = values.map { #"{"integerValue": "\#($0)"}"# }.joined(separator: ", ")
+        return #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": {"arrayValue": {"values": [\#(items)]}}}}"#
+    }
+    static func composite(_ op: String, _ filters: [String]) -> String {
+        #"{"compositeFilter": {"op": "\#(op)", "filters": [\#(filters.joined(separator: ", "))]}}"#
+    }
+    static func equalities(_ n: Int, from: Int = 0) -> [String] { (from..<from + n).map { equal("f\($0)") } }
+    static func orders(_ fields: [String]) -> String {
+        #""orderBy": [\#(fields.map { #"{"field": {"fieldPath": "\#($0)"}}"# }.joined(separator: ", "))]"#
+    }
+    static func query(_ parts: String...) -> String {
+        #"{"structuredQuery": {"from": [{"collectionId": "c"}]\#(parts.map { ", " + $0 }.joined())}}"#
+    }
+    static func `where`(_ filter: String) -> String { #""where": \#(filter)"# }
+
+    static let big = #"{"stringValue": "\#(String(repeating: "x", count: 1600))"}"#
+    static let oneValueCursor = #""startAt": {"values": [{"integerValue": "1"}]}"#
+
+    /// Path below the documents root, and the body.
+    static var cases: [(String, String)] {
+        let and = { (filters: [String]) in Self.where(composite("AND", filters)) }
+        return [
+            ("", query(and(equalities(100)))),
+            ("", query(and(equalities(101)))),
+            ("", query(and(equalities(50)), orders((0..<51).map { "o\($0)" }))),
+            ("", query(and(equalities(100)), orders(["__name__"]))),
+            ("/p/1", query(and(equalities(99)))),
+            ("/p/1", query(and(equalities(100)))),
+            ("/p/1", query(and(equalities(99)), orders(["o"]))),
+            ("", query(and(equalities(91) + [list("n", "NOT_IN", Array(0..<10))]))),
+            ("", query(and(equalities(71) + [list("a", "ARRAY_CONTAINS_ANY", Array(0..<30))]))),
+            ("", query(and(equalities(100) + [list("f1", "IN", [1])]))),
+            ("", query(and(equalities(100) + [equal("f1", #"{"doubleValue": 1}"#)]))),
+            ("", query(and(equalities(99) + [list("x", "IN", [1, 2]), list("x", "IN", [2, 1])]))),
+            ("", query(and(Array(repeating: equal("v"), count: 101)))),
+            ("", query(Self.where(composite("OR", Array(repeating: equal("v"), count: 101))))),
+            ("", query(Self.where(composite("OR", (0..<31).map { equal("v", #"{"integerValue": "\#($0 % 2)"}"#) })))),
+            ("", query(Self.where(composite("OR", [composite("AND", equalities(60)), composite("AND", equalities(60).reversed())])))),
+            ("", query(Self.where(composite("OR", [composite("AND", equalities(60)), composite("AND", equalities(60) + [equal("g")])])))),
+            ("", query(and(equalities(60) + [composite("AND", equalities(41))]))),
+            ("", query(and([list("a", "IN", Array(0..<6)), list("a", "IN", Array(0..<6))]))),
+            ("", query(and(equalities(98) + [#"{"fieldFilter": {"field": {"fieldPath": "z"}, "op": "GREATER_THAN", "value": {"integerValue": "1"}}}"#]))),
+            // Two faults: the one the reference tells first.
+            ("", query(and([equal("s", big), list("n1", "NOT_IN", [1]), list("n2", "NOT_IN", [1])]))),
+            ("", query(and([equal("__name__", #"{"stringValue": "x"}"#), list("n1", "NOT_IN", [1]), list("n2", "NOT_IN", [1])]))),
+            ("", query(and([#"{"fieldFilter": {"field": {"fieldPath": "a1"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#,
+                            #"{"fieldFilter": {"field": {"fieldPath": "a2"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#]), oneValueCursor)),
+            ("", query(orders(["o", "o"]), #""startAt": {"values": [{"integerValue": "1"}, {"integerValue": "1"}, {"integerValue": "1"}]}"#)),
+            ("", query(orders(["__name__", "o"]), oneValueCursor.replacingOccurrences(of: "]}", with: #", {"integerValue": "1"}, {"integerValue": "1"}]}"#))),
+            ("", query(and(equalities(101)), orders(["__name__", "x"]))),
+            ("", query(and(equalities(101)), orders(["o", "o"]))),
+            ("", query(and(equalities(100) + [equal("s", big)]))),
+            ("", query(and(equalities(100) + [list("n1", "IN", Array(0..<30)), list("n2", "IN", [1, 2])]))),
+            ("", query(and(equalities(99) + [#"{"fieldFilter": {"field": {"fieldPath": "a1"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#,
+                                             #"{"fieldFilter": {"field": {"fieldPath": "a2"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#]))),
+            ("", query(and([equal("s", big), list("n1", "IN", Array(0..<30)), list("n2", "IN", [1, 2])]))),
+            ("", query(and([equal("s", big)]), orders(["o", "o"]))),
+            ("", query(and([list("n1", "IN", Array(0..<30)), list("n2", "IN", [1, 2])]), orders(["o", "o"]))),
+            ("", query(and(equalities(101)), oneValueCursor)),
+        ]
+    }
+
+    @Test func queriesAreCountedAndRefusedAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "query limits") else { return }
+        defer { stop() }
+        let root = "/v1/projects/flint-query-limits/databases/(default)/documents"
+        var refused = 0
+        for (parent, body) in Self.cases {
+            let expected = try await RawHTTP.send("POST", reference.base + root + parent + ":runQuery", body)
+            let found = try await RawHTTP.send("POST", flint + root + parent + ":runQuery", body)
+            let label = String(body.prefix(160))
+            #expect(found.status == expected.status, "\(parent) \(label)")
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(parent) \(label)")
+            if expected.status != 200 { refused += 1 }
+        }
+        #expect(refused == Self.cases.count - 8)
+    }
+}
