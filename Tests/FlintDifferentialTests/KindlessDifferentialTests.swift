@@ -43,19 +43,24 @@ struct KindlessDifferentialTests {
         ]
     }
 
+    /// `paths` written, each `{v: 1}`, to a Flint database and to the same database on the reference.
+    static func seeded(_ id: DatabaseID, _ reference: ReferenceEmulator) async throws -> Database {
+        let flint = Database(id: id)
+        let keys = try paths.map { try DocumentKey(parsing: $0) }
+        _ = try await flint.commit(keys.map { .set($0, ["v": 1]) })
+        let writes: [[String: Any]] = keys.map { ["update": ["name": id.documentsRoot + "/" + $0.path.canonical, "fields": ["v": ["integerValue": "1"]]]] }
+        try #require(try await reference.request("POST", "/v1/" + id.documentsRoot + ":commit", ["writes": writes]).0 == 200)
+        return flint
+    }
+
     @Test func kindlessQueriesAndNumericIDsAgreeWithTheReference() async throws {
         guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential kindless test skipped")
             return
         }
         defer { reference.stop() }
-        let flint = Database(id: Self.database)
-        let keys = try Self.paths.map { try DocumentKey(parsing: $0) }
-        _ = try await flint.commit(keys.map { .set($0, ["v": 1]) })
+        let flint = try await Self.seeded(Self.database, reference)
         let root = "/v1/" + Self.database.documentsRoot
-        let writes: [[String: Any]] = keys.map { ["update": ["name": Self.database.documentsRoot + "/" + $0.path.canonical, "fields": ["v": ["integerValue": "1"]]]] }
-        let (status, _) = try await reference.request("POST", root + ":commit", ["writes": writes])
-        try #require(status == 200)
 
         var refused = 0
         for (i, (parent, query)) in Self.queries.enumerated() {
@@ -86,12 +91,8 @@ struct KindlessDifferentialTests {
         }
         defer { reference.stop() }
         let database = DatabaseID(project: "flint-kindless-list")
-        let flint = Database(id: database)
-        let keys = try Self.paths.map { try DocumentKey(parsing: $0) }
-        _ = try await flint.commit(keys.map { .set($0, ["v": 1]) })
+        let flint = try await Self.seeded(database, reference)
         let root = "/v1/" + database.documentsRoot
-        let writes: [[String: Any]] = keys.map { ["update": ["name": database.documentsRoot + "/" + $0.path.canonical, "fields": ["v": ["integerValue": "1"]]]] }
-        try #require(try await reference.request("POST", root + ":commit", ["writes": writes]).0 == 200)
 
         let cases: [(parent: String, query: String, request: ListDocumentsRequest)] = [
             ("", "", ListDocumentsRequest(collectionID: nil)),
