@@ -325,7 +325,7 @@ struct AdminAPI: Sendable {
             let data = try body["data"].map { json throws(FlintError) in try DocumentJSON.fields(json, database: database, at: "data") }
             let segments = path.split(separator: "/").map(String.init)
             guard let explanation = await engine.database(database).explainRules(method: method, path: segments, auth: auth, data: data) else {
-                throw FlintError(.failedPrecondition, "No rules are loaded for project \(project).")
+                throw FlintError(.failedPrecondition, "No rules are loaded for \(database.name).")
             }
             let report: [String: Any] = [
                 "allowed": explanation.allowed, "message": explanation.message, "debug": explanation.debug,
