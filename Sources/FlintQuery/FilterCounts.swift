@@ -45,7 +45,7 @@ private struct Identical: Hashable {
 /// A filter's identity for spotting repeats: composites as sets of their parts, list operands
 /// as sets of their values.
 private indirect enum FilterShape: Hashable {
-    case field(String, FieldFilter.Operator, Set<Identical>)
+    case list(String, FieldFilter.Operator, Set<Identical>)
     case single(String, FieldFilter.Operator, Identical)
     case unary(String, UnaryFilter.Operator)
     case composite(CompositeFilter.Operator, Set<FilterShape>)
@@ -55,7 +55,7 @@ private indirect enum FilterShape: Hashable {
         case .unary(let u): self = .unary(u.field.canonical, u.op)
         case .field(let f):
             if case .array(let items) = f.value, f.op == .in || f.op == .notIn || f.op == .arrayContainsAny {
-                self = .field(f.field.canonical, f.op, Set(items.map(Identical.init)))
+                self = .list(f.field.canonical, f.op, Set(items.map(Identical.init)))
             } else {
                 self = .single(f.field.canonical, f.op, Identical(f.value))
             }

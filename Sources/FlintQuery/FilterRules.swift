@@ -120,8 +120,9 @@ enum FilterRules {
 
     /// The first checks of a filter, in the reference's order: each filter's names and list
     /// operands, the rules across them for `!=` and not-in, then what is compared with
-    /// `__name__`. The rest come later in a query's checks (`validateRest`). `database` is the
-    /// query's: a name the filter compares with must be in it.
+    /// `__name__`. The rest come later in a query's checks (`validateArraysAndSizes`,
+    /// `validateDisjunctions`). `database` is the query's: a name the filter compares with must
+    /// be in it.
     static func validate(_ filter: Filter, database: DatabaseID) throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false
@@ -167,10 +168,8 @@ enum FilterRules {
         for f in names { try checkNameOperand(f, database: database) }
     }
 
-    /// The filter's later checks, after the query's cursors and its count of filters and
-    /// orders: one array-contains per disjunction, operand sizes, then (after the kindless
-    /// rules, which the caller checks first) the number of disjunctions. Call with the filter
-    /// `deduplicated` gives, which the count and the disjunctions are reckoned on.
+    /// Checks that follow the query's cursors and its count of filters and orders: one
+    /// array-contains per disjunction, then operand sizes. Called with the `deduplicated` filter.
     static func validateArraysAndSizes(_ filter: Filter) throws(FlintError) {
         if arrayFilterCount(filter) > 1 {
             throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
@@ -185,6 +184,8 @@ enum FilterRules {
         try sizes(filter)
     }
 
+    /// At most 30 disjunctions, the last of the filter's checks (after the kindless rules).
+    /// Called with the `deduplicated` filter, so repeats do not count.
     static func validateDisjunctions(_ filter: Filter) throws(FlintError) {
         let count = disjunctionCount(filter)
         if count > NormalizedQuery.maxDisjunctions {

@@ -91,8 +91,9 @@ public struct NormalizedQuery: Sendable {
         self.orderBy = full
     }
 
-    /// At most 100 filters, explicit orders and ancestor: a query under a document has one
-    /// ancestor, and one of every kind at any depth there a filter more, as the reference counts.
+    /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
+    /// a query under a document has an ancestor, and a kindless query of any depth there also
+    /// counts one filter more.
     static func checkSize(_ query: Query) throws(FlintError) {
         let ancestor = query.parent.isEmpty ? 0 : 1
         let filters = (query.filter.map(FilterRules.filterCount) ?? 0) + (query.collectionID == nil && query.allDescendants ? ancestor : 0)
