@@ -7,18 +7,26 @@ import FlintModel
 extension FilterRules {
     /// The filter without repeated siblings or list values. Composites are kept, even of one
     /// filter: an OR of one still rules out not-in.
-    static func deduplicated(_ filter: Filter) -> Filter {
+    static func deduplicated(_ filter: Filter) -> Filter { withoutRepeats(filter).filter }
+
+    /// One pass: each part's shape is made once, on the way up.
+    private static func withoutRepeats(_ filter: Filter) -> (filter: Filter, shape: FilterShape) {
         switch filter {
-        case .unary: return filter
+        case .unary(let u): return (filter, .unary(u.field.canonical, u.op))
         case .field(var f):
-            guard f.op == .in || f.op == .notIn || f.op == .arrayContainsAny, case .array(let items) = f.value else { return filter }
+            guard f.op == .in || f.op == .notIn || f.op == .arrayContainsAny, case .array(let items) = f.value else {
+                return (filter, .single(f.field.canonical, f.op, Identical(f.value)))
+            }
             var seen = Set<Identical>()
             f.value = .array(items.filter { seen.insert(Identical($0)).inserted })
-            return .field(f)
+            return (.field(f), .list(f.field.canonical, f.op, seen))
         case .composite(let c):
             var seen = Set<FilterShape>()
-            let children = c.filters.map(deduplicated).filter { seen.insert(FilterShape($0)).inserted }
-            return .composite(CompositeFilter(c.op, children))
+            var children: [Filter] = []
+            for child in c.filters.map(withoutRepeats) where seen.insert(child.shape).inserted {
+                children.append(child.filter)
+            }
+            return (.composite(CompositeFilter(c.op, children)), .composite(c.op, seen))
         }
     }
 
@@ -49,17 +57,4 @@ private indirect enum FilterShape: Hashable {
     case single(String, FieldFilter.Operator, Identical)
     case unary(String, UnaryFilter.Operator)
     case composite(CompositeFilter.Operator, Set<FilterShape>)
-
-    init(_ filter: Filter) {
-        switch filter {
-        case .unary(let u): self = .unary(u.field.canonical, u.op)
-        case .field(let f):
-            if case .array(let items) = f.value, f.op == .in || f.op == .notIn || f.op == .arrayContainsAny {
-                self = .list(f.field.canonical, f.op, Set(items.map(Identical.init)))
-            } else {
-                self = .single(f.field.canonical, f.op, Identical(f.value))
-            }
-        case .composite(let c): self = .composite(c.op, Set(c.filters.map(FilterShape.init)))
-        }
-    }
 }

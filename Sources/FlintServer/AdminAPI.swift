@@ -20,15 +20,17 @@ struct AdminAPI: Sendable {
     func clear(_ request: Request) async -> Response {
         do throws(FlintError) {
             let path = request.uri.path.dropFirst("/emulator/v1/".count)
-            guard var decoded = String(path).removingPercentEncoding else {
+            guard let decoded = String(path).removingPercentEncoding else {
                 throw .invalidArgument("The path \"\(request.uri.path)\" has invalid percent-encoding.")
             }
+            let name: ResourceName
             if decoded.hasSuffix("/"), !decoded.hasSuffix("//"),
                 let parent = try? ResourceName.parse(String(decoded.dropLast()), kind: "Document parent"), !parent.path.isCollectionPath
             {
-                decoded.removeLast()
+                name = parent
+            } else {
+                name = try ResourceName.parse(decoded, kind: "Document parent")
             }
-            let name = try ResourceName.parse(decoded, kind: "Document parent")
             await engine.database(name.database).clear(under: name.path)
             return RESTAPI.respond(Data("{}".utf8))
         } catch {
