@@ -167,7 +167,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintDifferentialTests",
-            dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore", "FlintExport", "FlintServer"],
+            dependencies: [
+                "FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore",
+                "FlintExport", "FlintServer", "FlintProto",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FlintProtoTests",

@@ -135,10 +135,34 @@ struct WatchTests {
         for resume in [WatchTarget(id: 2, scope: query("c"), resumeToken: token), WatchTarget(id: 3, scope: query("c"), resumeToken: [1, 2, 3])] {
             try await db.addWatchTarget(resume, to: second)
             let id = resume.id
-            #expect(describe(await db.takeWatchEvents(second)) == [
+            let events = await db.takeWatchEvents(second)
+            #expect(describe(events) == [
                 "add \(id)", "reset \(id)", "change c/a [\(id)] -[]", "change c/b [\(id)] -[]", "change c/d [\(id)] -[]", "current \(id)", "global",
             ])
+            // The reset already carries where the client's view will stand, as the current does.
+            guard case .target(.reset, _, let resetToken?, let resetTime?, nil) = events[1],
+                case .target(.current, _, let currentToken, let currentTime, nil) = events[5]
+            else {
+                Issue.record("the reset carries a token and a read time")
+                continue
+            }
+            #expect(resetToken == currentToken && resetTime == currentTime)
         }
+    }
+
+    @Test func chosenTargetIdsFollowTheHighestSeen() async throws {
+        let (db, _) = makeDatabase()
+        let (stream, _) = await db.openWatch()
+        var ids: [Int32] = []
+        for requested: Int32 in [0, 10, 0, 5, 0] {
+            ids.append(try await db.addWatchTarget(WatchTarget(id: requested, scope: query("c")), to: stream))
+        }
+        await db.removeWatchTarget(12, from: stream)
+        ids.append(try await db.addWatchTarget(WatchTarget(id: 0, scope: query("c")), to: stream))
+        // A rejected target uses up its id too.
+        ids.append(try await db.addWatchTarget(WatchTarget(id: 0, scope: .query(Query(collectionID: "c", filter: n(.in, .array([]))))), to: stream))
+        ids.append(try await db.addWatchTarget(WatchTarget(id: 0, scope: query("c")), to: stream))
+        #expect(ids == [1, 10, 11, 5, 12, 13, 14, 15])
     }
 
     @Test func documentTargetsSendNothingForAMissingDocument() async throws {
@@ -160,8 +184,9 @@ struct WatchTests {
         await #expect(throws: FlintError.invalidArgument("Target ID 5 is already in use on this stream.")) {
             try await db.addWatchTarget(WatchTarget(id: 5, scope: query("c")), to: stream)
         }
+        // Id 0 takes the one after the highest the stream has seen, as on the reference.
         let chosen = try await db.addWatchTarget(WatchTarget(id: 0, scope: .documents([key("c/a")]), once: true), to: stream)
-        #expect(chosen == Int32.max)
+        #expect(chosen == 6)
         #expect(describe(await db.takeWatchEvents(stream)) == [
             "add 5", "add \(chosen)", "change c/a [5, \(chosen)] -[]", "current 5", "current \(chosen)", "global", "remove \(chosen)",
         ])

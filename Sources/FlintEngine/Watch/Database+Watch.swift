@@ -86,7 +86,7 @@ extension Database {
                 if resumable, let from = start.resumeFrom {
                     for doc in results(of: target, at: from) { target.sent[doc.key] = doc.updateTime }
                 } else if start.resumeAsked {
-                    events.append(.target(.reset, [targetID]))
+                    events.append(.target(.reset, [targetID], token: ResumeToken.encode(now), at: now))
                 }
                 deliverAll(target, into: &batch)
                 if resumable {
@@ -179,14 +179,18 @@ extension Database {
 
     private func claimTargetID(_ requested: Int32, in stream: WatchStream) throws(FlintError) -> Int32 {
         guard requested != 0 else {
-            while stream.targets[stream.nextChosenID] != nil { stream.nextChosenID -= 1 }
-            defer { stream.nextChosenID -= 1 }
-            return stream.nextChosenID
+            if stream.highestTargetID < Int32.max {
+                stream.highestTargetID += 1
+                return stream.highestTargetID
+            }
+            // Every id up to the top has been seen: take the lowest free one.
+            return (1...Int32.max).first { stream.targets[$0] == nil } ?? Int32.max
         }
         guard requested > 0 else { throw .invalidArgument("Target ID must be positive, got \(requested).") }
         guard stream.targets[requested] == nil else {
             throw .invalidArgument("Target ID \(requested) is already in use on this stream.")
         }
+        stream.highestTargetID = max(stream.highestTargetID, requested)
         return requested
     }
 

@@ -16,9 +16,9 @@ final class WatchStream {
     var targets: [Int32: WatchedTarget] = [:]
     /// Events decided outside a consistent point (removals, rejected targets).
     var outbox: [WatchEvent] = []
-    /// Ids the engine picks for targets added with id 0 count down from the top, away from
-    /// the small positive ids clients choose.
-    var nextChosenID: Int32 = Int32.max
+    /// The highest target id this stream has seen, chosen or asked for; a target added with id 0
+    /// gets the next one, as on the reference, so it never meets an id in use.
+    var highestTargetID: Int32 = 0
 
     init(signal: AsyncStream<Void>.Continuation) {
         self.signal = signal
