@@ -118,7 +118,7 @@ extension Database {
                 requestResource: method == .delete ? .null : resource(key, s.after), inTransaction: inTransaction)
             request.writeFields = method == .delete ? .null : Self.writeFields(s.write)
             request.createsOrUpdates = method != .delete && s.write.precondition == .none
-            request.requestResourceMerges = method != .delete && s.write.updateMask != nil
+            request.requestResourceNeedsReading = method != .delete && (s.write.updateMask != nil || !s.write.transforms.isEmpty)
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
             requests.append(request)

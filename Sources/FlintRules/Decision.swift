@@ -56,9 +56,10 @@ public struct RulesRequest: Sendable {
     /// A set or update with no precondition, which creates or updates depending on what is
     /// stored: the reference's first pass, made before reading, weighs it as either.
     public var createsOrUpdates = false
-    /// A write whose `request.resource` depends on the stored document (it has an update
-    /// mask), which the reference's first pass does not know.
-    public var requestResourceMerges = false
+    /// A write whose `request.resource` is only known once the stored document is read: it
+    /// has an update mask, or transforms (which apply to the stored values, or take the commit
+    /// time). The reference's first pass does not know it.
+    public var requestResourceNeedsReading = false
     /// `request.query` on lists.
     public var query: RulesValue?
     /// `request.writeFields` on writes: the paths a write names (its mask and transforms), or
@@ -213,8 +214,8 @@ extension Ruleset {
     /// The reference decides a request in two passes and names both in its denials. The first
     /// is made before any document is read: every get and exists, and for a document request
     /// `resource` too, are unknown (and `request.resource` of a write that merges into the
-    /// stored document), and an evaluation that needs them is `evaluation error at` the
-    /// condition; a set or update without a precondition is weighed as a create and as an
+    /// stored document or transforms fields), and an evaluation that needs them is
+    /// `evaluation error at` the condition; a set or update without a precondition is weighed as a create and as an
     /// update, and nothing it allows counts, as the method is not known yet. For a document
     /// request only a pass of plain `false`s settles it; a query, whose `resource` is known, is
     /// settled by its first pass unless that pass needed a read (and then named only once).
@@ -231,7 +232,7 @@ extension Ruleset {
             var guessed = request
             guessed.method = method
             if !isQuery { guessed.resource = Evaluator.unread }
-            if request.requestResourceMerges { guessed.requestResource = Evaluator.unread }
+            if request.requestResourceNeedsReading { guessed.requestResource = Evaluator.unread }
             for (allow, scope) in statements(guessed, segments) {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)

@@ -255,6 +255,7 @@ struct RulesSeveralDocumentsDifferentialTests {
         "match /no/{doc} { allow read, write: if false; }",
         "match /multi/{doc} { allow get, update: if resource.data.a == 2; allow read, write: if request.auth.uid == 'bob'; }",
         "match /del/{doc} { allow delete: if resource.data.a == 1; }",
+        "match /stamped/{doc} { allow create: if request.resource.data.t == request.time; allow update: if request.resource.data.a > 0; }",
     ]
     static let stored = ["open/x": 1, "closed/one": 1, "closed/uno": 1, "closed/two": 2, "closed/deux": 2, "no/a": 1, "multi/two": 2, "del/d": 1]
 
@@ -266,13 +267,15 @@ struct RulesSeveralDocumentsDifferentialTests {
     ]
 
     /// A commit of these writes: a path, and `+` (exists: false), `=` (exists: true), `-`
-    /// (delete, exists: true) or nothing (a plain set). None pairs a write allowed only after
+    /// (delete, exists: true), `^` (a plain set that also stamps `t` with the server time) or
+    /// nothing (a plain set). A write with transforms is not known to the first pass. None pairs a write allowed only after
     /// reading with a denied one: the reference takes those second passes in an order of its
     /// own hashing (by document name), which Flint does not copy.
     static let commits: [[String]] = [
         ["=closed/two", "=closed/deux"], ["open/y", "=closed/two"], ["=no/a", "=closed/two"], ["=closed/two", "=no/a"],
         ["=closed/none"], ["=open/none"], ["=open/none", "=closed/two"], ["+closed/one"], ["+closed/two"], ["+open/x"], ["+no/a"],
         ["-del/none"], ["-open/none"], ["=elsewhere/x", "=closed/two"], ["=closed/two", "=open/x"],
+        ["^stamped/s", "=no/a"], ["^stamped/s", "^open/y", "=no/a"], ["stamped/s", "=no/a"], ["^stamped/s"],
     ]
 
     @Test func severalDocumentsAndPreconditionsAreDecidedAsTheReferenceDecides() async throws {
@@ -321,7 +324,7 @@ struct RulesSeveralDocumentsDifferentialTests {
             var body: [[String: Any]] = []
             var flintWrites: [Write] = []
             for w in writes {
-                let path = String(w.drop { "+=-".contains($0) })
+                let path = String(w.drop { "+=-^".contains($0) })
                 let key = try DocumentKey(parsing: path)
                 switch w.first {
                 case "-":
@@ -331,6 +334,12 @@ struct RulesSeveralDocumentsDifferentialTests {
                     let exists = w.first == "="
                     body.append(["update": ["name": "\(root)/\(path)", "fields": ["a": ["integerValue": "3"]]], "currentDocument": ["exists": exists]])
                     flintWrites.append(Write(.update(key, ["a": 3]), precondition: .exists(exists)))
+                case "^":
+                    body.append([
+                        "update": ["name": "\(root)/\(path)", "fields": ["a": ["integerValue": "3"]]],
+                        "updateTransforms": [["fieldPath": "t", "setToServerValue": "REQUEST_TIME"]],
+                    ])
+                    flintWrites.append(Write(.update(key, ["a": 3]), transforms: [FieldTransform(try FieldPath(["t"]), .serverTimestamp)]))
                 default:
                     body.append(["update": ["name": "\(root)/\(path)", "fields": ["a": ["integerValue": "3"]]]])
                     flintWrites.append(.set(key, ["a": 3]))

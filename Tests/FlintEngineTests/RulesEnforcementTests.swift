@@ -108,6 +108,15 @@ struct RulesEnforcementTests {
         let after = await Self.denial { _ = try await db.commit([.set(key("ok/e"), ["v": 2]), .set(key("g/e"), [:])], auth: ann) }
         #expect(after?.message == "\nfalse for 'create' @ L4, false for 'update' @ L4, evaluation error at L6:37 for 'create' @ L6, false for 'create' @ L6")
         #expect(try await db.get(key("ok/a")) == nil)
+
+        // A transform's result is not known before reading either: the first pass of a write
+        // stamped with the server time cannot compare it, where a plain one is weighed.
+        let stamped = Write(.update(key("no/s"), ["a": 1]), transforms: [FieldTransform(try FieldPath(["t"]), .serverTimestamp)])
+        let transformed = await Self.denial { _ = try await db.commit([stamped, .delete(key("ok/n")), .delete(key("no/x"))], auth: ann) }
+        #expect(transformed?.message
+            == "\nevaluation error at L5:38 for 'create' @ L5, evaluation error at L5:85 for 'update' @ L5, false for 'delete' @ L4, false for 'delete' @ L5")
+        let plain = await Self.denial { _ = try await db.commit([.set(key("no/s"), ["a": 1]), .delete(key("no/x"))], auth: ann) }
+        #expect(plain?.message == "\nfalse for 'create' @ L5, evaluation error at L5:85 for 'update' @ L5, false for 'delete' @ L5")
     }
 
     /// A batch get's denial names the first passes of its documents, then their second passes
