@@ -206,8 +206,7 @@ struct WriteStream {
             // does not stand in for it.
             let named = r.database
             guard !named.isEmpty else { throw .invalidArgument("'database' must be set on an initial write request.") }
-            // Resuming another stream is not offered: the SDKs start a new one after any break.
-            guard r.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
+            try Self.refuseStreamID(r)
             guard r.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
             _ = try ResourceName.parseDatabase(named)
             self.database = named
@@ -216,6 +215,7 @@ struct WriteStream {
             response.streamToken = token
             return response
         }
+        try Self.refuseStreamID(r)
         guard r.database.isEmpty || r.database == database else {
             throw .invalidArgument(
                 "Request specified a database (\(r.database)) that did not match the expected database (\(database))")
@@ -240,6 +240,12 @@ struct WriteStream {
         response.writeResults = result.writeResults
         response.commitTime = result.commitTime
         return response
+    }
+
+    /// Resuming a stream is not offered (the SDKs start a new one after any break), so no
+    /// request may name one, the handshake or any after it, as on the reference.
+    private static func refuseStreamID(_ r: Google_Firestore_V1_WriteRequest) throws(FlintError) {
+        guard r.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
     }
 }
 

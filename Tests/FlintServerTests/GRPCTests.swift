@@ -236,8 +236,16 @@ struct GRPCTests {
             var elsewhere = Google_Firestore_V1_WriteRequest()
             elsewhere.database = "projects/zz/databases/(default)"
             elsewhere.writes = [Self.write("w/a", [:])]
+            // A stream id after the handshake is refused too, before the database is compared,
+            // and even on the last request, which holds no writes.
+            var laterResuming = elsewhere
+            laterResuming.streamID = "x"
+            var lastResuming = Google_Firestore_V1_WriteRequest()
+            lastResuming.streamID = "x"
             let refusals: [([Google_Firestore_V1_WriteRequest], String)] = [
                 ([resuming], "Resuming streams is not supported, do not set stream ID."),
+                ([handshake, laterResuming], "Resuming streams is not supported, do not set stream ID."),
+                ([handshake, lastResuming], "Resuming streams is not supported, do not set stream ID."),
                 ([withWrites], "'writes' must not be set on an initial write request."),
                 ([handshake, elsewhere],
                  "Request specified a database (projects/zz/databases/(default)) that did not match the expected database (\(Self.database))"),
