@@ -216,6 +216,9 @@ struct FirestoreCalls: Sendable {
             response.readTime = Wire.proto(result.readTime)
             responses.append(response)
         }
+        // The first document's answer counts what the offset skipped (all of it, as documents
+        // follow), except when it is also the last: the reference leaves the count out there.
+        if query.offset > 0, responses.count > 1 { responses[0].skippedResults = Int32(clamping: query.offset) }
         if let metrics = result.explainMetrics { responses[responses.count - 1].explainMetrics = Wire.proto(metrics) }
         // The last answer says the query is complete, as the reference's does.
         responses[responses.count - 1].done = true

@@ -129,6 +129,19 @@ struct RESTTests {
             #expect(rows?.allSatisfy { $0["readTime"] is String } == true)
             // Only the last answer says the query is done.
             #expect(rows?.map { $0["done"] as? Bool } == [nil, true])
+            // What an offset skipped is counted on the first document's answer, unless that one
+            // is also the last.
+            try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"update":{"name":"\(Self.name)/off/a"}},{"update":{"name":"\(Self.name)/off/b"}},{"update":{"name":"\(Self.name)/off/c"}}]}
+                """)
+            for (offset, limit, skipped) in [(1, 2, [1 as Int?, nil]), (1, 1, [nil]), (2, 2, [nil]), (5, 2, [nil])] {
+                let body = #"{"structuredQuery":{"from":[{"collectionId":"off"}],"offset":\#(offset),"limit":\#(limit)}}"#
+                let page = try await Self.call(client, .post, Self.base + ":runQuery", body) as? [[String: Any]]
+                #expect(page?.map { ($0["skippedResults"] as? NSNumber)?.intValue } == skipped, "offset \(offset) limit \(limit)")
+            }
+            try await Self.call(client, .post, Self.base + ":commit", """
+                {"writes":[{"delete":"\(Self.name)/off/a"},{"delete":"\(Self.name)/off/b"},{"delete":"\(Self.name)/off/c"}]}
+                """)
             let empty = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"zz"}]}}"#) as? [[String: Any]]
             #expect(empty?.count == 1 && empty?.first?["document"] == nil && empty?.first?["readTime"] != nil)
             #expect(empty?.first?["done"] as? Bool == true)
