@@ -215,10 +215,11 @@ extension Ruleset {
     /// is made before any document is read: every get and exists, and for a document request
     /// `resource` too, are unknown (and `request.resource` of a write that merges into the
     /// stored document or transforms fields), and an evaluation that needs them is
-    /// `evaluation error at` the condition; a set or update without a precondition is weighed as a create and as an
-    /// update, and nothing it allows counts, as the method is not known yet. For a document
-    /// request only a pass of plain `false`s settles it; a query, whose `resource` is known, is
-    /// settled by its first pass unless that pass needed a read (and then named only once).
+    /// `evaluation error at` the condition; a set or update without a precondition is weighed
+    /// as a create and as an update, and nothing it allows counts, as the method is not known
+    /// yet. For a document request only a pass of plain `false`s settles it; a query, whose
+    /// `resource` is known, is settled by its first pass unless that pass needed a read (and
+    /// then named only once).
     public func firstPass(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10) -> RulesFirstPass {
         let segments = Self.segments(request)
         let methods: [Method] = request.createsOrUpdates ? [.create, .update] : [request.method]
