@@ -268,9 +268,9 @@ struct RulesSeveralDocumentsDifferentialTests {
 
     /// A commit of these writes: a path, and `+` (exists: false), `=` (exists: true), `-`
     /// (delete, exists: true), `^` (a plain set that also stamps `t` with the server time) or
-    /// nothing (a plain set). A write with transforms is not known to the first pass. None pairs a write allowed only after
-    /// reading with a denied one: the reference takes those second passes in an order of its
-    /// own hashing (by document name), which Flint does not copy.
+    /// nothing (a plain set). A write with transforms is not known to the first pass. None pairs
+    /// a write allowed only after reading with a denied one: the reference takes those second
+    /// passes in an order of its own hashing (by document name), which Flint does not copy.
     static let commits: [[String]] = [
         ["=closed/two", "=closed/deux"], ["open/y", "=closed/two"], ["=no/a", "=closed/two"], ["=closed/two", "=no/a"],
         ["=closed/none"], ["=open/none"], ["=open/none", "=closed/two"], ["+closed/one"], ["+closed/two"], ["+open/x"], ["+no/a"],
