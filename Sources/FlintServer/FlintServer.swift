@@ -127,6 +127,9 @@ public struct FlintServer: Sendable {
         // Firestore refuses requests over 10 MiB with a clear error, which the engine gives; the
         // transport only resets streams, so its own cap sits well above that.
         config.rpc.maxRequestPayloadSize = 4 * Limits.maxRequestBytes
+        // The reference takes gzip-compressed requests and refuses deflate. Answers stay plain for
+        // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
+        config.compression.enabledAlgorithms = [.gzip]
         return GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
             services: [GRPCFirestoreService(engine: engine, metrics: metrics, draining: draining)])
