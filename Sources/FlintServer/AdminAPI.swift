@@ -16,12 +16,18 @@ struct AdminAPI: Sendable {
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` empties the database
     /// or the subtree at `path` (its document and everything below it), and answers `{}`. The
     /// root or a document may end in `/`, and problems are told of a `Document parent name`, as
-    /// on the reference.
+    /// on the reference; a path of another shape is not found.
     func clear(_ request: Request) async -> Response {
         do throws(FlintError) {
             let path = request.uri.path.dropFirst("/emulator/v1/".count)
             guard let decoded = String(path).removingPercentEncoding else {
                 throw .invalidArgument("The path \"\(request.uri.path)\" has invalid percent-encoding.")
+            }
+            // Only `projects/*/databases/*/documents…` is a clearing route (ids may be empty, and
+            // are then refused by name); anything else is no resource at all, as on the reference.
+            let segments = decoded.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+            guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases", segments[4] == "documents" else {
+                throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
             }
             let name: ResourceName
             if decoded.hasSuffix("/"), !decoded.hasSuffix("//"),

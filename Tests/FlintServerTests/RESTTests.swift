@@ -337,8 +337,13 @@ struct AdminAndCORSTests {
             try await RESTTests.call(client, .get, RESTTests.base + "/b/1")
             try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/%28default%29/documents/")
             try await RESTTests.call(client, .get, RESTTests.base + "/b/1", expect: .notFound)
-            let bad = try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/nope", expect: .badRequest)
-            #expect(RESTTests.error(bad)?.0 == "INVALID_ARGUMENT")
+            // Only database roots and documents below them are routes; other shapes are not found.
+            for other in ["p1/nope", "p1/databases/(default)", "p1/databases/(default)/documentsx", "a%2Fb/databases/(default)/documents"] {
+                let missing = try await RESTTests.call(client, .delete, "/emulator/v1/projects/" + other, expect: .notFound)
+                #expect(RESTTests.error(missing)?.1 == "No admin resource at /emulator/v1/projects/\(other).")
+            }
+            let bad = try await RESTTests.call(client, .delete, "/emulator/v1/projects//databases/(default)/documents", expect: .badRequest)
+            #expect(RESTTests.error(bad)?.1 == #"Document parent name "projects//databases/(default)/documents" lacks a project id at index 9."#)
             // A collection may not end in `/`, as on the reference.
             let collection = try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/", expect: .badRequest)
             #expect(RESTTests.error(collection)?.1 == #"Document parent name "projects/p1/databases/(default)/documents/a/" has invalid trailing "/"."#)
