@@ -278,6 +278,32 @@ def test_explained_queries_and_aggregations(cities):
     assert plan_only.get_explain_metrics().plan_summary.indexes_used[0]["properties"] == "(capital ASC, __name__ ASC)"
 
 
+def test_vector_search(col):
+    from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
+    from google.cloud.firestore_v1.vector import Vector
+
+    for name, values in {"a": [1.0, 0.0, 0.0], "b": [0.0, 1.0, 0.0], "c": [1.0, 1.0, 0.0], "d": [0.5, 0.5, 0.5]}.items():
+        col.document(name).set({"emb": Vector(values), "red": name in "ac"})
+    col.document("flat").set({"emb": Vector([1.0, 2.0]), "red": True})  # another dimension: never a neighbour
+    col.document("list").set({"emb": [1.0, 0.0, 0.0], "red": True})  # an array, not a vector
+
+    def nearest(query, measure, **options):
+        found = query.find_nearest(
+            vector_field="emb", query_vector=Vector([1.0, 0.0, 0.0]), distance_measure=measure,
+            distance_result_field="distance", **options,
+        ).get()
+        return [(s.id, round(s.get("distance"), 6)) for s in found]
+
+    assert nearest(col, DistanceMeasure.EUCLIDEAN, limit=3) == [("a", 0.0), ("d", 0.866025), ("c", 1.0)]
+    assert nearest(col, DistanceMeasure.COSINE, limit=10) == [("a", 0.0), ("c", 0.292893), ("d", 0.42265), ("b", 1.0)]
+    assert nearest(col, DistanceMeasure.DOT_PRODUCT, limit=10, distance_threshold=0.5) == [("a", 1.0), ("c", 1.0), ("d", 0.5)]
+    reds = col.where(filter=FieldFilter("red", "==", True))
+    assert nearest(reds, DistanceMeasure.EUCLIDEAN, limit=5) == [("a", 0.0), ("c", 1.0)]
+    with pytest.raises(exceptions.InvalidArgument) as too_many:
+        nearest(col, DistanceMeasure.EUCLIDEAN, limit=1001)
+    assert "FindNearest.limit must be a positive integer of no more than 1000" in str(too_many.value)
+
+
 def test_collection_groups_and_listing(client, col):
     parent = col.document("group-parent")
     parent.collection("landmarks").document("a").set({"type": "museum"})
@@ -374,6 +400,28 @@ def test_malformed_and_unknown_calls_get_clear_status_codes(flint_host):
         ok(b"\x0a\x03abc", timeout=5)
     assert bad_name.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     channel.close()
+
+
+def test_gzip_compressed_requests(flint_host):
+    from google.cloud.firestore_v1.services.firestore import FirestoreClient
+    from google.cloud.firestore_v1.services.firestore.transports.grpc import FirestoreGrpcTransport
+    from google.cloud.firestore_v1.types import document, firestore as messages, write
+
+    database = "projects/interop-gzip/databases/(default)"
+    owner = [("authorization", "Bearer owner")]
+    for compression, ok in [(grpc.Compression.Gzip, True), (grpc.Compression.Deflate, False)]:
+        channel = grpc.insecure_channel(flint_host, compression=compression)
+        raw = FirestoreClient(transport=FirestoreGrpcTransport(channel=channel))
+        name = f"{database}/documents/c/{compression.name}"
+        update = write.Write(update=document.Document(name=name, fields={"s": {"string_value": "z" * 5000}}))
+        if ok:
+            raw.commit(request=messages.CommitRequest(database=database, writes=[update]), metadata=owner)
+            got = raw.get_document(request=messages.GetDocumentRequest(name=name), metadata=owner)
+            assert got.fields["s"].string_value == "z" * 5000
+        else:
+            with pytest.raises(exceptions.MethodNotImplemented):
+                raw.commit(request=messages.CommitRequest(database=database, writes=[update]), metadata=owner)
+        channel.close()
 
 
 def test_oversized_documents_and_requests_are_refused(col):
