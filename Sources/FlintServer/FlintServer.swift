@@ -106,7 +106,16 @@ public struct FlintServer: Sendable {
             router: makeRouter(),
             server: HTTPServerBuilder { responder in
                 SharedPortChannel(http1: HTTP1WebSocketUpgradeChannel(
-                    responder: responder,
+                    responder: { request, writer, channel in
+                        switch Expectation(request) {
+                        case .none: break
+                        case .continue: try await writer.writeInformationalHead(HTTPResponse(status: .continue))
+                        case .unmet:
+                            try await writer.writeResponse(HTTPResponse(status: .expectationFailed, headerFields: [.contentLength: "0"]))
+                            return
+                        }
+                        try await responder(request, writer, channel)
+                    },
                     // Text messages must be UTF-8 (RFC 6455): one that is not is closed with 1007
                     // rather than read with its bad bytes replaced, which would change the values sent.
                     configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)),

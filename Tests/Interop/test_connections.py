@@ -139,3 +139,29 @@ def test_connections_whose_clients_end_them_are_closed(flint_host):
     answer = read_until_closed(rest_client)
     rest_client.close()
     assert answer.startswith(b"HTTP/1.1 404 ")
+
+
+def test_expect_continue_is_answered_before_the_body_is_sent(flint_host):
+    body = json.dumps({"writes": [{"update": {
+        "name": "projects/interop-conn/databases/(default)/documents/expect/a",
+        "fields": {"n": {"integerValue": "1"}}}}]}).encode()
+    sock = connect(flint_host)
+    sock.sendall(
+        f"POST {BASE}:commit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer owner\r\n"
+        f"Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+    interim = b""
+    while b"\r\n\r\n" not in interim:  # byte by byte, so nothing after the interim answer is taken
+        chunk = sock.recv(1)
+        assert chunk, interim
+        interim += chunk
+    assert interim.startswith(b"HTTP/1.1 100 Continue\r\n")
+    sock.sendall(body)
+    status, answer = read_response(sock)
+    assert status == 200 and "commitTime" in json.loads(answer)
+
+    # Any other expectation is refused before the handler runs; the connection goes on.
+    sock.sendall(f"POST {BASE}:commit HTTP/1.1\r\nHost: x\r\nExpect: bread\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+    assert read_response(sock) == (417, b"")
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert read_response(sock) == (200, b"Ok")
+    sock.close()
