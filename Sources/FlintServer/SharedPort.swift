@@ -123,6 +123,7 @@ struct SharedPortChannel: ServerChildChannel {
                         http1.setup(channel: channel, logger: logger).assumeIsolated().whenComplete { result in
                             switch result {
                             case .success(let value):
+                                FirstRequestErrorHandler.add(to: channel)
                                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                                 route.succeed(.http1(value))
                             case .failure(let error):

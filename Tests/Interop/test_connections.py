@@ -165,3 +165,22 @@ def test_expect_continue_is_answered_before_the_body_is_sent(flint_host):
     sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     assert read_response(sock) == (200, b"Ok")
     sock.close()
+
+
+def test_a_first_request_that_cannot_be_parsed_is_answered_400_and_closed(flint_host):
+    for garbage in [b"GARBAGE\r\n\r\n", b"get / HTTP/1.1\r\nHost: x\r\n\r\n", b"GET / HTTP/1.1\r\nNo colon here\r\n\r\n"]:
+        sock = connect(flint_host)
+        sock.settimeout(5)
+        sock.sendall(garbage)  # and the socket stays open: the server must end the exchange
+        answer = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), (garbage, answer)
+        sock.close()
+    sock = connect(flint_host)
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert read_response(sock) == (200, b"Ok")
+    sock.close()
