@@ -100,6 +100,13 @@ public enum WriteApplier {
                     .failedPrecondition,
                     "Document \(name()) does not exist, so its update time cannot be \(t).")
             }
+            // A time after the document's last update could not have been read from it: the
+            // reference (and production, by the Python client's system tests) call that invalid.
+            if t > current.updateTime {
+                throw FlintError(
+                    .invalidArgument,
+                    "The required update time \(t) is later than the last update of document \(name()), at \(current.updateTime).")
+            }
             if current.updateTime != t {
                 throw FlintError(
                     .failedPrecondition,

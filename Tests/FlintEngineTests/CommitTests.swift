@@ -203,6 +203,13 @@ struct CommitTests {
             try await db.commit([Write(.update(key("c/a"), ["x": 3]), precondition: .updateTime(stale))])
         }
         #expect(e?.code == .failedPrecondition)
+        // A time after the last update cannot have been read: invalid, as on the reference.
+        let later = Timestamp(microseconds: created.commitTime.microseconds + 1)
+        await #expect(throws: FlintError(
+            .invalidArgument, "The required update time \(later) is later than the last update of document \(name), at \(created.commitTime).")
+        ) {
+            try await db.commit([Write(.delete(key("c/a")), precondition: .updateTime(later))])
+        }
         _ = try await db.commit([Write(.update(key("c/a"), ["x": 4]), precondition: .updateTime(created.commitTime))])
         #expect(try await db.get(key("c/a"))?.fields == ["x": 4])
         await #expect(throws: FlintError(.notFound, "No document to update: projects/p1/databases/(default)/documents/c/zz")) {
