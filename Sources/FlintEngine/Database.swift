@@ -654,7 +654,7 @@ public actor Database {
         }
         guard let explain else { return QueryResult(documents: documents, readTime: t) }
         let scope = query.allDescendants ? "Collection group" : "Collection"
-        let indexes: [MapValue] = [["query_scope": .string(scope), "properties": .string(stats.indexUsed ?? "(__name__ ASC)")]]
+        let indexes: [MapValue] = [["query_scope": .string(scope), "properties": .string(IndexPlan.productionIndex(normalized))]]
         guard explain.analyze else {
             return QueryResult(documents: [], readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: nil))
         }
@@ -665,6 +665,7 @@ public actor Database {
             debugStats: [
                 "documents_scanned": .string(String(stats.documentsScanned)),
                 "index_entries_scanned": .string(String(stats.indexEntriesScanned)),
+                "billing_details": .map(Self.billingDetails(documents: documents.count, indexEntries: 0)),
             ])
         return QueryResult(documents: documents, readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: execution))
     }
@@ -743,8 +744,19 @@ public actor Database {
         // matched, at least one.
         stats.resultsReturned = 1
         stats.readOperations = max(1, (result.documents.count + 999) / 1000)
+        stats.debugStats["billing_details"] = .map(Self.billingDetails(documents: 0, indexEntries: result.documents.count))
         return AggregationResult(
             values: values, readTime: result.readTime, explainMetrics: ExplainMetrics(indexesUsed: metrics.indexesUsed, executionStats: stats))
+    }
+
+    /// Production's `billing_details` debug statistics: what was billed, and whether the
+    /// minimum of one read applied because nothing else was.
+    static func billingDetails(documents: Int, indexEntries: Int) -> MapValue {
+        [
+            "documents_billable": .string(String(documents)),
+            "index_entries_billable": .string(String(indexEntries)),
+            "min_query_cost": .string(documents + indexEntries == 0 ? "1" : "0"),
+        ]
     }
 
     /// Visits every existing document, for exports; the actor is held meanwhile, so the

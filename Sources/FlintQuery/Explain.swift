@@ -8,9 +8,6 @@ public struct ExplainOptions: Sendable {
 
 /// What a query read while it ran.
 public struct QueryStats: Sendable, Equatable {
-    /// The index that served the query, as production describes it: `(field ASC, __name__ ASC)`;
-    /// nil when the documents were scanned.
-    public var indexUsed: String?
     public var indexEntriesScanned = 0
     public var documentsScanned = 0
 

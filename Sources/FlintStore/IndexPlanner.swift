@@ -43,6 +43,35 @@ public struct IndexPlan: Sendable {
             coversFilter: covered)
     }
 
+    /// The index production reads for `q`, as its explain output names it. It can differ from
+    /// Flint's own plan, which serves some filters by reading in order and checking each
+    /// document: production reads an `in` filter's field index as it reads an equality's, and a
+    /// vector search reads a vector index after the equality fields.
+    public static func productionIndex(_ q: NormalizedQuery) -> String {
+        var equalities: [FieldPath] = []
+        var contains: FieldPath?
+        for conjunct in conjuncts(q.query.filter) {
+            guard case .field(let f) = conjunct, !f.field.isDocumentID else { continue }
+            switch f.op {
+            case .equal, .in: if !equalities.contains(f.field) { equalities.append(f.field) }
+            case .arrayContains, .arrayContainsAny: contains = contains ?? f.field
+            default: break
+            }
+        }
+        equalities.sort { $0 < $1 }
+        var parts = equalities.map { "\($0.canonical) ASC" }
+        if let nearest = q.query.findNearest {
+            parts += ["__name__ ASC", "\(nearest.field.canonical) VECTOR<\(nearest.queryVector.count)>"]
+            return "(" + parts.joined(separator: ", ") + ")"
+        }
+        if let contains { parts.append("\(contains.canonical) CONTAINS") }
+        for o in q.orderBy where !o.field.isDocumentID && !equalities.contains(o.field) {
+            parts.append("\(o.field.canonical) \(o.descending ? "DESC" : "ASC")")
+        }
+        parts.append("__name__ \(q.orderBy.last?.descending ?? false ? "DESC" : "ASC")")
+        return "(" + parts.joined(separator: ", ") + ")"
+    }
+
     private static func conjuncts(_ filter: Filter?) -> [Filter] {
         guard let filter else { return [] }
         if case .composite(let c) = filter, c.op == .and { return c.filters.flatMap { conjuncts($0) } }

@@ -178,7 +178,6 @@ public final class MemoryStore: StoreBackend {
             return out.count < wanted
         }
         defer {
-            stats.indexUsed = "(" + plan.definition.description + ")"
             stats.indexEntriesScanned += scanned
             stats.documentsScanned += out.count
         }

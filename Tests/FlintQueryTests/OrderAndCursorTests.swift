@@ -96,9 +96,30 @@ struct ExplainTests {
         let stats = try #require(analyzed.explainMetrics?.executionStats)
         #expect(stats.resultsReturned == 3)
         #expect(stats.debugStats["index_entries_scanned"] == "3")
+        #expect(stats.debugStats["billing_details"] == .map(["documents_billable": "3", "index_entries_billable": "0", "min_query_cost": "0"]))
+        // At a past time Flint scans, but the plan still names the index production reads.
         let scan = try await database.runQuery(q, readTime: analyzed.readTime, explain: ExplainOptions(analyze: true))
         #expect(scan.explainMetrics?.executionStats?.debugStats["documents_scanned"] == "50")
-        #expect(scan.explainMetrics?.indexesUsed == [["query_scope": "Collection", "properties": "(__name__ ASC)"]])
+        #expect(scan.explainMetrics?.indexesUsed == [["query_scope": "Collection", "properties": "(g ASC, t DESC, __name__ DESC)"]])
+        let none = try await database.runQuery(Query(collectionID: "c", filter: F("g", .equal, 9)), explain: ExplainOptions(analyze: true))
+        #expect(none.explainMetrics?.executionStats?.debugStats["billing_details"]
+            == .map(["documents_billable": "0", "index_entries_billable": "0", "min_query_cost": "1"]))
+    }
+
+    /// Production's plan names the field index for `in` as for an equality, the element index
+    /// for array membership, and a vector index after the equality fields for a vector search.
+    @Test func thePlanNamesTheIndexProductionReads() async throws {
+        let database = try await database(["a": ["g": 1, "tags": .array([.string("x")]), "v": .vector([1, 0])]])
+        func plan(_ q: Query) async throws -> Value? {
+            try await database.runQuery(q, explain: ExplainOptions(analyze: false)).explainMetrics?.indexesUsed.first?["properties"]
+        }
+        #expect(try await plan(Query(collectionID: "c")) == "(__name__ ASC)")
+        #expect(try await plan(Query(collectionID: "c", filter: F("g", .in, .array([1, 2])))) == "(g ASC, __name__ ASC)")
+        #expect(try await plan(Query(collectionID: "c", filter: F("tags", .arrayContainsAny, .array(["x"])), orderBy: [desc("g")]))
+            == "(tags CONTAINS, g DESC, __name__ DESC)")
+        #expect(try await plan(Query(collectionID: "c", filter: F("g", .greaterThan, 0))) == "(g ASC, __name__ ASC)")
+        let nearest = FindNearest(field: path("v"), queryVector: [1, 0, 0], measure: .euclidean, limit: 1)
+        #expect(try await plan(Query(collectionID: "c", filter: F("g", .equal, 1), findNearest: nearest)) == "(g ASC, __name__ ASC, v VECTOR<3>)")
     }
 
     @Test func anExplainedAggregationIsOneResultBilledPerThousandEntries() async throws {

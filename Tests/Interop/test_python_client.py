@@ -268,7 +268,14 @@ def test_explained_queries_and_aggregations(cities):
     ]
     analyzed = capitals.get(explain_options=ExplainOptions(analyze=True))
     assert ids(analyzed) == ["BJ", "DC", "TOK"]
-    assert analyzed.get_explain_metrics().execution_stats.results_returned == 3
+    analyzed_stats = analyzed.get_explain_metrics().execution_stats
+    assert analyzed_stats.results_returned == 3
+    assert analyzed_stats.debug_stats["billing_details"] == {
+        "documents_billable": "3", "index_entries_billable": "0", "min_query_cost": "0"}
+    listed = cities.where(filter=FieldFilter("state", "in", ["CA", "DC"])).get(explain_options=ExplainOptions(analyze=False))
+    assert listed.get_explain_metrics().plan_summary.indexes_used == [
+        {"query_scope": "Collection", "properties": "(state ASC, __name__ ASC)"}
+    ]
     counted = capitals.count(alias="n").get(explain_options=ExplainOptions(analyze=True))
     assert counted[0][0].value == 3
     stats = counted.get_explain_metrics().execution_stats
