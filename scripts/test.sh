@@ -35,3 +35,5 @@ swift test --skip-build --filter FlintDifferentialTests
 
 # The official clients, unchanged, against a Flint started by the suite.
 scripts/interop.sh
+# The Python client's own system tests, written against production, against `flint exec`.
+scripts/client-system-tests.sh

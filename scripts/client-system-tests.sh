@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs the system tests that google-cloud-firestore ships in its source release (written
+# against production Firestore) against a Flint started by `flint exec`. The release is the
+# version the interop suite pins, checked against its hash and kept under .build. Run after
+# scripts/interop.sh, which installs the test dependencies into .venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=2.34.1
+sha256=d403b12375e4f68176bb638451417330a7a66d11c9cace98f7778109b884d9ab
+work=.build/client-system-tests
+archive=$work/google_cloud_firestore-$version.tar.gz
+
+if ! { [ -f "$archive" ] && echo "$sha256  $archive" | sha256sum -c --status; }; then
+  rm -rf "$work"
+  mkdir -p "$work"
+  .venv/bin/pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+    "google-cloud-firestore==$version" -d "$work"
+  if ! echo "$sha256  $archive" | sha256sum -c --status; then
+    echo "google-cloud-firestore $version: the downloaded source release is not the expected one" >&2
+    exit 1
+  fi
+fi
+rm -rf "$work/google_cloud_firestore-$version"
+tar -xzf "$archive" -C "$work"
+tests=$work/google_cloud_firestore-$version/tests/system
+
+# The suite skips what Google's emulator does not serve; Flint serves explain and partition
+# queries, so those run too. Enterprise databases (BSON types, pipelines) are out of scope.
+sed -i \
+  -e 's/FIRESTORE_EMULATOR, reason="Query profile not supported in emulator."/False, reason="served by Flint"/' \
+  -e 's/FIRESTORE_EMULATOR, reason="PartitionQuery not implemented in emulator"/False, reason="served by Flint"/' \
+  "$tests/test_system.py" "$tests/test_system_async.py"
+
+flint="$(swift build --show-bin-path)/flint"
+python="$PWD/.venv/bin/python"
+cd "$tests"
+GCLOUD_PROJECT=flint-client-system-tests exec "$flint" exec --log-level error -- \
+  "$python" -m pytest -p no:cacheprovider -q test_system.py test_system_async.py -k "not enterprise and not bson"
