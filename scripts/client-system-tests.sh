@@ -26,14 +26,25 @@ tar -xzf "$archive" -C "$work"
 tests=$work/google_cloud_firestore-$version/tests/system
 
 # The suite skips what Google's emulator does not serve; Flint serves explain and partition
-# queries, so those run too. Enterprise databases (BSON types, pipelines) are out of scope.
+# queries, and vector searches once the suite's own seed documents are written, so those run
+# too. Enterprise databases (BSON types, pipelines) are out of scope.
 sed -i \
   -e 's/FIRESTORE_EMULATOR, reason="Query profile not supported in emulator."/False, reason="served by Flint"/' \
   -e 's/FIRESTORE_EMULATOR, reason="PartitionQuery not implemented in emulator"/False, reason="served by Flint"/' \
+  -e 's/FIRESTORE_EMULATOR, reason="Require index and seed data"/False, reason="seeded below"/' \
   "$tests/test_system.py" "$tests/test_system_async.py"
 
 flint="$(swift build --show-bin-path)/flint"
-python="$PWD/.venv/bin/python"
+export PYTHON="$PWD/.venv/bin/python" GCLOUD_PROJECT=flint-client-system-tests
 cd "$tests"
-GCLOUD_PROJECT=flint-client-system-tests exec "$flint" exec --log-level error -- \
-  "$python" -m pytest -p no:cacheprovider -q test_system.py test_system_async.py -k "not enterprise and not bson"
+exec "$flint" exec --log-level error -- bash -c '
+  set -e
+  "$PYTHON" -c "
+import sys
+sys.path.insert(0, \"util\")
+from bootstrap_vector_index import create_vector_documents
+from google.cloud import firestore
+create_vector_documents(firestore.Client(), \"vector_search\")
+"
+  exec "$PYTHON" -m pytest -p no:cacheprovider -q test_system.py test_system_async.py -k "not enterprise and not bson"
+'
