@@ -1,46 +1,78 @@
 import FlintModel
 import FlintQuery
 
-/// Chooses the index that serves a query in its own order: the query's top-level equalities
-/// and array-contains pin the index prefix, its full order follows.
+/// Chooses the index that serves a query in its own order: the query's top-level equalities,
+/// one `in` filter and an array-contains pin the index prefix, its full order follows.
 public struct IndexPlan: Sendable {
     public var definition: IndexDefinition
-    /// Values of the leading components every result shares.
-    public var prefix: [Value]
+    /// Values of the leading components every result shares: one list per value of the `in`
+    /// filter the index serves (read one after another, then merged in the query's order), or
+    /// a single list.
+    public var prefixes: [[Value]]
     /// The prefix alone proves the whole filter, so entries need no further filter check.
     public var coversFilter: Bool
 
     /// The plan for `q`, or nil when an index cannot serve it (vector search).
     public static func make(_ q: NormalizedQuery) -> IndexPlan? {
         guard q.query.findNearest == nil else { return nil }
-        var equalities: [(FieldPath, Value)] = []
+        var equalities: [(field: FieldPath, values: [Value])] = []
         var contains: (FieldPath, Value)?
         var covered = true
+        var ins: [(FieldPath, [Value])] = []
         for conjunct in conjuncts(q.query.filter) {
-            guard case .field(let f) = conjunct, !f.field.isDocumentID, comparable(f.value) else {
+            guard case .field(let f) = conjunct, !f.field.isDocumentID else {
                 covered = false
                 continue
             }
             switch f.op {
-            case .equal where !equalities.contains(where: { $0.0 == f.field }): equalities.append((f.field, f.value))
-            case .arrayContains where contains == nil: contains = (f.field, f.value)
-            default: covered = false
+            case .equal where comparable(f.value) && !equalities.contains(where: { $0.field == f.field }):
+                equalities.append((f.field, [f.value]))
+            case .arrayContains where contains == nil && comparable(f.value):
+                contains = (f.field, f.value)
+            case .in:
+                guard case .array(let values) = f.value, !values.isEmpty, values.allSatisfy(comparable) else {
+                    covered = false
+                    continue
+                }
+                ins.append((f.field, distinct(values)))
+            default:
+                covered = false
             }
         }
-        equalities.sort { $0.0 < $1.0 }
-        var components = equalities.map { IndexDefinition.Component($0.0) }
-        var prefix = equalities.map(\.1)
+        // One `in` filter becomes a component read once per value; a field also pinned by an
+        // equality, or a second `in`, stays a filter checked on each entry.
+        for (index, (field, values)) in ins.enumerated() {
+            if index == 0, !equalities.contains(where: { $0.field == field }) {
+                equalities.append((field, values))
+            } else {
+                covered = false
+            }
+        }
+        equalities.sort { $0.field < $1.field }
+        var components = equalities.map { IndexDefinition.Component($0.field) }
+        var prefixes: [[Value]] = [[]]
+        for (_, values) in equalities {
+            prefixes = prefixes.flatMap { prefix in values.map { prefix + [$0] } }
+        }
         if let (field, value) = contains {
             components.append(IndexDefinition.Component(field, arrayContains: true))
-            prefix.append(value)
+            prefixes = prefixes.map { $0 + [value] }
         }
-        for o in q.orderBy where !o.field.isDocumentID && !equalities.contains(where: { $0.0 == o.field }) {
+        for o in q.orderBy where !o.field.isDocumentID && !equalities.contains(where: { $0.field == o.field }) {
             components.append(IndexDefinition.Component(o.field, descending: o.descending))
         }
         let nameDescending = q.orderBy.last?.descending ?? false
         return IndexPlan(
-            definition: IndexDefinition(components: components, nameDescending: nameDescending), prefix: prefix,
+            definition: IndexDefinition(components: components, nameDescending: nameDescending), prefixes: prefixes,
             coversFilter: covered)
+    }
+
+    /// `values` without repeats by Firestore's equality (`1` and `1.0` are one value), so that
+    /// no document is read twice.
+    private static func distinct(_ values: [Value]) -> [Value] {
+        var out: [Value] = []
+        for v in values where !out.contains(where: { Value.compare($0, v) == 0 }) { out.append(v) }
+        return out
     }
 
     /// The index production reads for `q`, as its explain output names it. It can differ from

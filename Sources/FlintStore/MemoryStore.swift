@@ -170,24 +170,32 @@ public final class MemoryStore: StoreBackend {
         if wanted == 0 { return [] }
         var out: [Document] = []
         var scanned = 0
+        // Each prefix's entries come in the query's order; each read stops once it alone has
+        // found enough, and several are merged afterwards.
+        var taken = 0
         func consider(_ key: DocumentKey, _ state: DocumentState) -> Bool {
             scanned += 1
             if plan.coversFilter || q.filterMatches(key, state.fields), q.withinCursors(key, state.fields) {
                 out.append(Document(key: key, fields: state.fields, createTime: state.createTime, updateTime: state.updateTime))
+                taken += 1
             }
-            return out.count < wanted
+            return taken < wanted
         }
         defer {
             stats.indexEntriesScanned += scanned
             stats.documentsScanned += out.count
         }
         if q.query.allDescendants, let collectionID = q.query.collectionID {
-            groupIndex(collectionID, plan.definition).scan(prefix: plan.prefix) { key, state in
-                // A group index spans the whole database; a scoped group keeps its own part.
-                guard q.query.parent.isEmpty || q.inScope(key) else { return true }
-                return consider(key, state)
+            let index = groupIndex(collectionID, plan.definition)
+            for prefix in plan.prefixes {
+                taken = 0
+                index.scan(prefix: prefix) { key, state in
+                    // A group index spans the whole database; a scoped group keeps its own part.
+                    guard q.query.parent.isEmpty || q.inScope(key) else { return true }
+                    return consider(key, state)
+                }
             }
-            return Array(out.dropFirst(q.query.offset))
+            return window(out, of: q, merging: plan.prefixes.count > 1, wanted: wanted)
         }
         guard let path = q.collection, let collection = collection(PathKey(path)) else { return [] }
         let consider = { (id: DocumentIDKey, state: DocumentState) in consider(DocumentKey(unchecked: path.appending(id.string)), state) }
@@ -198,9 +206,21 @@ public final class MemoryStore: StoreBackend {
                 return consider(id, state)
             }
         } else {
-            collection.index(plan.definition).scan(prefix: plan.prefix, consider)
+            let index = collection.index(plan.definition)
+            for prefix in plan.prefixes {
+                taken = 0
+                index.scan(prefix: prefix, consider)
+            }
         }
-        return Array(out.dropFirst(q.query.offset))
+        return window(out, of: q, merging: plan.prefixes.count > 1, wanted: wanted)
+    }
+
+    /// The query's window of `found`: merged into the query's order first when it came from
+    /// several reads of an index, then cut to the offset and limit.
+    private func window(_ found: [Document], of q: NormalizedQuery, merging: Bool, wanted: Int) -> [Document] {
+        guard merging else { return Array(found.dropFirst(q.query.offset)) }
+        let ordered = found.sorted { q.compare(($0.key, $0.fields), ($1.key, $1.fields)) < 0 }
+        return Array(ordered.prefix(wanted).dropFirst(q.query.offset))
     }
 
     /// The index over every collection named `collectionID`, built on first use.

@@ -31,6 +31,15 @@ struct IndexConsistencyTests {
         Query(collectionID: "c", allDescendants: true, orderBy: [asc("t")], limit: 6),
         Query(collectionID: "c", allDescendants: true, filter: F("tags", .arrayContains, "a")),
         Query(parent: ResourcePath(["p", "x1"]), collectionID: "c", allDescendants: true, filter: F("g", .equal, 1), orderBy: [desc("t")]),
+        // `in` is read once per value and merged; 2 and 2.0 are one value.
+        Query(collectionID: "c", filter: F("g", .in, [1, 2, 2.0, "a"])),
+        Query(collectionID: "c", filter: F("g", .in, [3, 1, "b"]), orderBy: [desc("t")], offset: 1, limit: 3),
+        Query(collectionID: "c", filter: F("g", .in, [1, 2]), orderBy: [desc("g")], limit: 4),
+        Query(collectionID: "c", filter: AND(F("g", .in, [1, 2, 3]), F("tags", .arrayContains, 1)), orderBy: [asc("t")]),
+        Query(collectionID: "c", filter: AND(F("g", .in, [1, 2]), F("t", .in, [1, 2, "a"])), limit: 5),
+        Query(collectionID: "c", filter: F("g", .in, [1, 2]), orderBy: [asc("t")], startAt: Cursor(values: [2], before: true)),
+        Query(collectionID: "c", allDescendants: true, filter: F("g", .in, [2, "a", true]), orderBy: [desc("t")], limit: 6),
+        Query(collectionID: "c", filter: F("g", .in, [.null, 1])),
     ]
 
     @Test func indexedAnswersEqualScannedAnswersAfterRandomWrites() async throws {
