@@ -2,12 +2,13 @@ import FlintModel
 import FlintQuery
 
 /// Chooses the index that serves a query in its own order: the query's top-level equalities,
-/// one `in` filter and an array-contains pin the index prefix, its full order follows.
+/// one `in` filter and one array-contains or array-contains-any pin the index prefix, its full
+/// order follows.
 public struct IndexPlan: Sendable {
     public var definition: IndexDefinition
     /// Values of the leading components every result shares: one list per value of the `in`
-    /// filter the index serves (read one after another, then merged in the query's order), or
-    /// a single list.
+    /// and array-contains-any filters the index serves (read one after another, then merged in
+    /// the query's order), or a single list.
     public var prefixes: [[Value]]
     /// The prefix alone proves the whole filter, so entries need no further filter check.
     public var coversFilter: Bool
@@ -16,7 +17,7 @@ public struct IndexPlan: Sendable {
     public static func make(_ q: NormalizedQuery) -> IndexPlan? {
         guard q.query.findNearest == nil else { return nil }
         var equalities: [(field: FieldPath, values: [Value])] = []
-        var contains: (FieldPath, Value)?
+        var contains: (field: FieldPath, values: [Value])?
         var covered = true
         var ins: [(FieldPath, [Value])] = []
         for conjunct in conjuncts(q.query.filter) {
@@ -28,7 +29,13 @@ public struct IndexPlan: Sendable {
             case .equal where comparable(f.value) && !equalities.contains(where: { $0.field == f.field }):
                 equalities.append((f.field, [f.value]))
             case .arrayContains where contains == nil && comparable(f.value):
-                contains = (f.field, f.value)
+                contains = (f.field, [f.value])
+            case .arrayContainsAny where contains == nil:
+                guard case .array(let values) = f.value, !values.isEmpty, values.allSatisfy(comparable) else {
+                    covered = false
+                    continue
+                }
+                contains = (f.field, distinct(values))
             case .in:
                 guard case .array(let values) = f.value, !values.isEmpty, values.allSatisfy(comparable) else {
                     covered = false
@@ -54,9 +61,9 @@ public struct IndexPlan: Sendable {
         for (_, values) in equalities {
             prefixes = prefixes.flatMap { prefix in values.map { prefix + [$0] } }
         }
-        if let (field, value) = contains {
+        if let (field, values) = contains {
             components.append(IndexDefinition.Component(field, arrayContains: true))
-            prefixes = prefixes.map { $0 + [value] }
+            prefixes = prefixes.flatMap { prefix in values.map { prefix + [$0] } }
         }
         for o in q.orderBy where !o.field.isDocumentID && !equalities.contains(where: { $0.field == o.field }) {
             components.append(IndexDefinition.Component(o.field, descending: o.descending))

@@ -216,10 +216,13 @@ public final class MemoryStore: StoreBackend {
     }
 
     /// The query's window of `found`: merged into the query's order first when it came from
-    /// several reads of an index, then cut to the offset and limit.
+    /// several reads of an index (a document holding several array-contains-any values is
+    /// found by each, and kept once), then cut to the offset and limit.
     private func window(_ found: [Document], of q: NormalizedQuery, merging: Bool, wanted: Int) -> [Document] {
         guard merging else { return Array(found.dropFirst(q.query.offset)) }
-        let ordered = found.sorted { q.compare(($0.key, $0.fields), ($1.key, $1.fields)) < 0 }
+        var seen = Set<DocumentKey>()
+        let ordered = found.filter { seen.insert($0.key).inserted }
+            .sorted { q.compare(($0.key, $0.fields), ($1.key, $1.fields)) < 0 }
         return Array(ordered.prefix(wanted).dropFirst(q.query.offset))
     }
 

@@ -40,6 +40,11 @@ struct IndexConsistencyTests {
         Query(collectionID: "c", filter: F("g", .in, [1, 2]), orderBy: [asc("t")], startAt: Cursor(values: [2], before: true)),
         Query(collectionID: "c", allDescendants: true, filter: F("g", .in, [2, "a", true]), orderBy: [desc("t")], limit: 6),
         Query(collectionID: "c", filter: F("g", .in, [.null, 1])),
+        // array-contains-any likewise; a document holding several of the values comes once.
+        Query(collectionID: "c", filter: F("tags", .arrayContainsAny, [1, 2, "a", 2.0])),
+        Query(collectionID: "c", filter: F("tags", .arrayContainsAny, [2, 1]), orderBy: [desc("t")], offset: 1, limit: 2),
+        Query(collectionID: "c", filter: AND(F("tags", .arrayContainsAny, [1, "a"]), F("g", .in, [1, 2, "a"])), limit: 4),
+        Query(collectionID: "c", allDescendants: true, filter: F("tags", .arrayContainsAny, [1, 2]), orderBy: [asc("t")], limit: 5),
     ]
 
     @Test func indexedAnswersEqualScannedAnswersAfterRandomWrites() async throws {
