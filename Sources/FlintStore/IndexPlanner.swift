@@ -83,9 +83,8 @@ public struct IndexPlan: Sendable {
     }
 
     /// The index production reads for `q`, as its explain output names it. It can differ from
-    /// Flint's own plan, which serves some filters by reading in order and checking each
-    /// document: production reads an `in` filter's field index as it reads an equality's, and a
-    /// vector search reads a vector index after the equality fields.
+    /// what Flint reads: a vector search reads a vector index after the equality fields in
+    /// production, where Flint scans and measures every document.
     public static func productionIndex(_ q: NormalizedQuery) -> String {
         var equalities: [FieldPath] = []
         var contains: FieldPath?
