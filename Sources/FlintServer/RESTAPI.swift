@@ -7,6 +7,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import NIOCore
 import SwiftProtobuf
 
 /// Firestore's REST v1 on the HTTP side of the port: each request is parsed into Flint's model,
@@ -305,8 +306,11 @@ struct RESTAPI: Sendable {
     static func decode<M: SwiftProtobuf.Message>(_ request: Request) async throws(FlintError) -> M {
         let body = request.body
         let buffer: ByteBuffer
-        do { buffer = try await body.collect(upTo: Limits.maxRequestBytes) } catch {
+        do { buffer = try await body.collect(upTo: Limits.maxRequestBytes) } catch is NIOTooManyBytesError {
             throw .invalidArgument("Request payload size exceeds the limit: \(Limits.maxRequestBytes) bytes.")
+        } catch {
+            // Broken chunked framing, or a connection that ended mid-body.
+            throw .invalidArgument("The request body could not be read (\(error)).")
         }
         let data = Data(buffer: buffer)
         if data.isEmpty { return M() }

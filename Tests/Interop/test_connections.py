@@ -184,3 +184,17 @@ def test_a_first_request_that_cannot_be_parsed_is_answered_400_and_closed(flint_
     sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     assert read_response(sock) == (200, b"Ok")
     sock.close()
+
+
+def test_a_body_with_broken_chunked_framing_is_refused_and_closed(flint_host):
+    sock = connect(flint_host)
+    sock.settimeout(5)
+    sock.sendall(
+        f"POST {BASE}:commit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer owner\r\n"
+        "Transfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n".encode())
+    status, answer = read_response(sock)
+    assert status == 400
+    assert json.loads(answer)["error"]["message"] == (
+        "The request body could not be read (invalid character in chunk size header).")
+    assert sock.recv(1) == b""  # the framing is lost, so the connection ends
+    sock.close()
