@@ -97,17 +97,17 @@ public struct IndexPlan: Sendable {
             }
         }
         equalities.sort { $0 < $1 }
-        var parts = equalities.map { "\($0.canonical) ASC" }
+        var components = equalities.map { IndexDefinition.Component($0) }
         if let nearest = q.query.findNearest {
-            parts += ["__name__ ASC", "\(nearest.field.canonical) VECTOR<\(nearest.queryVector.count)>"]
-            return "(" + parts.joined(separator: ", ") + ")"
+            let leading = IndexDefinition(components: components, nameDescending: false).description
+            return "(\(leading), \(nearest.field.canonical) VECTOR<\(nearest.queryVector.count)>)"
         }
-        if let contains { parts.append("\(contains.canonical) CONTAINS") }
+        if let contains { components.append(IndexDefinition.Component(contains, arrayContains: true)) }
         for o in q.orderBy where !o.field.isDocumentID && !equalities.contains(o.field) {
-            parts.append("\(o.field.canonical) \(o.descending ? "DESC" : "ASC")")
+            components.append(IndexDefinition.Component(o.field, descending: o.descending))
         }
-        parts.append("__name__ \(q.orderBy.last?.descending ?? false ? "DESC" : "ASC")")
-        return "(" + parts.joined(separator: ", ") + ")"
+        let nameDescending = q.orderBy.last?.descending ?? false
+        return "(" + IndexDefinition(components: components, nameDescending: nameDescending).description + ")"
     }
 
     private static func conjuncts(_ filter: Filter?) -> [Filter] {
