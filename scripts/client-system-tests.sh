@@ -33,6 +33,15 @@ sed -i \
   -e 's/FIRESTORE_EMULATOR, reason="PartitionQuery not implemented in emulator"/False, reason="served by Flint"/' \
   -e 's/FIRESTORE_EMULATOR, reason="Require index and seed data"/False, reason="seeded below"/' \
   "$tests/test_system.py" "$tests/test_system_async.py"
+# A pattern that no longer matches would silently leave those tests skipped.
+for reason in "served by Flint" "seeded below"; do
+  for file in test_system.py test_system_async.py; do
+    if ! grep -q "reason=\"$reason\"" "$tests/$file"; then
+      echo "client system tests: no emulator skip was turned on in $file ($reason)" >&2
+      exit 1
+    fi
+  done
+done
 
 flint="$(swift build --show-bin-path)/flint"
 export PYTHON="$PWD/.venv/bin/python" GCLOUD_PROJECT=flint-client-system-tests
