@@ -46,7 +46,6 @@ public enum Aggregator {
             throw .invalidArgument("Aggregation queries can have at most \(maxAggregations) aggregations.")
         }
         var names: [String] = []
-        var seen = Set<UTF8Key>()
         var unnamed = 0
         for a in aggregations {
             // Numbered among the unnamed ones, as the reference numbers them.
@@ -56,6 +55,12 @@ public enum Aggregator {
             if name.utf8.count > Limits.maxFieldNameBytes {
                 throw .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
             }
+            if let path = a.field { try Validation.checkNameAlone(path) }
+            names.append(name)
+        }
+        try checkProjection(of: query, against: aggregations)
+        var seen = Set<UTF8Key>()
+        for (a, name) in zip(aggregations, names) {
             if !seen.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("Aggregation aliases contain duplicate alias: \(name).")
             }
@@ -65,12 +70,31 @@ public enum Aggregator {
                     throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
                 }
             case .sum(let path), .average(let path):
-                try Validation.checkNameAlone(path)
                 if path.isDocumentID { throw .invalidArgument("Aggregations are not supported for the property: __key__") }
             }
-            names.append(name)
         }
         return names
+    }
+
+    /// Sums and averages cannot run over a query with a projection (`select`), as on the
+    /// reference; a count can. The reference names the first summed field the projection lacks,
+    /// or the projection's being keys only, before refusing the projection itself.
+    static func checkProjection(of query: Query, against aggregations: [Aggregation]) throws(FlintError) {
+        guard let projection = query.projection else { return }
+        let fields = aggregations.compactMap(\.field)
+        guard !fields.isEmpty else { return }
+        let keysOnly = projection.allSatisfy(\.isDocumentID)
+        for field in fields where !field.isDocumentID {
+            if keysOnly {
+                throw .invalidArgument("Aggregation over non-key properties is not supported for base query that only returns keys.")
+            }
+            if !projection.contains(where: { $0.isPrefix(of: field) }) {
+                // Segments joined plainly, unquoted, as the reference prints them.
+                let name = field.segments.joined(separator: ".")
+                throw .invalidArgument("The aggregation property \(name) is not present in the base query's property mask.")
+            }
+        }
+        throw .invalidArgument("Cannot apply property masks when aggregation fields are present.")
     }
 
     /// The aggregated values, in the order of `aggregations`, over `documents`' fields.

@@ -93,6 +93,13 @@ struct AggregationScopeDifferentialTests {
         ([#"{"alias": "n", "count": {"upTo": "0"}}"#], ""),
         ([#"{"alias": "a", "count": {}}"#, #"{"count": {}}"#], ""),
         ([#"{"count": {}}"#, #"{"alias": "field_1", "count": {}}"#], ""),
+        // Projections: a count may stand beside one, a sum or an average may not.
+        ([count], #", "select": {"fields": [{"fieldPath": "a"}]}"#),
+        ([sum("a", as: "a")], #", "select": {"fields": [{"fieldPath": "a"}]}"#),
+        ([count, avg("b", as: "b")], #", "select": {"fields": [{"fieldPath": "a"}]}"#),
+        ([sum("a", as: "a")], #", "select": {}"#),
+        ([sum("a", as: "a")], #", "select": {"fields": [{"fieldPath": "__name__"}]}"#),
+        ([sum("b", as: "x"), sum("a", as: "x")], #", "select": {"fields": [{"fieldPath": "a"}]}"#),
     ]
 
     @Test func aggregationsTakeTheReferencesDocuments() async throws {

@@ -126,6 +126,38 @@ struct AggregationTests {
     }
 }
 
+extension AggregationTests {
+    /// A projection may stand beside a count but not beside a sum or an average; the reference
+    /// names a summed field the projection lacks, or a keys-only projection, before refusing.
+    @Test func projectionsRefuseSumsAndAverages() async throws {
+        func projected(_ fields: [String]) -> Query { Query(collectionID: "c", projection: fields.map(path)) }
+        let counted = try await aggregate([Aggregation(alias: "n", .count(upTo: nil))], projected(["x"]))
+        #expect(same(counted["n"], 5))
+        let cases: [([String], [Aggregation], String)] = [
+            (["x"], [Aggregation(alias: "s", .sum(path("x")))], "Cannot apply property masks when aggregation fields are present."),
+            (["m"], [Aggregation(alias: "s", .sum(path("m.k")))], "Cannot apply property masks when aggregation fields are present."),
+            (["x"], [Aggregation(alias: "s", .sum(path("__name__")))], "Cannot apply property masks when aggregation fields are present."),
+            (["m.k"], [Aggregation(alias: "s", .average(path("m")))], "The aggregation property m is not present in the base query's property mask."),
+            (["x"], [Aggregation(alias: "s", .sum(path("x"))), Aggregation(alias: "a", .average(path("`y z`.w")))],
+             "The aggregation property y z.w is not present in the base query's property mask."),
+            // Before the duplicate alias.
+            (["x"], [Aggregation(alias: "d", .sum(path("y"))), Aggregation(alias: "d", .count(upTo: nil))],
+             "The aggregation property y is not present in the base query's property mask."),
+            ([], [Aggregation(alias: "s", .sum(path("x")))], "Aggregation over non-key properties is not supported for base query that only returns keys."),
+            (["__name__"], [Aggregation(alias: "s", .average(path("x")))],
+             "Aggregation over non-key properties is not supported for base query that only returns keys."),
+        ]
+        for (fields, aggregations, message) in cases {
+            let query = projected(fields)
+            await #expect(throws: FlintError.invalidArgument(message), "\(fields)") { try await aggregate(aggregations, query) }
+        }
+        // A reserved alias is still named first.
+        await #expect(throws: FlintError.invalidArgument(#"The property.name "__s__" is reserved."#)) {
+            try await aggregate([Aggregation(alias: "__s__", .sum(path("y")))], projected(["x"]))
+        }
+    }
+}
+
 struct VectorSearchTests {
     static let documents: [String: MapValue] = [
         "a": ["e": .vector([1, 0]), "t": "x"], "b": ["e": .vector([0, 1]), "t": "y"], "c": ["e": .vector([1, 1]), "t": "x"],
