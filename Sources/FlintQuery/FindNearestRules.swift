@@ -11,9 +11,9 @@ public enum FindNearestRules {
         }
         if f.queryVector.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
         try Limits.checkDimensions(f.queryVector.count)
-        // Only a whole reserved name is refused here; `a.__x__` is let be, as on the reference.
-        if let path = f.distanceResultField, Validation.isReserved(path.canonical) {
-            throw .invalidArgument("The distanceResultField.property.name \"\(path.canonical)\" is reserved.")
+        // The distance field is one field name (`a.__x__` is a name, and let be, as on the reference).
+        if let name = f.distanceResultField, Validation.isReserved(name) {
+            throw .invalidArgument("The distanceResultField.property.name \"\(name)\" is reserved.")
         }
     }
 

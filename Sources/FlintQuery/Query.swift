@@ -130,13 +130,14 @@ public struct FindNearest: Sendable {
     public var queryVector: [Double]
     public var measure: DistanceMeasure
     public var limit: Int
-    /// Where to write the distance into each returned document, if anywhere.
-    public var distanceResultField: FieldPath?
+    /// The top-level field each returned document gets the distance in, if any. A name, not a
+    /// path: `a.b` is one field spelled so.
+    public var distanceResultField: String?
     public var distanceThreshold: Double?
 
     public init(
         field: FieldPath, queryVector: [Double], measure: DistanceMeasure, limit: Int,
-        distanceResultField: FieldPath? = nil, distanceThreshold: Double? = nil
+        distanceResultField: String? = nil, distanceThreshold: Double? = nil
     ) {
         self.field = field
         self.queryVector = queryVector

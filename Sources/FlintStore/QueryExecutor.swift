@@ -66,9 +66,9 @@ public enum QueryExecutor {
             FindNearestRules.nearer(a.1, b.1, f.measure) ?? (a.0.key.path < b.0.key.path)
         }
         return scored.prefix(f.limit).map { doc, d in
-            guard let path = f.distanceResultField else { return doc }
+            guard let name = f.distanceResultField else { return doc }
             var copy = doc
-            copy.fields.setValue(.double(d), at: path)
+            copy.fields.setValue(.double(d), at: FieldPath(unchecked: [name]))
             return copy
         }
     }

@@ -157,11 +157,12 @@ extension Wire {
         guard case .vector(let vector) = try value(p.queryVector, db) else {
             throw .invalidArgument("Query Value must be of type vector.")
         }
-        // The distance field is a field to write, so it may be as long as a field name.
+        // The distance field is a field name, not a path: `a.b` or `` `c` `` names one top-level
+        // field spelled so, as on the reference (the API documents it as a field name).
         if p.distanceResultField.utf8.count > Limits.maxFieldNameBytes {
             throw .invalidArgument("The distanceResultField.property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
         }
-        let distanceField = p.distanceResultField.isEmpty ? nil : try FieldPath(parsing: p.distanceResultField, maxBytes: Limits.maxFieldNameBytes)
+        let distanceField = p.distanceResultField.isEmpty ? nil : p.distanceResultField
         return FindNearest(
             field: try FieldPath(parsing: p.vectorField.fieldPath), queryVector: vector, measure: measure,
             limit: Int(p.limit.value), distanceResultField: distanceField,

@@ -152,4 +152,39 @@ struct QueryNamesDifferentialTests {
             if expected.status >= 400 { #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path) \(body ?? "")") }
         }
     }
+
+    /// `distanceResultField` names one top-level field, whatever its spelling: dots, backquotes
+    /// and characters a path would refuse are part of the name.
+    @Test func theDistanceFieldIsANameNotAPath() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "distance field names") else { return }
+        defer { stop() }
+        let documents = "projects/flint-distance-names/databases/(default)/documents"
+        let commit = #"{"writes": [{"update": {"name": "\#(documents)/c/a", "fields": {"v": \#(Self.vector), "a": {"mapValue": {"fields": {"b": {"integerValue": "1"}}}}}}}]}"#
+        for base in [reference.base, flint] {
+            #expect(try await RawHTTP.send("POST", base + "/v1/" + documents + ":commit", commit).status == 200)
+        }
+        var answered = 0
+        for name in ["d", "a.b", "a", "`a b`", "a b", "1a", "\u{1F600}", "`__x__`", "a.__x__", "__x__", "x.`y`.z"] {
+            let body = #"{"structuredQuery": {"from": [{"collectionId": "c"}], \#(Self.nearest("v", distance: name))}}"#
+            let target = "/v1/" + documents + ":runQuery"
+            let expected = try await RawHTTP.send("POST", reference.base + target, body)
+            let found = try await RawHTTP.send("POST", flint + target, body)
+            #expect(found.status == expected.status, "\(name): \(RawHTTP.message(found.json) ?? "")")
+            if expected.status == 200 {
+                answered += 1
+                #expect(Self.fieldsOfFirstDocument(found.json) == Self.fieldsOfFirstDocument(expected.json), "\(name)")
+            } else {
+                #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(name)")
+            }
+        }
+        #expect(answered == 10)
+    }
+
+    /// The first returned document's fields as sorted JSON text.
+    static func fieldsOfFirstDocument(_ json: Any?) -> String? {
+        guard let rows = json as? [[String: Any]], let fields = (rows.first?["document"] as? [String: Any])?["fields"],
+            let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
 }

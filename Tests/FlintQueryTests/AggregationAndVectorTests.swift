@@ -167,7 +167,7 @@ struct VectorSearchTests {
     func nearest(_ measure: FindNearest.DistanceMeasure, threshold: Double? = nil, limit: Int = 10, filter: Filter? = nil,
                  distanceField: String? = nil) async throws -> [Document] {
         let f = FindNearest(field: path("e"), queryVector: [1, 0], measure: measure, limit: limit,
-                            distanceResultField: distanceField.map(path), distanceThreshold: threshold)
+                            distanceResultField: distanceField, distanceThreshold: threshold)
         return try await database(Self.documents).runQuery(Query(collectionID: "c", filter: filter, findNearest: f)).documents
     }
 
@@ -186,6 +186,10 @@ struct VectorSearchTests {
         #expect(try await nearest(.euclidean, filter: F("t", .equal, "x")).map(\.key.documentID) == ["a", "c", "d"])
         let withDistance = try await nearest(.euclidean, distanceField: "dist")
         #expect(withDistance.map { $0.fields["dist"] } == [0.0, 1.0, 1.0, .double(2.0.squareRoot()), .double(20.0.squareRoot())])
+        // A name, not a path: one top-level field spelled with the dot.
+        let dotted = try await nearest(.euclidean, limit: 1, distanceField: "t.x")
+        #expect(dotted.first?.fields["t.x"] == 0.0)
+        #expect(dotted.first?.fields["t"] == "x")
     }
 }
 

@@ -60,7 +60,7 @@ struct QueryValidationTests {
          "the name __key__ is reserved"),
         ("filter before duplicate order", Query(collectionID: "c", filter: F("__name__", .equal, 1), orderBy: [asc("a"), asc("a")]),
          "__key__ filter value must be a Key"),
-        ("name as distance field", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: path("__name__"))),
+        ("name as distance field", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: "__name__")),
          #"The distanceResultField.property.name "__name__" is reserved."#),
         ("negative limit", Query(collectionID: "c", limit: -1), "limit is negative"),
         ("negative offset", Query(collectionID: "c", offset: -1), "offset is negative"),
@@ -120,7 +120,7 @@ struct QueryValidationTests {
         let database = try await database(mixed)
         #expect(try await database.ids(Query(collectionID: "c", filter: F("____", .equal, 1), orderBy: [asc("a.____")])) == [])
         #expect(try await database.ids(Query(collectionID: "c", projection: [path("__name__")])).count == mixed.count)
-        let nearest = FindNearest(field: path("__name__.x"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: path("a.__d__"))
+        let nearest = FindNearest(field: path("__name__.x"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: "a.__d__")
         #expect(try await database.ids(Query(collectionID: "c", findNearest: nearest)) == [])
     }
 
