@@ -75,12 +75,24 @@ public enum Validation {
     }
 
     /// Where documents may be stored: Firestore keeps `__…__` project and database ids for
-    /// itself, and database ids to 100 bytes. Reads and deletes there are let be, as on the
-    /// reference; they find nothing.
+    /// itself, and database ids to 100 bytes of letters, digits, `-`, `_` and `.` (or
+    /// `(default)`). Reads and deletes there are let be, as on the reference; they find nothing.
     public static func validateWritable(_ db: DatabaseID) throws(FlintError) {
         if isReserved(db.project) { throw .invalidArgument("The app id \"\(db.project)\" is reserved.") }
         if db.database.utf8.count > 100 { throw .invalidArgument("The database is longer than 100 bytes.") }
         if isReserved(db.database) { throw .invalidArgument("The database \"\(db.database)\" is reserved.") }
+        if db.database != DatabaseID.defaultDatabase, !db.database.utf8.allSatisfy(isDatabaseIDByte) {
+            throw .invalidArgument("Illegal string \"\(db.database)\" in database.")
+        }
+    }
+
+    private static func isDatabaseIDByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 
     public static func validateDocumentName(_ db: DatabaseID, _ key: DocumentKey) throws(FlintError) {

@@ -107,3 +107,30 @@ struct PreconditionDifferentialTests {
         #expect(try await Self.statuses(flint, project: "flint-preconditions") == expected)
     }
 }
+
+/// Database ids documents are written to, over REST on both servers: which characters an id
+/// may have, and which check speaks first when several fail.
+struct DatabaseIDDifferentialTests {
+    static let ids = [
+        "other", "A_-9.z", "(default", "(default)x", "x(default)", "a~b", "a%20b", "a%21b", "%C3%A9", "a:b", "a%24b",
+        "__a~__", String(repeating: "x", count: 101) + "~",
+    ]
+
+    @Test func databaseIDsAreCheckedAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "database id") else { return }
+        defer { stop() }
+        var refused = 0
+        for id in Self.ids {
+            let target = "/v1/projects/flint-database-ids/databases/\(id)/documents/c/a"
+            let expected = try await RawHTTP.send("PATCH", reference.base + target, #"{"fields": {}}"#)
+            let found = try await RawHTTP.send("PATCH", flint + target, #"{"fields": {}}"#)
+            #expect(found.status == expected.status, "\(id)")
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(id)")
+            if expected.status == 400 { refused += 1 }
+            // Deletes store nothing and are let be anywhere.
+            let deleted = try await RawHTTP.send("DELETE", flint + target, nil)
+            #expect(deleted.status == (try await RawHTTP.send("DELETE", reference.base + target, nil)).status, "\(id)")
+        }
+        #expect(refused == Self.ids.count - 2)
+    }
+}

@@ -4,12 +4,19 @@ import Testing
 
 struct CommitTests {
     /// Firestore keeps `__…__` project and database ids for itself, and database ids to 100
-    /// bytes: nothing is stored there, in a commit or a batch write, though deletes (which
+    /// bytes of letters, digits, `-`, `_` and `.`: nothing is stored elsewhere, in a commit or a batch write, though deletes (which
     /// store nothing) are let be.
     @Test(arguments: [
         (DatabaseID(project: "__x__"), "The app id \"__x__\" is reserved."),
         (DatabaseID(project: "p", database: "__y__"), "The database \"__y__\" is reserved."),
         (DatabaseID(project: "p", database: String(repeating: "d", count: 101)), "The database is longer than 100 bytes."),
+        (DatabaseID(project: "p", database: String(repeating: "d", count: 101) + "~"), "The database is longer than 100 bytes."),
+        (DatabaseID(project: "p", database: "__a~__"), "The database \"__a~__\" is reserved."),
+        (DatabaseID(project: "p", database: "a~b"), "Illegal string \"a~b\" in database."),
+        (DatabaseID(project: "p", database: "(default"), "Illegal string \"(default\" in database."),
+        (DatabaseID(project: "p", database: "x(default)"), "Illegal string \"x(default)\" in database."),
+        (DatabaseID(project: "p", database: "a b"), "Illegal string \"a b\" in database."),
+        (DatabaseID(project: "p", database: "\u{E9}"), "Illegal string \"\u{E9}\" in database."),
     ])
     func nothingIsStoredInReservedDatabases(id: DatabaseID, message: String) async throws {
         let db = Database(id: id)
@@ -19,6 +26,8 @@ struct CommitTests {
         #expect(try await db.get(key("c/b")) == nil)
         // The longest database id there may be, and ids merely starting with underscores, store.
         _ = try await Database(id: DatabaseID(project: "__p", database: String(repeating: "d", count: 100))).commit([.set(key("c/b"), [:])])
+        // Letters of either case, digits, `-`, `_` and `.` make a database id, as on the reference.
+        _ = try await Database(id: DatabaseID(project: "p", database: "A_-9.z")).commit([.set(key("c/b"), [:])])
     }
 
     @Test func setThenUpdateKeepsCreateTime() async throws {
