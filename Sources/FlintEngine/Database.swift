@@ -487,21 +487,25 @@ public actor Database {
         if request.showMissing && request.collectionID == nil {
             throw .invalidArgument("collection id must be set when show_missing is true")
         }
-        guard request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        // Listing with missing documents takes no page size check: a negative one lists all.
+        guard request.showMissing || request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
         try Validation.validateReadMask(request.mask)
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
         }
+        let orderBy = request.orderBy.isEmpty ? [] : try Ordering.parseList(request.orderBy, checkField: Validation.checkNamedPath)
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         // Across collections only name order is kept, as in a kindless query.
-        if request.collectionID == nil, !request.orderBy.isEmpty,
-            request.orderBy.count > 1 || !request.orderBy[0].field.isDocumentID || request.orderBy[0].descending
-        {
+        if request.collectionID == nil, !orderBy.isEmpty, !orderBy.allSatisfy({ $0.field.isDocumentID && !$0.descending }) {
             throw .invalidArgument("kind is required for all orders except __key__ ascending")
         }
+        try NormalizedQuery.checkOrderTerms(orderBy)
+        // With missing documents shown, the reference answers whole documents, mask or not.
+        var request = request
+        if request.showMissing { request.mask = nil }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
         try authorizeQuery(Query(parent: request.parent, collectionID: request.collectionID), auth: request.auth, at: readTime)
-        let limit = request.pageSize == 0 ? Int.max : request.pageSize
+        let limit = request.pageSize <= 0 ? Int.max : request.pageSize
         // A token holds the last listed document's path below the parent: collection id, document id.
         let after = token.map { ResourcePath($0.after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)) }
         guard after.map({ $0.count == 2 }) ?? true else { throw .invalidArgument("invalid page token") }
@@ -510,7 +514,7 @@ public actor Database {
         // One more than a page, to know whether another follows.
         let wanted = limit == Int.max ? limit : limit + 1
         var listed: [ListedDocument] = []
-        if request.orderBy.isEmpty {
+        if orderBy.isEmpty {
             for collection in collections where listed.count < wanted {
                 var startAfter: String?
                 if let after {
@@ -524,13 +528,13 @@ public actor Database {
             var all: [(DocumentKey, DocumentState)] = []
             for collection in collections {
                 store.scan(collection: collection, at: readTime, startAfter: nil) { key, state in
-                    if request.orderBy.allSatisfy({ $0.field.isDocumentID || state.fields.value(at: $0.field) != nil }) {
+                    if orderBy.allSatisfy({ $0.field.isDocumentID || state.fields.value(at: $0.field) != nil }) {
                         all.append((key, state))
                     }
                     return true
                 }
             }
-            all.sort { Self.orders($0, before: $1, by: request.orderBy) }
+            all.sort { Self.orders($0, before: $1, by: orderBy) }
             var start = 0
             if let after {
                 let last = request.parent.appending(after)

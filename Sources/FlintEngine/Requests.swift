@@ -15,7 +15,9 @@ public struct ListDocumentsRequest: Sendable {
     /// 0 means no limit.
     public var pageSize: Int
     public var pageToken: String?
-    public var orderBy: [Ordering]
+    /// ListDocuments' own list syntax, `"priority desc, __name__"`; read where the reference
+    /// reads it, after the checks that come first.
+    public var orderBy: String
     public var mask: [FieldPath]?
     public var showMissing: Bool
     public var readTime: Timestamp?
@@ -26,7 +28,7 @@ public struct ListDocumentsRequest: Sendable {
 
     public init(
         parent: ResourcePath = .root, collectionID: String?, pageSize: Int = 0, pageToken: String? = nil,
-        orderBy: [Ordering] = [], mask: [FieldPath]? = nil, showMissing: Bool = false,
+        orderBy: String = "", mask: [FieldPath]? = nil, showMissing: Bool = false,
         readTime: Timestamp? = nil, transaction: TransactionID? = nil
     ) {
         self.transaction = transaction

@@ -11,8 +11,11 @@ public struct Ordering: Sendable, Hashable {
     /// Parses the list syntax of ListDocuments: `"priority desc, __name__"`. Fields may be
     /// backquoted (spaces and commas inside them are theirs); spaces may follow a term, a
     /// comma or a field, not start the list. Any fault names the whole text, as the reference
-    /// emulator does.
-    public static func parseList(_ text: String) throws(FlintError) -> [Ordering] {
+    /// emulator does. `checkField` sees each field as it is read, so a fault in an earlier
+    /// field is told before a later term's syntax, as on the reference.
+    public static func parseList(
+        _ text: String, checkField: (FieldPath) throws(FlintError) -> Void = { _ in }
+    ) throws(FlintError) -> [Ordering] {
         let invalid = FlintError.invalidArgument("Invalid order by clause \"\(text)\".")
         let bytes = Array(text.utf8)
         var i = 0
@@ -35,6 +38,7 @@ public struct Ordering: Sendable, Hashable {
             guard i > start, let field = try? FieldPath(parsing: String(decoding: bytes[start..<min(i, bytes.count)], as: UTF8.self)) else {
                 throw invalid
             }
+            try checkField(field)
             skipSpaces()
             var descending = false
             let word = i

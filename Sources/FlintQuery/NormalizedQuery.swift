@@ -60,16 +60,7 @@ public struct NormalizedQuery: Sendable {
         if let filter = deduplicated.filter { try FilterRules.validateDisjunctions(filter) }
         self.query = deduplicated
 
-        var seen = Set<FieldPath>()
-        for (i, o) in query.orderBy.enumerated() {
-            try Validation.checkNameAlone(o.field)
-            if !seen.insert(o.field).inserted {
-                throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.canonical)")
-            }
-            if o.field.isDocumentID && i != query.orderBy.count - 1 {
-                throw .invalidArgument("order by clause cannot contain more fields after the key")
-            }
-        }
+        let seen = try Self.checkOrderTerms(query.orderBy)
 
         var full = query.orderBy
         let direction = query.orderBy.last?.descending ?? false
@@ -94,6 +85,22 @@ public struct NormalizedQuery: Sendable {
     /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
     /// a query under a document has an ancestor, and a kindless query of any depth there also
     /// counts one filter more.
+    /// An order names each field once, and `__name__` only last; returns the ordered fields.
+    @discardableResult
+    public static func checkOrderTerms(_ orderBy: [Ordering]) throws(FlintError) -> Set<FieldPath> {
+        var seen = Set<FieldPath>()
+        for (i, o) in orderBy.enumerated() {
+            try Validation.checkNameAlone(o.field)
+            if !seen.insert(o.field).inserted {
+                throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.canonical)")
+            }
+            if o.field.isDocumentID && i != orderBy.count - 1 {
+                throw .invalidArgument("order by clause cannot contain more fields after the key")
+            }
+        }
+        return seen
+    }
+
     static func checkSize(_ query: Query) throws(FlintError) {
         let ancestor = query.parent.isEmpty ? 0 : 1
         let filters = (query.filter.map(FilterRules.filterCount) ?? 0) + (query.collectionID == nil && query.allDescendants ? ancestor : 0)

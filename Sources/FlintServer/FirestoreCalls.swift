@@ -47,7 +47,7 @@ struct FirestoreCalls: Sendable {
         list.auth = auth
         list.pageSize = Int(r.pageSize)
         list.pageToken = r.pageToken.isEmpty ? nil : r.pageToken
-        if !r.orderBy.isEmpty { list.orderBy = try Ordering.parseList(r.orderBy) }
+        list.orderBy = r.orderBy
         list.mask = r.hasMask ? try Wire.mask(r.mask) : nil
         list.showMissing = r.showMissing
         switch r.consistencySelector {

@@ -99,9 +99,9 @@ struct KindlessDifferentialTests {
             ("a/1/", "", ListDocumentsRequest(parent: ResourcePath(["a", "1"]), collectionID: nil)),
             ("b/1/", "", ListDocumentsRequest(parent: ResourcePath(["b", "1"]), collectionID: nil)),
             ("zz/1/", "", ListDocumentsRequest(parent: ResourcePath(["zz", "1"]), collectionID: nil)),
-            ("", "?orderBy=__name__", ListDocumentsRequest(collectionID: nil, orderBy: [Ordering(.documentID)])),
-            ("", "?orderBy=__name__%20desc", ListDocumentsRequest(collectionID: nil, orderBy: [Ordering(.documentID, descending: true)])),
-            ("", "?orderBy=v", ListDocumentsRequest(collectionID: nil, orderBy: [Ordering(try FieldPath(["v"]))])),
+            ("", "?orderBy=__name__", ListDocumentsRequest(collectionID: nil, orderBy: "__name__")),
+            ("", "?orderBy=__name__%20desc", ListDocumentsRequest(collectionID: nil, orderBy: "__name__ desc")),
+            ("", "?orderBy=v", ListDocumentsRequest(collectionID: nil, orderBy: "v")),
             ("", "?showMissing=true", ListDocumentsRequest(collectionID: nil, showMissing: true)),
             ("", "?showMissing=true&pageSize=-1", ListDocumentsRequest(collectionID: nil, pageSize: -1, showMissing: true)),
         ]

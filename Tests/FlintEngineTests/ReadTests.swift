@@ -68,11 +68,11 @@ struct ReadTests {
             .set(key("l/a"), ["n": 3]), .set(key("l/b"), ["n": 2]), .set(key("l/c"), ["n": 1]),
             .set(key("l/d"), ["other": 1]), .set(key("l/e"), ["n": 2]),
         ])
-        let desc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", orderBy: try Ordering.parseList("n desc")))
+        let desc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", orderBy: "n desc"))
         #expect(desc.documents.map(\.key.documentID) == ["a", "e", "b", "c"])
-        let asc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, orderBy: try Ordering.parseList("n"), mask: [field("n")]))
+        let asc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, orderBy: "n", mask: [field("n")]))
         #expect(asc.documents.map(\.key.documentID) == ["c", "b"])
-        let next = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, pageToken: asc.nextPageToken, orderBy: try Ordering.parseList("n")))
+        let next = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, pageToken: asc.nextPageToken, orderBy: "n"))
         #expect(next.documents.map(\.key.documentID) == ["e", "a"])
     }
 
@@ -107,9 +107,45 @@ struct ReadTests {
         }
         await #expect(throws: FlintError.invalidArgument("cannot specify an order when show_missing is true")) {
             var request = ListDocumentsRequest(collectionID: "l", showMissing: true)
-            request.orderBy = [Ordering(try FieldPath(["n"]))]
+            request.orderBy = "n"
             return try await db.listDocuments(request)
         }
+        // Order terms: names as each field is read, then (after the page token) repeats and
+        // fields after `__name__`, as the reference tells them.
+        let orders: [(String, String?, String)] = [
+            ("__x__,n+foo", nil, "Invalid reserved name in field path __x__"),
+            ("n+foo,n,n", nil, #"Invalid order by clause "n+foo,n,n"."#),
+            ("a.__key__", nil, #"Invalid property path member name "__key__"."#),
+            ("__name__.x", nil, "the name __key__ is reserved"),
+            ("n,n", "garbage", "invalid page token"),
+            ("n, n", nil, "order by clause cannot contain duplicate fields n"),
+            ("__name__ desc,n", nil, "order by clause cannot contain more fields after the key"),
+        ]
+        for (orderBy, token, message) in orders {
+            await #expect(throws: FlintError.invalidArgument(message), "\(orderBy)") {
+                try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageToken: token, orderBy: orderBy))
+            }
+        }
+        // Across collections only `__name__` ascending is allowed, told before repeats.
+        await #expect(throws: FlintError.invalidArgument("kind is required for all orders except __key__ ascending")) {
+            try await db.listDocuments(ListDocumentsRequest(collectionID: nil, orderBy: "n,n"))
+        }
+        await #expect(throws: FlintError.invalidArgument("order by clause cannot contain more fields after the key")) {
+            try await db.listDocuments(ListDocumentsRequest(collectionID: nil, orderBy: "__name__,__name__"))
+        }
+    }
+
+    /// With missing documents shown, the reference takes any page size (a negative one lists
+    /// everything) and answers whole documents whatever the mask.
+    @Test func showMissingIgnoresPageSizeSignAndMask() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit([.set(key("l/a"), ["n": 1, "m": 2]), .set(key("l/p/s/x"), [:])])
+        let page = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: -1, mask: [field("n")], showMissing: true))
+        #expect(page.documents.map(\.key.documentID) == ["a", "p"])
+        #expect(page.documents.first?.document?.fields == ["n": 1, "m": 2])
+        #expect(page.documents.last?.document == nil)
+        let masked = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", mask: [field("n")]))
+        #expect(masked.documents.first?.document?.fields == ["n": 1])
     }
 
     @Test func collectionIDsAtRootAndUnderDocumentsWithPaging() async throws {
