@@ -489,10 +489,10 @@ public actor Database {
         }
         // Listing with missing documents takes no page size check: a negative one lists all.
         guard request.showMissing || request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
-        try Validation.validateReadMask(request.mask)
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
         }
+        try Validation.validateReadMask(request.mask)
         let orderBy = request.orderBy.isEmpty ? [] : try Ordering.parseList(request.orderBy, checkField: Validation.checkNamedPath)
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         // Across collections only name order is kept, as in a kindless query.
