@@ -103,6 +103,7 @@ public actor Database {
         try checkRequestSize(writes)
         for w in writes { try WriteApplier.validate(w) }
         try validateWritable(writes)
+        try WriteApplier.checkRepeatedWrites(writes)
         let commitTime = nextCommitTime()
         // The stored state of each key before this commit, and its state as the writes go.
         var original: [DocumentKey: DocumentState?] = [:]

@@ -29,6 +29,39 @@ public enum WriteApplier {
     }
 
     /// Checks what can be checked without the stored document: masks, transforms, field values.
+    /// A later write to a document whose existence precondition an earlier write in the same
+    /// commit has already settled against it (a create after a set, an update after a delete)
+    /// is refused before anything runs, as the reference refuses it.
+    public static func checkRepeatedWrites(_ writes: [Write]) throws(FlintError) {
+        var latest: [DocumentKey: String] = [:]
+        for w in writes {
+            let isDelete = if case .delete = w.operation { true } else { false }
+            if let earlier = latest[w.key] {
+                let requiresMissing = w.precondition == .exists(false)
+                let requiresExisting: Bool =
+                    switch w.precondition {
+                    case .exists(true): true
+                    case .updateTime: !isDelete
+                    default: false
+                    }
+                if (earlier != "delete" && requiresMissing) || (earlier == "delete" && requiresExisting) {
+                    let later = isDelete ? "delete" : requiresMissing ? "insert" : "update"
+                    throw .invalidArgument("Cannot \(earlier) then \(later) an entity in the same request.")
+                }
+            }
+            latest[w.key] = isDelete ? "delete" : kind(of: w.precondition)
+        }
+    }
+
+    /// The reference's word for a non-delete write with this precondition.
+    private static func kind(of precondition: Precondition) -> String {
+        switch precondition {
+        case .exists(false): "insert"
+        case .exists(true), .updateTime: "update"
+        case .none: "upsert"
+        }
+    }
+
     public static func validate(_ write: Write) throws(FlintError) {
         if let mask = write.updateMask {
             guard case .update = write.operation else {

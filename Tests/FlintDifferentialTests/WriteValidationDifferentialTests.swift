@@ -134,3 +134,46 @@ struct DatabaseIDDifferentialTests {
         #expect(refused == Self.ids.count - 2)
     }
 }
+
+/// Commits writing one document more than once, over REST on both servers: a later write whose
+/// existence precondition an earlier one already settled against it is refused before anything
+/// runs; other sequences run in order.
+struct RepeatedWriteDifferentialTests {
+    static let kinds: [String: @Sendable (String) -> String] = [
+        "set": { #"{"update": {"name": "\#($0)", "fields": {"a": {"integerValue": "1"}}}}"# },
+        "create": { #"{"update": {"name": "\#($0)", "fields": {}}, "currentDocument": {"exists": false}}"# },
+        "update": { #"{"update": {"name": "\#($0)", "fields": {}}, "updateMask": {"fieldPaths": ["a"]}, "currentDocument": {"exists": true}}"# },
+        "delete": { #"{"delete": "\#($0)"}"# },
+        "deleteExisting": { #"{"delete": "\#($0)", "currentDocument": {"exists": true}}"# },
+        "deleteMissing": { #"{"delete": "\#($0)", "currentDocument": {"exists": false}}"# },
+        "increment": { #"{"transform": {"document": "\#($0)", "fieldTransforms": [{"fieldPath": "n", "increment": {"integerValue": "1"}}]}}"# },
+    ]
+
+    @Test func laterWritesSettledByEarlierOnesAreRefusedAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "repeated writes") else { return }
+        defer { stop() }
+        let documents = "projects/flint-repeated-writes/databases/(default)/documents"
+        var sequences = Self.kinds.keys.sorted().flatMap { a in Self.kinds.keys.sorted().map { [a, $0] } }
+        sequences += [["set", "delete", "create"], ["set", "delete", "update"], ["delete", "set", "update"]]
+        var refused = 0
+        for (n, sequence) in sequences.enumerated() {
+            for existing in [false, true] {
+                let name = "\(documents)/c/d\(n)\(existing ? "e" : "m")"
+                let body = #"{"writes": [\#(sequence.map { Self.kinds[$0]!(name) }.joined(separator: ", "))]}"#
+                var answers: [(status: Int, json: Any?)] = []
+                for base in [reference.base, flint] {
+                    if existing { _ = try await RawHTTP.send("PATCH", base + "/v1/" + name, #"{"fields": {}}"#) }
+                    answers.append(try await RawHTTP.send("POST", base + "/v1/" + documents + ":commit", body))
+                }
+                let (expected, found) = (answers[0], answers[1])
+                #expect(found.status == expected.status, "\(sequence) existing: \(existing): \(RawHTTP.message(found.json) ?? "")")
+                // Not-found and already-exists messages are worded as production words them.
+                if expected.status == 400 {
+                    refused += 1
+                    #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(sequence) existing: \(existing)")
+                }
+            }
+        }
+        #expect(refused == 30)
+    }
+}

@@ -30,6 +30,34 @@ struct CommitTests {
         _ = try await Database(id: DatabaseID(project: "p", database: "A_-9.z")).commit([.set(key("c/b"), [:])])
     }
 
+    /// A later write whose existence precondition an earlier write to the same document in the
+    /// commit settled against it is refused before anything runs, as on the reference.
+    @Test func writesSettledByEarlierWritesInTheCommitAreRefused() async throws {
+        let (db, _) = makeDatabase()
+        let a = key("c/a")
+        let create = Write(.update(a, [:]), precondition: .exists(false))
+        let update = Write(.update(a, ["x": 1]), updateMask: [field("x")], precondition: .exists(true))
+        let cases: [([Write], String)] = [
+            ([.set(a, [:]), create], "Cannot upsert then insert an entity in the same request."),
+            ([create, create], "Cannot insert then insert an entity in the same request."),
+            ([update, create], "Cannot update then insert an entity in the same request."),
+            ([.delete(a), update], "Cannot delete then update an entity in the same request."),
+            ([.set(a, [:]), .delete(a), Write(.delete(a), precondition: .exists(true))], "Cannot delete then delete an entity in the same request."),
+            ([Write(.transform(a), transforms: [FieldTransform(field("n"), .serverTimestamp)]), Write(.delete(a), precondition: .exists(false))], "Cannot upsert then delete an entity in the same request."),
+        ]
+        for (writes, message) in cases {
+            await #expect(throws: FlintError.invalidArgument(message), "\(message)") { try await db.commit(writes) }
+            #expect(try await db.get(a) == nil, "nothing ran")
+        }
+        // A delete in between settles nothing against a create, nor a set against an update.
+        _ = try await db.commit([.set(a, [:]), .delete(a), create])
+        _ = try await db.commit([.delete(a), .set(a, [:]), update])
+        #expect(try await db.get(a)?.fields == ["x": 1])
+        // A write that reads back what an earlier one made is fine.
+        _ = try await db.commit([Write(.update(key("c/b"), [:]), precondition: .exists(false)), Write(.update(key("c/b"), ["y": 2]), updateMask: [field("y")], precondition: .exists(true))])
+        #expect(try await db.get(key("c/b"))?.fields == ["y": 2])
+    }
+
     @Test func setThenUpdateKeepsCreateTime() async throws {
         let (db, clock) = makeDatabase()
         let first = try await db.commit([.set(key("c/a"), ["x": 1])])
