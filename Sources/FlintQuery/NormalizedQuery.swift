@@ -82,9 +82,6 @@ public struct NormalizedQuery: Sendable {
         self.orderBy = full
     }
 
-    /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
-    /// a query under a document has an ancestor, and a kindless query of any depth there also
-    /// counts one filter more.
     /// An order names each field once, and `__name__` only last; returns the ordered fields.
     @discardableResult
     public static func checkOrderTerms(_ orderBy: [Ordering]) throws(FlintError) -> Set<FieldPath> {
@@ -101,6 +98,9 @@ public struct NormalizedQuery: Sendable {
         return seen
     }
 
+    /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
+    /// a query under a document has an ancestor, and a kindless query of any depth there also
+    /// counts one filter more.
     static func checkSize(_ query: Query) throws(FlintError) {
         let ancestor = query.parent.isEmpty ? 0 : 1
         let filters = (query.filter.map(FilterRules.filterCount) ?? 0) + (query.collectionID == nil && query.allDescendants ? ancestor : 0)
