@@ -112,7 +112,8 @@ public struct NormalizedQuery: Sendable {
     }
 
     /// A query without a collection id reads documents of every kind, so it can only filter on
-    /// and order by what every document has: its name, ascending.
+    /// and order by what every document has: its name, ascending. A nearest-neighbour search
+    /// over them is served, as on the reference.
     static func checkKindless(_ query: Query) throws(FlintError) {
         for o in query.orderBy where !o.field.isDocumentID || o.descending {
             throw .invalidArgument(
@@ -120,9 +121,6 @@ public struct NormalizedQuery: Sendable {
         }
         if let filter = query.filter, let field = FilterRules.fields(filter).first(where: { !$0.isDocumentID }) {
             throw .invalidArgument("A query without a collection id can only filter on __name__, not on \(field.canonical).")
-        }
-        if query.findNearest != nil {
-            throw .invalidArgument("A query without a collection id cannot search for nearest neighbours.")
         }
     }
 

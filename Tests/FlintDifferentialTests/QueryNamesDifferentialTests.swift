@@ -187,4 +187,43 @@ struct QueryNamesDifferentialTests {
         else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// Nearest-neighbour searches without a collection id, directly below a parent and at any
+    /// depth, are served as on the reference: the same documents, order and distances.
+    @Test func nearestNeighboursWithoutACollectionID() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "kindless vector search") else { return }
+        defer { stop() }
+        let documents = "projects/flint-kindless-nearest/databases/(default)/documents"
+        func vector(_ x: Int, _ y: Int) -> String {
+            #"{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": \#(x)}, {"doubleValue": \#(y)}]}}}}}"#
+        }
+        let writes = [("c/a", vector(1, 2)), ("d/b", vector(1, 3)), ("c/a/s/x", vector(2, 2)), ("e/f", #"{"integerValue": "1"}"#)]
+            .map { #"{"update": {"name": "\#(documents)/\#($0.0)", "fields": {"v": \#($0.1)}}}"# }
+        for base in [reference.base, flint] {
+            #expect(try await RawHTTP.send("POST", base + "/v1/" + documents + ":commit", #"{"writes": [\#(writes.joined(separator: ", "))]}"#).status == 200)
+        }
+        let nearest = #""findNearest": {"vectorField": {"fieldPath": "v"}, "queryVector": \#(vector(1, 2)), "distanceMeasure": "EUCLIDEAN", "limit": 5, "distanceResultField": "d"}"#
+        let requests = [
+            ("", #"{"structuredQuery": {\#(nearest)}}"#),
+            ("", #"{"structuredQuery": {"from": [{"allDescendants": true}], \#(nearest)}}"#),
+            ("/c/a", #"{"structuredQuery": {\#(nearest)}}"#),
+            ("", #"{"structuredQuery": {"where": {"fieldFilter": {"field": {"fieldPath": "__name__"}, "op": "GREATER_THAN", "value": {"referenceValue": "\#(documents)/c/a"}}}, \#(nearest)}}"#),
+        ]
+        for (parent, body) in requests {
+            let target = "/v1/" + documents + parent + ":runQuery"
+            let expected = try await RawHTTP.send("POST", reference.base + target, body)
+            let found = try await RawHTTP.send("POST", flint + target, body)
+            #expect(found.status == 200 && expected.status == 200, "\(body): \(RawHTTP.message(found.json) ?? "")")
+            #expect(Self.namesAndDistances(found.json) == Self.namesAndDistances(expected.json), "\(body)")
+        }
+    }
+
+    /// Each returned document's name below the database, with its distance field.
+    static func namesAndDistances(_ json: Any?) -> [String] {
+        (json as? [[String: Any]] ?? []).compactMap { row in
+            guard let document = row["document"] as? [String: Any], let name = document["name"] as? String else { return nil }
+            let distance = ((document["fields"] as? [String: Any])?["d"] as? [String: Any])?["doubleValue"].map { "\($0)" } ?? "-"
+            return (name.components(separatedBy: "/documents/").last ?? name) + " " + distance
+        }
+    }
 }

@@ -88,6 +88,10 @@ struct KindlessAndNumericIDTests {
             try await database.runQuery(Query(collectionID: nil, orderBy: [desc("__name__")]))
         }
         #expect(descending?.code == .invalidArgument)
+        // A nearest-neighbour search reads every kind, as on the reference.
+        _ = try await database.commit([.set(try DocumentKey(parsing: "a/1"), ["e": .vector([1, 0])]), .set(try DocumentKey(parsing: "b/1"), ["e": .vector([0, 1])])])
+        let nearest = FindNearest(field: try FieldPath(parsing: "e"), queryVector: [1, 0], measure: .euclidean, limit: 5)
+        #expect(try await database.runQuery(Query(collectionID: nil, findNearest: nearest)).documents.map(\.key.path.canonical) == ["a/1", "b/1"])
     }
 
     @Test func listingWithoutACollectionIDPagesAcrossCollections() async throws {
