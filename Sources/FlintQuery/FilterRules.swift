@@ -119,15 +119,13 @@ enum FilterRules {
     }
 
     /// The first checks of a filter, in the reference's order: each filter's names and list
-    /// operands, the rules across them for `!=` and not-in, then what is compared with
-    /// `__name__`. The rest come later in a query's checks (`validateArraysAndSizes`,
-    /// `validateDisjunctions`). `database` is the query's: a name the filter compares with must
-    /// be in it.
-    static func validate(_ filter: Filter, database: DatabaseID) throws(FlintError) {
+    /// operands, then the rules across them for `!=` and not-in. The rest come later in a
+    /// query's checks (`validateArrays`, `validateNames`, `validateSizes`,
+    /// `validateDisjunctions`).
+    static func validate(_ filter: Filter) throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false
         var hasDisjunctive = false
-        var names: [FieldFilter] = []
         func walk(_ f: Filter) throws(FlintError) {
             switch f {
             case .composite(let c):
@@ -140,13 +138,10 @@ enum FilterRules {
                 for child in c.filters { try walk(child) }
             case .unary(let u):
                 try Validation.checkNameAlone(u.field)
-                // The reference reads these as comparisons with null or NaN, which are not names.
-                if u.field.isDocumentID { throw .invalidArgument("__key__ filter value must be a Key") }
                 if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
             case .field(let ff):
                 try Validation.checkNameAlone(ff.field)
                 try checkListOperand(ff)
-                if ff.field.isDocumentID { names.append(ff) }
                 switch ff.op {
                 case .notEqual: notEqualCount += 1
                 case .notIn:
@@ -165,15 +160,29 @@ enum FilterRules {
         if hasNotIn && hasDisjunctive {
             throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
         }
-        for f in names { try checkNameOperand(f, database: database) }
     }
 
-    /// Checks that follow the query's cursors and its count of filters and orders: one
-    /// array-contains per disjunction, then operand sizes. Called with the `deduplicated` filter.
-    static func validateArraysAndSizes(_ filter: Filter) throws(FlintError) {
+    /// After the query's cursors and its count of filters and orders: one array-contains per
+    /// disjunction. Called with the `deduplicated` filter.
+    static func validateArrays(_ filter: Filter) throws(FlintError) {
         if arrayFilterCount(filter) > 1 {
             throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
         }
+    }
+
+    /// Then what each filter on `__name__` compares with, in the filter's order: references to
+    /// documents of the query's `database`. A null or NaN test on it is no such comparison.
+    static func validateNames(_ filter: Filter, database: DatabaseID) throws(FlintError) {
+        switch filter {
+        case .composite(let c): for child in c.filters { try validateNames(child, database: database) }
+        case .unary(let u) where u.field.isDocumentID: throw .invalidArgument("__key__ filter value must be a Key")
+        case .field(let ff) where ff.field.isDocumentID: try checkNameOperand(ff, database: database)
+        case .unary, .field: break
+        }
+    }
+
+    /// Then operand sizes. Called with the `deduplicated` filter.
+    static func validateSizes(_ filter: Filter) throws(FlintError) {
         func sizes(_ f: Filter) throws(FlintError) {
             switch f {
             case .field(let ff) where !ff.field.isDocumentID: try checkOperandSize(ff)

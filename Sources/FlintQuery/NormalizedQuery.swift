@@ -21,7 +21,8 @@ public struct NormalizedQuery: Sendable {
     /// Checks the query in the reference's order, so that a query with several faults is told
     /// the same one: reserved names, limits, the collection, projection, the filters' names,
     /// lists and `!=` rules, cursors, the nearest-neighbour search, the count of filters and
-    /// orders, array-contains, operand sizes, the kindless rules, disjunctions, then order.
+    /// orders, array-contains, what `__name__` is compared with, operand sizes, the kindless
+    /// rules, disjunctions, then order.
     ///
     /// `aggregating` are the fields a sum or average reads. Production reads them from their
     /// index, so they join the order as inequality fields do: a document without one is not
@@ -35,7 +36,7 @@ public struct NormalizedQuery: Sendable {
         self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
         for path in query.projection ?? [] { try Validation.checkNameAlone(path) }
-        if let filter = query.filter { try FilterRules.validate(filter, database: database) }
+        if let filter = query.filter { try FilterRules.validate(filter) }
         for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
             if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
             for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
@@ -55,7 +56,11 @@ public struct NormalizedQuery: Sendable {
         var deduplicated = query
         deduplicated.filter = query.filter.map(FilterRules.deduplicated)
         try Self.checkSize(deduplicated)
-        if let filter = deduplicated.filter { try FilterRules.validateArraysAndSizes(filter) }
+        if let filter = deduplicated.filter {
+            try FilterRules.validateArrays(filter)
+            try FilterRules.validateNames(filter, database: database)
+            try FilterRules.validateSizes(filter)
+        }
         if query.collectionID == nil { try Self.checkKindless(query) }
         if let filter = deduplicated.filter { try FilterRules.validateDisjunctions(filter) }
         self.query = deduplicated

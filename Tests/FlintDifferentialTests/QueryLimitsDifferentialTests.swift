@@ -26,6 +26,10 @@ struct QueryLimitsDifferentialTests {
 
     static let big = #"{"stringValue": "\#(String(repeating: "x", count: 1600))"}"#
     static let oneValueCursor = #""startAt": {"values": [{"integerValue": "1"}]}"#
+    static let twoValueCursor = #""startAt": {"values": [{"integerValue": "1"}, {"integerValue": "1"}]}"#
+    static let nameIsString = equal("__name__", #"{"stringValue": "x"}"#)
+    static let nameContains =
+        #"{"fieldFilter": {"field": {"fieldPath": "__name__"}, "op": "ARRAY_CONTAINS", "value": {"referenceValue": "projects/flint-query-limits/databases/(default)/documents/c/d"}}}"#
 
     /// Path below the documents root, and the body.
     static var cases: [(String, String)] {
@@ -68,6 +72,17 @@ struct QueryLimitsDifferentialTests {
             ("", query(and([equal("s", big)]), orders(["o", "o"]))),
             ("", query(and([list("n1", "IN", Array(0..<30)), list("n2", "IN", [1, 2])]), orders(["o", "o"]))),
             ("", query(and(equalities(101)), oneValueCursor)),
+            // What `__name__` is compared with is told after cursors, the nearest-neighbour
+            // search, the count of filters and array-contains, and before operand sizes.
+            ("", query(Self.where(nameIsString), orders(["a"]), twoValueCursor)),
+            ("", query(Self.where(#"{"unaryFilter": {"field": {"fieldPath": "__name__"}, "op": "IS_NULL"}}"#), orders(["a"]), twoValueCursor)),
+            ("", query(Self.where(nameContains), orders(["a"]), twoValueCursor)),
+            ("", query(and([nameIsString] + equalities(101)))),
+            ("", query(and([nameContains] + equalities(101)))),
+            ("", query(and([nameContains, #"{"fieldFilter": {"field": {"fieldPath": "b"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#]))),
+            ("", query(and([list("b", "ARRAY_CONTAINS_ANY", [1]), nameIsString, #"{"fieldFilter": {"field": {"fieldPath": "a"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#]))),
+            ("", query(and([nameIsString, equal("s", big)]))),
+            ("", query(Self.where(nameIsString), #""findNearest": {"vectorField": {"fieldPath": "v"}, "queryVector": {"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": 1}]}}}}}, "distanceMeasure": "EUCLIDEAN", "limit": 0}"#)),
         ]
     }
 
