@@ -181,6 +181,25 @@ enum FilterRules {
         }
     }
 
+    /// An equality (or `in`) on `__name__` anywhere in the filter cannot stand beside inequalities
+    /// on other fields unless `__name__` is among the inequalities too, as on the reference.
+    /// Inequalities that select nothing (`!= null`) do not count, as they join no order.
+    static func validateKeyEquality(_ filter: Filter) throws(FlintError) {
+        let inequalities = inequalityFields(filter)
+        guard inequalities.contains(where: { !$0.isDocumentID }), !inequalities.contains(where: \.isDocumentID) else { return }
+        func hasKeyEquality(_ f: Filter) -> Bool {
+            switch f {
+            case .field(let ff): ff.field.isDocumentID && (ff.op == .equal || ff.op == .in)
+            case .unary: false
+            case .composite(let c): c.filters.contains(where: hasKeyEquality)
+            }
+        }
+        if hasKeyEquality(filter) {
+            throw .invalidArgument(
+                "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
+        }
+    }
+
     /// Then operand sizes. Called with the `deduplicated` filter.
     static func validateSizes(_ filter: Filter) throws(FlintError) {
         func sizes(_ f: Filter) throws(FlintError) {

@@ -22,7 +22,7 @@ public struct NormalizedQuery: Sendable {
     /// the same one: reserved names, limits, the collection, projection, the filters' names,
     /// lists and `!=` rules, cursors, the nearest-neighbour search, the count of filters and
     /// orders, array-contains, what `__name__` is compared with, operand sizes, the kindless
-    /// rules, disjunctions, then order.
+    /// rules, an equality on `__name__` beside inequalities, disjunctions, then order.
     ///
     /// `aggregating` are the fields a sum or average reads. Production reads them from their
     /// index, so they join the order as inequality fields do: a document without one is not
@@ -62,7 +62,10 @@ public struct NormalizedQuery: Sendable {
             try FilterRules.validateSizes(filter)
         }
         if query.collectionID == nil { try Self.checkKindless(query) }
-        if let filter = deduplicated.filter { try FilterRules.validateDisjunctions(filter) }
+        if let filter = deduplicated.filter {
+            try FilterRules.validateKeyEquality(filter)
+            try FilterRules.validateDisjunctions(filter)
+        }
         self.query = deduplicated
 
         let seen = try Self.checkOrderTerms(query.orderBy)

@@ -62,6 +62,16 @@ struct QueryValidationTests {
          "__key__ filter value must be a Key"),
         ("cursor before what the name is compared with", Query(collectionID: "c", filter: F("__name__", .equal, 1), orderBy: [asc("a")],
                                                              startAt: Cursor(values: [1, 1], before: true)), "Cursor has too many values."),
+        ("key equality beside an inequality", Query(collectionID: "c", filter: AND(F("__name__", .equal, ref("c/a")), F("v", .greaterThan, 1))),
+         "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities."),
+        ("key in beside is-not-null", Query(collectionID: "c", filter: AND(F("__name__", .in, [ref("c/a")]), U("v", .isNotNull))),
+         "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities."),
+        ("key equality in an or beside an inequality", Query(collectionID: "c", filter: OR(F("__name__", .equal, ref("c/a")), F("v", .notEqual, 1))),
+         "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities."),
+        ("key equality before disjunctions", Query(collectionID: "c", filter: AND(F("__name__", .equal, ref("c/a")), F("v", .lessThan, 1), F("w", .in, [0, 1, 2, 3, 4, 5]), F("x", .in, [0, 1, 2, 3, 4, 5]))),
+         "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities."),
+        ("key equality before order", Query(collectionID: "c", filter: AND(F("__name__", .equal, ref("c/a")), F("v", .lessThan, 1)), orderBy: [asc("w"), asc("w")]),
+         "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities."),
         ("array-contains before what the name is compared with",
          Query(collectionID: "c", filter: .composite(CompositeFilter(.and, [F("__name__", .arrayContains, 1), F("b", .arrayContains, 1)]))),
          "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."),
@@ -183,6 +193,11 @@ struct QueryValidationTests {
             Query(collectionID: "c", filter: AND(F("v", .in, [1, 2, 3, 4, 5, 6]), F("v", .in, [6, 5, 4, 3, 2, 1]))),
             Query(collectionID: "c", filter: .composite(CompositeFilter(.and, equalities(99) + [F("v", .greaterThan, 0)]))),
             Query(parent: under, collectionID: "s", filter: .composite(CompositeFilter(.and, equalities(99)))),
+            // A key equality stands beside inequalities when the key is among them, or beside
+            // ones that select nothing.
+            Query(collectionID: "c", filter: AND(F("__name__", .equal, ref("c/d1")), F("__name__", .notEqual, ref("c/d2")), F("v", .greaterThan, 0))),
+            Query(collectionID: "c", filter: AND(F("__name__", .equal, ref("c/d1")), F("v", .notEqual, .null))),
+            Query(collectionID: "c", filter: AND(F("__name__", .notEqual, ref("c/d1")), F("v", .greaterThan, 0))),
         ]
         for query in accepted { _ = try await database.runQuery(query) }
         // What runs is the filter without its repeats, and it selects the same documents.
