@@ -37,10 +37,21 @@ public struct Aggregation: Sendable {
 public enum Aggregator {
     public static let maxAggregations = 5
 
-    /// Checks the list, and the reserved names in it and in the query it aggregates, and
-    /// returns the alias of each entry.
-    public static func aliases(_ aggregations: [Aggregation], of query: Query) throws(FlintError) -> [String] {
+    /// The checks the reference makes before reading the query: reserved names in the query
+    /// and in the aggregations, and counts' `up_to`.
+    public static func checkFirst(_ aggregations: [Aggregation], of query: Query) throws(FlintError) {
         try QueryFieldNames.checkReserved(query, aggregations: aggregations)
+        for a in aggregations {
+            if case .count(let upTo?) = a.kind, upTo < 0 {
+                throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
+            }
+        }
+    }
+
+    /// Checks the list (after `checkFirst` and the query's `NormalizedQuery.checkShape`, as
+    /// the reference orders them) and returns the alias of each entry.
+    public static func aliases(_ aggregations: [Aggregation], of query: Query) throws(FlintError) -> [String] {
+        try checkFirst(aggregations, of: query)
         if aggregations.isEmpty { throw .invalidArgument("Aggregations can not be empty.") }
         if aggregations.count > maxAggregations {
             throw .invalidArgument("Aggregation queries can have at most \(maxAggregations) aggregations.")
@@ -64,13 +75,8 @@ public enum Aggregator {
             if !seen.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("Aggregation aliases contain duplicate alias: \(name).")
             }
-            switch a.kind {
-            case .count(let upTo):
-                if let upTo, upTo < 0 {
-                    throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
-                }
-            case .sum(let path), .average(let path):
-                if path.isDocumentID { throw .invalidArgument("Aggregations are not supported for the property: __key__") }
+            if let path = a.field, path.isDocumentID {
+                throw .invalidArgument("Aggregations are not supported for the property: __key__")
             }
         }
         return names

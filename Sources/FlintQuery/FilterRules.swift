@@ -137,10 +137,8 @@ enum FilterRules {
                 }
                 for child in c.filters { try walk(child) }
             case .unary(let u):
-                try Validation.checkNameAlone(u.field)
                 if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
             case .field(let ff):
-                try Validation.checkNameAlone(ff.field)
                 try checkListOperand(ff)
                 switch ff.op {
                 case .notEqual: notEqualCount += 1
@@ -170,14 +168,18 @@ enum FilterRules {
         }
     }
 
-    /// Then what each filter on `__name__` compares with, in the filter's order: references to
-    /// documents of the query's `database`. A null or NaN test on it is no such comparison.
+    /// Then, in the filter's order, `__name__` inside a longer path, and what each filter on
+    /// `__name__` compares with: references to documents of the query's `database`. A null or
+    /// NaN test on it is no such comparison.
     static func validateNames(_ filter: Filter, database: DatabaseID) throws(FlintError) {
         switch filter {
         case .composite(let c): for child in c.filters { try validateNames(child, database: database) }
-        case .unary(let u) where u.field.isDocumentID: throw .invalidArgument("__key__ filter value must be a Key")
-        case .field(let ff) where ff.field.isDocumentID: try checkNameOperand(ff, database: database)
-        case .unary, .field: break
+        case .unary(let u):
+            try Validation.checkNameAlone(u.field)
+            if u.field.isDocumentID { throw .invalidArgument("__key__ filter value must be a Key") }
+        case .field(let ff):
+            try Validation.checkNameAlone(ff.field)
+            if ff.field.isDocumentID { try checkNameOperand(ff, database: database) }
         }
     }
 

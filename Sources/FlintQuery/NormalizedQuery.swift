@@ -19,8 +19,7 @@ public struct NormalizedQuery: Sendable {
     public static let maxFiltersOrdersAndAncestor = 100
 
     /// Checks the query in the reference's order, so that a query with several faults is told
-    /// the same one: reserved names, limits, the collection, projection, the filters' names,
-    /// lists and `!=` rules, cursors, the nearest-neighbour search, the count of filters and
+    /// the same one: those of `checkShape`, then offset and limit, the count of filters and
     /// orders, array-contains, what `__name__` is compared with, operand sizes, the kindless
     /// rules, an equality on `__name__` beside inequalities, disjunctions, then order.
     ///
@@ -28,30 +27,12 @@ public struct NormalizedQuery: Sendable {
     /// index, so they join the order as inequality fields do: a document without one is not
     /// aggregated (nor counted beside it), and a limit takes the first documents in that order.
     public init(_ query: Query, database: DatabaseID, aggregating: [FieldPath] = []) throws(FlintError) {
-        try QueryFieldNames.checkReserved(query)
-        if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
+        try Self.checkShape(query, database: database)
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
-        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
+        if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
         self.database = database
         self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
-        for path in query.projection ?? [] { try Validation.checkNameAlone(path) }
-        if let filter = query.filter { try FilterRules.validate(filter) }
-        for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
-            if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
-            for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
-                guard case .reference(let r) = value else {
-                    throw .invalidArgument("Cursor __key__ value is not a document reference.")
-                }
-                guard r.database == database else {
-                    throw .invalidArgument("The cursor key is in a different database than the query")
-                }
-            }
-        }
-        if let nearest = query.findNearest {
-            try FindNearestRules.validate(nearest)
-            try Self.checkFindNearestCombination(query)
-        }
         // Repeats are counted once, and left out of what runs (they select nothing more).
         var deduplicated = query
         deduplicated.filter = query.filter.map(FilterRules.deduplicated)
@@ -72,22 +53,52 @@ public struct NormalizedQuery: Sendable {
 
         var full = query.orderBy
         let direction = query.orderBy.last?.descending ?? false
-        let aggregated = Array(Set(aggregating).subtracting(seen)).sorted()
-        if query.orderBy.last?.field.isDocumentID == true, !aggregated.isEmpty {
+        // The order is the explicit one, then the inequality fields, then the summed fields
+        // neither names, each group sorted; a summed field cannot follow `__name__`, which any
+        // filter on `__name__` puts in the order first (as the reference tells it).
+        let inequalities = query.filter.map(FilterRules.inequalityFields) ?? []
+        let aggregated = Array(Set(aggregating).subtracting(seen).subtracting(inequalities)).sorted()
+        let filtersName = query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false
+        if query.orderBy.last?.field.isDocumentID == true || filtersName, !aggregated.isEmpty {
             throw .invalidArgument(
                 "This query requires an index that has fields [\(aggregated.map(\.canonical).joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
             )
         }
-        let implicit = Array(Set((query.filter.map(FilterRules.inequalityFields) ?? []) + aggregated).subtracting(seen))
+        let implicit = Array(Set(inequalities).subtracting(seen))
             .sorted { a, b in a.isDocumentID != b.isDocumentID ? b.isDocumentID : a < b }
         if query.orderBy.last?.field.isDocumentID == true, !implicit.isEmpty {
             throw .invalidArgument("order by clause cannot contain more fields after the key")
         }
-        full += implicit.map { Ordering($0, descending: direction) }
+        full += (implicit + aggregated).map { Ordering($0, descending: direction) }
         if full.last?.field.isDocumentID != true {
             full.append(Ordering(.documentID, descending: full.last?.descending ?? false))
         }
         self.orderBy = full
+    }
+
+    /// The checks the reference makes first, as it reads a query (an aggregation's own checks
+    /// follow them): reserved names, the collection, the projection, the filters' names, lists
+    /// and `!=` rules, cursors, then the nearest-neighbour search.
+    public static func checkShape(_ query: Query, database: DatabaseID) throws(FlintError) {
+        try QueryFieldNames.checkReserved(query)
+        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
+        for path in query.projection ?? [] { try Validation.checkNameAlone(path) }
+        if let filter = query.filter { try FilterRules.validate(filter) }
+        for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
+            if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
+            for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
+                guard case .reference(let r) = value else {
+                    throw .invalidArgument("Cursor __key__ value is not a document reference.")
+                }
+                guard r.database == database else {
+                    throw .invalidArgument("The cursor key is in a different database than the query")
+                }
+            }
+        }
+        if let nearest = query.findNearest {
+            try FindNearestRules.validate(nearest)
+            try checkFindNearestCombination(query)
+        }
     }
 
     /// An order names each field once, and `__name__` only last; returns the ordered fields.

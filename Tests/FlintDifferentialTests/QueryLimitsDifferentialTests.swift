@@ -12,6 +12,12 @@ struct QueryLimitsDifferentialTests {
         let items = values.map { #"{"integerValue": "\#($0)"}"# }.joined(separator: ", ")
         return #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": {"arrayValue": {"values": [\#(items)]}}}}"#
     }
+    static func notEqual(_ field: String) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "NOT_EQUAL", "value": {"integerValue": "1"}}}"#
+    }
+    static func contains(_ field: String) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "1"}}}"#
+    }
     static func composite(_ op: String, _ filters: [String]) -> String {
         #"{"compositeFilter": {"op": "\#(op)", "filters": [\#(filters.joined(separator: ", "))]}}"#
     }
@@ -115,5 +121,68 @@ struct QueryLimitsDifferentialTests {
             if expected.status != 200 { refused += 1 }
         }
         #expect(refused == Self.cases.count - 10)
+    }
+}
+
+/// Queries and aggregations with two faults each, over REST on both servers: the reference
+/// reads a query's shape first (names, lists, `!=` rules, cursors, the vector search), then an
+/// aggregation's own checks, then offset and limit and the rest.
+struct QueryCheckOrderDifferentialTests {
+    typealias Q = QueryLimitsDifferentialTests
+
+    static let in31 = Q.list("a", "IN", Array(0..<31))
+    static let twoNotEqual = Q.composite("AND", [Q.notEqual("a"), Q.notEqual("b")])
+    static let nameInPath = Q.equal("__name__.x")
+    static let nameIsString = Q.nameIsString
+    static let cursor = #""orderBy": [{"field": {"fieldPath": "a"}}], "startAt": {"values": [{"integerValue": "1"}, {"integerValue": "1"}]}"#
+    static let duplicateOrder = Q.orders(["b", "b"])
+    static let badNearest =
+        #""findNearest": {"vectorField": {"fieldPath": "v"}, "queryVector": {"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": 1}]}}}}}, "distanceMeasure": "EUCLIDEAN", "limit": 0}"#
+    static let contains2 = Q.composite("AND", [nameInPath, Q.contains("a"), Q.contains("b")])
+
+    static var queries: [String] {
+        [
+            Q.query(#""limit": -1"#, Q.where(in31)), Q.query(#""limit": -1"#, cursor), Q.query(#""limit": -1"#, duplicateOrder),
+            Q.query(#""limit": -1"#, Q.where(twoNotEqual)), Q.query(#""offset": -1"#, Q.where(in31)), Q.query(#""limit": -1"#, Q.where(nameIsString)),
+            Q.query(#""limit": -1"#, badNearest), Q.query(#""offset": -1"#, badNearest), Q.query(#""limit": -1"#, #""offset": -1"#),
+            Q.query(#""limit": -1"#, #""select": {"fields": [{"fieldPath": "__name__.x"}]}"#),
+            Q.query(Q.where(nameInPath), cursor), Q.query(Q.where(Q.composite("AND", [nameInPath, in31]))), Q.query(Q.where(contains2)),
+            Q.query(Q.where(Q.composite("AND", [nameIsString, nameInPath]))), Q.query(Q.where(Q.composite("AND", [nameInPath, nameIsString]))),
+            Q.query(Q.where(nameInPath), badNearest),
+            Q.query(Q.where(#"{"unaryFilter": {"field": {"fieldPath": "__name__.x"}, "op": "IS_NULL"}}"#), #""limit": -1"#),
+        ]
+    }
+
+    static func aggregation(_ parts: [String], _ aggregations: [String]) -> String {
+        #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]\#(parts.map { ", " + $0 }.joined())}, "aggregations": [\#(aggregations.joined(separator: ", "))]}}"#
+    }
+
+    static var aggregations: [String] {
+        let sum = { (field: String) in #"{"alias": "s", "sum": {"field": {"fieldPath": "\#(field)"}}}"# }
+        let count = #"{"alias": "s", "count": {}}"#
+        let select = #""select": {"fields": [{"fieldPath": "x"}]}"#
+        return [
+            aggregation([select, cursor], [sum("a")]), aggregation([select, Q.where(twoNotEqual)], [sum("a")]),
+            aggregation([select, Q.where(in31)], [sum("a")]), aggregation([select, #""limit": -1"#], [sum("a")]),
+            aggregation([select, Q.where(nameIsString)], [sum("a")]),
+            aggregation([Q.where(in31)], [count, count]), aggregation([Q.where(nameIsString)], [count, count]),
+            aggregation([Q.where(in31)], [#"{"alias": "__s__", "count": {}}"#]), aggregation([Q.where(in31)], [sum("__name__")]),
+            aggregation([Q.where(nameIsString)], [sum("__name__")]), aggregation([Q.where(in31)], [#"{"alias": "s", "count": {"upTo": "-1"}}"#]),
+            aggregation([Q.where(in31)], (0..<6).map { #"{"alias": "s\#($0)", "count": {}}"# }), aggregation([Q.where(in31)], []),
+            aggregation([#""limit": -1"#], [count, count]), aggregation([duplicateOrder], [sum("__name__")]),
+        ]
+    }
+
+    @Test func faultsAreToldInTheReferencesOrder() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "query check order") else { return }
+        defer { stop() }
+        let root = "/v1/projects/flint-check-order/databases/(default)/documents"
+        let requests = Self.queries.map { (":runQuery", $0) } + Self.aggregations.map { (":runAggregationQuery", $0) }
+        for (method, body) in requests {
+            let expected = try await RawHTTP.send("POST", reference.base + root + method, body)
+            let found = try await RawHTTP.send("POST", flint + root + method, body)
+            #expect(expected.status == 400, "\(body.prefix(200))")
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(body.prefix(200))")
+        }
     }
 }

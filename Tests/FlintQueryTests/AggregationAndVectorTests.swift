@@ -151,6 +151,16 @@ extension AggregationTests {
             let query = projected(fields)
             await #expect(throws: FlintError.invalidArgument(message), "\(fields)") { try await aggregate(aggregations, query) }
         }
+        // The query's lists come before the aggregation's own checks, which come before its limit.
+        let in31 = Query(collectionID: "c", filter: F("x", .in, .array((0..<31).map { .integer($0) })))
+        await #expect(throws: FlintError.invalidArgument("'IN' supports up to 30 comparison values.")) {
+            try await aggregate([Aggregation(alias: "d", .count(upTo: nil)), Aggregation(alias: "d", .count(upTo: nil))], in31)
+        }
+        var negative = projected(["x"])
+        negative.limit = -1
+        await #expect(throws: FlintError.invalidArgument("The aggregation property y is not present in the base query's property mask.")) {
+            try await aggregate([Aggregation(alias: "s", .sum(path("y")))], negative)
+        }
         // A reserved alias is still named first.
         await #expect(throws: FlintError.invalidArgument(#"The property.name "__s__" is reserved."#)) {
             try await aggregate([Aggregation(alias: "__s__", .sum(path("y")))], projected(["x"]))
