@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "FlintServerTests",
             dependencies: [
-                "FlintServer", "FlintEngine", "FlintProto", "FlintHTTPClient",
+                "FlintServer", "FlintEngine", "FlintProto", "FlintHTTPClient", "FlintTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
