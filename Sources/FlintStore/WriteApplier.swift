@@ -33,6 +33,7 @@ public enum WriteApplier {
     /// commit has already settled against it (a create after a set, an update after a delete)
     /// is refused before anything runs, as the reference refuses it.
     public static func checkRepeatedWrites(_ writes: [Write]) throws(FlintError) {
+        guard writes.count > 1 else { return }
         var latest: [DocumentKey: String] = [:]
         for w in writes {
             let isDelete = if case .delete = w.operation { true } else { false }
