@@ -186,8 +186,7 @@ enum FilterRules {
     /// An equality (or `in`) on `__name__` anywhere in the filter cannot stand beside inequalities
     /// on other fields unless `__name__` is among the inequalities too, as on the reference.
     /// Inequalities that select nothing (`!= null`) do not count, as they join no order.
-    static func validateKeyEquality(_ filter: Filter) throws(FlintError) {
-        let inequalities = inequalityFields(filter)
+    static func validateKeyEquality(_ filter: Filter, inequalities: [FieldPath]) throws(FlintError) {
         guard inequalities.contains(where: { !$0.isDocumentID }), !inequalities.contains(where: \.isDocumentID) else { return }
         func hasKeyEquality(_ f: Filter) -> Bool {
             switch f {

@@ -43,8 +43,9 @@ public struct NormalizedQuery: Sendable {
             try FilterRules.validateSizes(filter)
         }
         if query.collectionID == nil { try Self.checkKindless(query) }
+        let inequalities = deduplicated.filter.map(FilterRules.inequalityFields) ?? []
         if let filter = deduplicated.filter {
-            try FilterRules.validateKeyEquality(filter)
+            try FilterRules.validateKeyEquality(filter, inequalities: inequalities)
             try FilterRules.validateDisjunctions(filter)
         }
         self.query = deduplicated
@@ -56,10 +57,10 @@ public struct NormalizedQuery: Sendable {
         // The order is the explicit one, then the inequality fields, then the summed fields
         // neither names, each group sorted; a summed field cannot follow `__name__`, which any
         // filter on `__name__` puts in the order first (as the reference tells it).
-        let inequalities = query.filter.map(FilterRules.inequalityFields) ?? []
         let aggregated = Array(Set(aggregating).subtracting(seen).subtracting(inequalities)).sorted()
-        let filtersName = query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false
-        if query.orderBy.last?.field.isDocumentID == true || filtersName, !aggregated.isEmpty {
+        if !aggregated.isEmpty,
+            query.orderBy.last?.field.isDocumentID == true || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
+        {
             throw .invalidArgument(
                 "This query requires an index that has fields [\(aggregated.map(\.canonical).joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
             )
