@@ -28,13 +28,12 @@ public enum WriteApplier {
         public var transformResults: [Value]
     }
 
-    /// Checks what can be checked without the stored document: masks, transforms, field values.
     /// A later write to a document whose existence precondition an earlier write in the same
     /// commit has already settled against it (a create after a set, an update after a delete)
     /// is refused before anything runs, as the reference refuses it.
     public static func checkRepeatedWrites(_ writes: [Write]) throws(FlintError) {
         guard writes.count > 1 else { return }
-        var latest: [DocumentKey: String] = [:]
+        var latest: [DocumentKey: WriteKind] = [:]
         for w in writes {
             let isDelete = if case .delete = w.operation { true } else { false }
             if let earlier = latest[w.key] {
@@ -45,24 +44,30 @@ public enum WriteApplier {
                     case .updateTime: !isDelete
                     default: false
                     }
-                if (earlier != "delete" && requiresMissing) || (earlier == "delete" && requiresExisting) {
-                    let later = isDelete ? "delete" : requiresMissing ? "insert" : "update"
-                    throw .invalidArgument("Cannot \(earlier) then \(later) an entity in the same request.")
+                if (earlier != .delete && requiresMissing) || (earlier == .delete && requiresExisting) {
+                    let later: WriteKind = isDelete ? .delete : requiresMissing ? .insert : .update
+                    throw .invalidArgument("Cannot \(earlier.rawValue) then \(later.rawValue) an entity in the same request.")
                 }
             }
-            latest[w.key] = isDelete ? "delete" : kind(of: w.precondition)
+            latest[w.key] = isDelete ? .delete : WriteKind(w.precondition)
         }
     }
 
-    /// The reference's word for a non-delete write with this precondition.
-    private static func kind(of precondition: Precondition) -> String {
-        switch precondition {
-        case .exists(false): "insert"
-        case .exists(true), .updateTime: "update"
-        case .none: "upsert"
+    /// The reference's words for the kinds of write, in its repeated-write messages.
+    private enum WriteKind: String {
+        case insert, update, delete, upsert
+
+        /// A non-delete write with this precondition.
+        init(_ precondition: Precondition) {
+            switch precondition {
+            case .exists(false): self = .insert
+            case .exists(true), .updateTime: self = .update
+            case .none: self = .upsert
+            }
         }
     }
 
+    /// Checks what can be checked without the stored document: masks, transforms, field values.
     public static func validate(_ write: Write) throws(FlintError) {
         if let mask = write.updateMask {
             guard case .update = write.operation else {
