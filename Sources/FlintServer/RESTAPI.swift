@@ -322,9 +322,12 @@ struct RESTAPI: Sendable {
     /// Set for a request asking `$alt=json;enum-encoding=int`: enums as numbers, not names.
     @TaskLocal static var enumsAsInts = false
 
+    /// Map fields are written in key order, so one document reads the same in every answer and
+    /// every run (Swift dictionaries would otherwise give each process its own order).
     static var encoding: JSONEncodingOptions {
         var options = JSONEncodingOptions()
         options.alwaysPrintEnumsAsInts = enumsAsInts
+        options.useDeterministicOrdering = true
         return options
     }
 

@@ -125,7 +125,9 @@ struct WebSocketListen: Sendable {
             }
         }
         let session = ListenSession(engine: engine, defaultDatabase: upgrade.database.name, auth: { auth.current.withLock { $0 } })
-        try await session.run(requests) { response in try await outbound.writeTextMessage(try response.jsonString()) }
+        try await session.run(requests) { response in
+            try await outbound.writeTextMessage(try response.jsonString(options: RESTAPI.encoding))
+        }
     }
 
     // MARK: - Snapshot mode
@@ -249,7 +251,7 @@ struct WebSocketListen: Sendable {
     /// One snapshot: every document in order, and the changes since the previous one.
     static func snapshotJSON(_ name: String, _ s: ViewSnapshot, _ db: DatabaseID) throws -> String {
         var out = #"{"snapshot":{"id":"# + JSONString.quoted(name) + #","readTime":""# + RFC3339.format(s.readTime) + #"","documents":["#
-        out += try s.documents.map { try Wire.proto($0, db).jsonString() }.joined(separator: ",")
+        out += try s.documents.map { try Wire.proto($0, db).jsonString(options: RESTAPI.encoding) }.joined(separator: ",")
         out += #"],"changes":["#
         out += s.changes.map { c in
             #"{"type":""# + c.kind.rawValue + #"","document":"# + JSONString.quoted(Wire.name(c.document.key, db))

@@ -267,6 +267,27 @@ struct RESTTests {
         }
     }
 
+    /// Fields come back in key order, nested maps included, in every answer and every run.
+    @Test func fieldsAreWrittenInKeyOrder() async throws {
+        let keys = ["z", "b", "y", "c", "x", "d", "w", "e", "v", "f", "u", "g"]
+        let fields = keys.map { #""\#($0)":{"integerValue":"1"}"# }.joined(separator: ",")
+        let nested = #""m":{"mapValue":{"fields":{\#(fields)}}}"#
+        try await withServer { client in
+            try await Self.call(client, .patch, Self.base + "/o/d", #"{"fields":{\#(fields),\#(nested)}}"#)
+            func body(_ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> String {
+                try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) }) { String(buffer: $0.body) }
+            }
+            for text in [try await body(.get, Self.base + "/o/d"),
+                         try await body(.post, Self.base + ":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"o"}]}}"#)] {
+                let found = (keys + ["m"]).flatMap { k in text.ranges(of: #""\#(k)":"#).map { ($0.lowerBound, k) } }
+                let inOrder = found.sorted { $0.0 < $1.0 }.map(\.1)
+                let sorted = keys.sorted()
+                let early = sorted.filter { $0 < "m" }, late = sorted.filter { $0 > "m" }
+                #expect(inOrder == early + ["m"] + sorted + late, "\(text)")
+            }
+        }
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         try await withServer { client in
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
