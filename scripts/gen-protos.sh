@@ -30,4 +30,6 @@ services=$(cd proto && grep -l '^service ' $protos)
   --plugin=protoc-gen-grpc-swift-2="$bin/protoc-gen-grpc-swift-2" \
   --grpc-swift-2_opt=Visibility=Public,FileNaming=PathToUnderscores,Client=true,Server=true --grpc-swift-2_out="$out" \
   $services)
+# Answers are encoded with map entries in key order (see OrderedProtobufSerializer.swift).
+sed -i 's/GRPCProtobuf\.ProtobufSerializer</OrderedProtobufSerializer</g' "$out"/*.grpc.swift
 echo "generated $(ls "$out" | wc -l) files in $out"

@@ -989,7 +989,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.GetDocument.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_GetDocumentRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_Document>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_Document>(),
             handler: { request, context in
                 try await self.getDocument(
                     request: request,
@@ -1000,7 +1000,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.ListDocuments.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_ListDocumentsRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_ListDocumentsResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_ListDocumentsResponse>(),
             handler: { request, context in
                 try await self.listDocuments(
                     request: request,
@@ -1011,7 +1011,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.UpdateDocument.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_UpdateDocumentRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_Document>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_Document>(),
             handler: { request, context in
                 try await self.updateDocument(
                     request: request,
@@ -1022,7 +1022,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.DeleteDocument.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_DeleteDocumentRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<SwiftProtobuf.Google_Protobuf_Empty>(),
+            serializer: OrderedProtobufSerializer<SwiftProtobuf.Google_Protobuf_Empty>(),
             handler: { request, context in
                 try await self.deleteDocument(
                     request: request,
@@ -1033,7 +1033,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.BatchGetDocuments.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_BatchGetDocumentsRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_BatchGetDocumentsResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_BatchGetDocumentsResponse>(),
             handler: { request, context in
                 try await self.batchGetDocuments(
                     request: request,
@@ -1044,7 +1044,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.BeginTransaction.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_BeginTransactionRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_BeginTransactionResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_BeginTransactionResponse>(),
             handler: { request, context in
                 try await self.beginTransaction(
                     request: request,
@@ -1055,7 +1055,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.Commit.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_CommitRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_CommitResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_CommitResponse>(),
             handler: { request, context in
                 try await self.commit(
                     request: request,
@@ -1066,7 +1066,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.Rollback.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_RollbackRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<SwiftProtobuf.Google_Protobuf_Empty>(),
+            serializer: OrderedProtobufSerializer<SwiftProtobuf.Google_Protobuf_Empty>(),
             handler: { request, context in
                 try await self.rollback(
                     request: request,
@@ -1077,7 +1077,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.RunQuery.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_RunQueryRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_RunQueryResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_RunQueryResponse>(),
             handler: { request, context in
                 try await self.runQuery(
                     request: request,
@@ -1088,7 +1088,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.RunAggregationQuery.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_RunAggregationQueryRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_RunAggregationQueryResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_RunAggregationQueryResponse>(),
             handler: { request, context in
                 try await self.runAggregationQuery(
                     request: request,
@@ -1099,7 +1099,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.PartitionQuery.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_PartitionQueryRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_PartitionQueryResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_PartitionQueryResponse>(),
             handler: { request, context in
                 try await self.partitionQuery(
                     request: request,
@@ -1110,7 +1110,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.Write.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_WriteRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_WriteResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_WriteResponse>(),
             handler: { request, context in
                 try await self.write(
                     request: request,
@@ -1121,7 +1121,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.Listen.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_ListenRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_ListenResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_ListenResponse>(),
             handler: { request, context in
                 try await self.listen(
                     request: request,
@@ -1132,7 +1132,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.ListCollectionIds.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_ListCollectionIdsRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_ListCollectionIdsResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_ListCollectionIdsResponse>(),
             handler: { request, context in
                 try await self.listCollectionIds(
                     request: request,
@@ -1143,7 +1143,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.BatchWrite.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_BatchWriteRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_BatchWriteResponse>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_BatchWriteResponse>(),
             handler: { request, context in
                 try await self.batchWrite(
                     request: request,
@@ -1154,7 +1154,7 @@ extension Google_Firestore_V1_Firestore.StreamingServiceProtocol {
         router.registerHandler(
             forMethod: Google_Firestore_V1_Firestore.Method.CreateDocument.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_CreateDocumentRequest>(),
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_Document>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_Document>(),
             handler: { request, context in
                 try await self.createDocument(
                     request: request,
@@ -2386,7 +2386,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.getDocument(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_GetDocumentRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_GetDocumentRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_Document>(),
             options: options,
             onResponse: handleResponse
@@ -2411,7 +2411,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.listDocuments(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_ListDocumentsRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_ListDocumentsRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_ListDocumentsResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2436,7 +2436,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.updateDocument(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_UpdateDocumentRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_UpdateDocumentRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_Document>(),
             options: options,
             onResponse: handleResponse
@@ -2461,7 +2461,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.deleteDocument(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_DeleteDocumentRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_DeleteDocumentRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<SwiftProtobuf.Google_Protobuf_Empty>(),
             options: options,
             onResponse: handleResponse
@@ -2484,7 +2484,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.batchGetDocuments(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_BatchGetDocumentsRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_BatchGetDocumentsRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_BatchGetDocumentsResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2509,7 +2509,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.beginTransaction(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_BeginTransactionRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_BeginTransactionRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_BeginTransactionResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2534,7 +2534,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.commit(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_CommitRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_CommitRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_CommitResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2559,7 +2559,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.rollback(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_RollbackRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_RollbackRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<SwiftProtobuf.Google_Protobuf_Empty>(),
             options: options,
             onResponse: handleResponse
@@ -2582,7 +2582,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.runQuery(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_RunQueryRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_RunQueryRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_RunQueryResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2605,7 +2605,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.runAggregationQuery(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_RunAggregationQueryRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_RunAggregationQueryRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_RunAggregationQueryResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2630,7 +2630,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.partitionQuery(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_PartitionQueryRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_PartitionQueryRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_PartitionQueryResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2653,7 +2653,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.write(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_WriteRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_WriteRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_WriteResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2676,7 +2676,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.listen(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_ListenRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_ListenRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_ListenResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2701,7 +2701,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.listCollectionIds(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_ListCollectionIdsRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_ListCollectionIdsRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_ListCollectionIdsResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2726,7 +2726,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.batchWrite(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_BatchWriteRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_BatchWriteRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_BatchWriteResponse>(),
             options: options,
             onResponse: handleResponse
@@ -2751,7 +2751,7 @@ extension Google_Firestore_V1_Firestore.ClientProtocol {
     ) async throws -> Result where Result: Sendable {
         try await self.createDocument(
             request: request,
-            serializer: GRPCProtobuf.ProtobufSerializer<Google_Firestore_V1_CreateDocumentRequest>(),
+            serializer: OrderedProtobufSerializer<Google_Firestore_V1_CreateDocumentRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Google_Firestore_V1_Document>(),
             options: options,
             onResponse: handleResponse

@@ -19,6 +19,11 @@ struct GRPCTests {
 
     /// A running Flint on a free port and a gRPC client connected to it.
     static func withFlint(_ body: (Client, Int) async throws -> Void) async throws {
+        try await withFlintChannel { client, port in try await body(Google_Firestore_V1_Firestore.Client(wrapping: client), port) }
+    }
+
+    /// The same, with the plain gRPC client, for calls made with serializers of the test's own.
+    static func withFlintChannel(_ body: (GRPCClient<HTTP2ClientTransport.Posix>, Int) async throws -> Void) async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         let running = try await server.start()
         defer { running.stop() }
@@ -26,7 +31,7 @@ struct GRPCTests {
         try await withGRPCClient(
             transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
         ) { client in
-            try await body(Google_Firestore_V1_Firestore.Client(wrapping: client), port)
+            try await body(client, port)
         }
     }
 
@@ -109,6 +114,44 @@ struct GRPCTests {
             let tooLarge = await #expect(throws: RPCError.self) { try await firestore.commit(commit, options: gzip) }
             #expect(tooLarge?.code == .invalidArgument)
             #expect(tooLarge?.message == "Request payload size exceeds the limit: 10485760 bytes.")
+        }
+    }
+
+    /// The answer's bytes as they came, for checking how they were encoded.
+    struct RawBytes: MessageDeserializer {
+        func deserialize<Bytes: GRPCContiguousBytes>(_ bytes: Bytes) throws -> [UInt8] { bytes.withUnsafeBytes { Array($0) } }
+    }
+
+    /// A document's fields, and the entries of a map inside it, are encoded in key order, so
+    /// clients that keep the wire order see the same document the same way on every run.
+    @Test func mapEntriesAreEncodedInKeyOrder() async throws {
+        let letters = ["z", "b", "y", "c", "x", "d", "w", "e", "v", "f", "u", "g"]
+        try await Self.withFlintChannel { client, _ in
+            let firestore = Google_Firestore_V1_Firestore.Client(wrapping: client)
+            var inner = Google_Firestore_V1_Value()
+            inner.mapValue.fields = Dictionary(uniqueKeysWithValues: letters.map { ("inner_" + $0, Self.int(1)) })
+            var fields = Dictionary(uniqueKeysWithValues: letters.map { ("field_" + $0, Self.int(1)) })
+            fields["nested"] = inner
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = [Self.write("o/d", fields)]
+            _ = try await firestore.commit(commit)
+
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/o/d"
+            let bytes = try await client.unary(
+                request: ClientRequest(message: get), descriptor: Google_Firestore_V1_Firestore.Method.GetDocument.descriptor,
+                serializer: OrderedProtobufSerializer<Google_Firestore_V1_GetDocumentRequest>(), deserializer: RawBytes(),
+                options: .defaults
+            ) { try $0.message }
+            let names = letters.map { "field_" + $0 } + ["nested"] + letters.map { "inner_" + $0 }
+            let found = names.compactMap { name in
+                bytes.indices.first { bytes[$0...].starts(with: Array(name.utf8)) }.map { ($0, name) }
+            }
+            #expect(found.count == names.count)
+            let sorted = letters.sorted()
+            #expect(found.sorted { $0.0 < $1.0 }.map(\.1)
+                == sorted.map { "field_" + $0 } + ["nested"] + sorted.map { "inner_" + $0 })
         }
     }
 
