@@ -5,8 +5,8 @@ public import SwiftProtobuf
 ///
 /// SwiftProtobuf keeps protobuf maps in Swift dictionaries, whose order is seeded per process, so
 /// a document's fields would reach clients in a different order on every run of Flint. Clients
-/// that keep the wire order (Python's `to_dict()`, JavaScript objects) would then print the same
-/// document differently from run to run. The REST side writes its JSON in key order too.
+/// that keep the wire order (the JavaScript SDKs build plain objects in it) would then print the
+/// same document differently from run to run. The REST side writes its JSON in key order too.
 /// `scripts/gen-protos.sh` puts this serializer into the generated service code.
 public struct OrderedProtobufSerializer<Message: SwiftProtobuf.Message>: MessageSerializer {
     public init() {}
