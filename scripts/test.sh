@@ -14,11 +14,13 @@ if ! diff -r -q "$tmp" fixtures >/dev/null; then
   exit 1
 fi
 
-# The generated protobuf Swift must be exactly what the .proto files give.
+# The generated protobuf Swift must be exactly what the .proto files give. The serializer the
+# generated service code names is written by hand and lives beside it.
 scripts/gen-protos.sh "$tmp/proto-swift" >/dev/null
-if ! diff -r -q "$tmp/proto-swift" Sources/FlintProto >/dev/null; then
+written_by_hand=(-x OrderedProtobufSerializer.swift)
+if ! diff -r -q "${written_by_hand[@]}" "$tmp/proto-swift" Sources/FlintProto >/dev/null; then
   echo "Sources/FlintProto is stale: run scripts/gen-protos.sh" >&2
-  diff -r -q "$tmp/proto-swift" Sources/FlintProto >&2 || true
+  diff -r -q "${written_by_hand[@]}" "$tmp/proto-swift" Sources/FlintProto >&2 || true
   exit 1
 fi
 
