@@ -51,7 +51,6 @@ public enum Aggregator {
     /// Checks the list (after `checkFirst` and the query's `NormalizedQuery.checkShape`, as
     /// the reference orders them) and returns the alias of each entry.
     public static func aliases(_ aggregations: [Aggregation], of query: Query) throws(FlintError) -> [String] {
-        try checkFirst(aggregations, of: query)
         if aggregations.isEmpty { throw .invalidArgument("Aggregations can not be empty.") }
         if aggregations.count > maxAggregations {
             throw .invalidArgument("Aggregation queries can have at most \(maxAggregations) aggregations.")
