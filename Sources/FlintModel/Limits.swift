@@ -25,8 +25,8 @@ public enum Limits {
 /// Checks of ids, names and document contents, with Firestore's messages where it has good ones.
 public enum Validation {
     /// A collection id: 1–1,500 bytes, not `.` or `..`, no `/`, not `__.*__`.
-    public static func validateCollectionID(_ id: String) throws(FlintError) {
-        try validateIDShape(id, noun: "Collection id")
+    public static func validateCollectionID(_ id: String, checkingLength: Bool = true) throws(FlintError) {
+        try validateIDShape(id, noun: "Collection id", lengthElement: checkingLength ? "kind" : nil)
         if isReserved(id) { throw .invalidArgument("Collection id \"\(id)\" is invalid because it is reserved.") }
     }
 
@@ -39,8 +39,8 @@ public enum Validation {
 
     /// A document id: as a collection id, except that a numeric id (`__id<n>__`, see `NumericID`)
     /// is allowed.
-    public static func validateDocumentID(_ id: String) throws(FlintError) {
-        try validateIDShape(id)
+    public static func validateDocumentID(_ id: String, checkingLength: Bool = true) throws(FlintError) {
+        try validateIDShape(id, lengthElement: checkingLength ? "name" : nil)
         guard isReserved(id) else { return }
         switch NumericID.parse(id) {
         case .valid: return
@@ -50,17 +50,28 @@ public enum Validation {
     }
 
     /// The id at `index` of a path: collection ids at even positions, document ids at odd ones.
-    public static func validateSegment(_ id: String, at index: Int) throws(FlintError) {
-        if index % 2 == 0 { try validateCollectionID(id) } else { try validateDocumentID(id) }
+    /// Lookups and deletes leave the length unchecked, as the reference does: a name too long
+    /// to store names no document, so a read finds nothing and a delete removes nothing.
+    public static func validateSegment(_ id: String, at index: Int, checkingLength: Bool = true) throws(FlintError) {
+        if index % 2 == 0 {
+            try validateCollectionID(id, checkingLength: checkingLength)
+        } else {
+            try validateDocumentID(id, checkingLength: checkingLength)
+        }
     }
 
-    /// The checks every id gets: length, `.` and `..`, and `/`.
-    private static func validateIDShape(_ id: String, noun: String = "Resource id") throws(FlintError) {
-        let n = id.utf8.count
-        if n == 0 { throw .invalidArgument("Resource id must not be empty.") }
-        if n > Limits.maxIDBytes {
-            throw .invalidArgument("The key path element name is longer than \(Limits.maxIDBytes) bytes.")
+    /// The reference words the limit after its storage layer: a collection id is a key's
+    /// "kind", a document id its "name".
+    private static func validateLength(_ id: String, element: String) throws(FlintError) {
+        if id.utf8.count > Limits.maxIDBytes {
+            throw .invalidArgument("The key path element \(element) is longer than \(Limits.maxIDBytes) bytes.")
         }
+    }
+
+    /// The checks every id gets: length (unless `lengthElement` is nil), `.` and `..`, and `/`.
+    private static func validateIDShape(_ id: String, noun: String = "Resource id", lengthElement: String?) throws(FlintError) {
+        if id.isEmpty { throw .invalidArgument("Resource id must not be empty.") }
+        if let lengthElement { try validateLength(id, element: lengthElement) }
         if id == "." || id == ".." { throw .invalidArgument("\(noun) \"\(id)\" is invalid because it is reserved.") }
         if id.utf8.contains(UInt8(ascii: "/")) {
             throw .invalidArgument("\(noun) \"\(id)\" is invalid because it contains \"/\".")

@@ -17,9 +17,11 @@ public struct ResourceName: Sendable, Hashable {
     /// Parses any name under `documents` (root, collection or document) and checks every id,
     /// element by element as the reference emulator does, naming the first element missing or
     /// wrong and where it should start. `kind` begins the messages ("Document name …"); a
-    /// reference value's name has two messages of its own.
-    public static func parse(_ name: String, kind: String = "Resource", reference: Bool = false) throws(FlintError)
-        -> ResourceName
+    /// reference value's name has two messages of its own. `checkingIDLengths: false` is for
+    /// names only looked up or deleted (see `Validation.validateSegment`).
+    public static func parse(
+        _ name: String, kind: String = "Resource", reference: Bool = false, checkingIDLengths: Bool = true
+    ) throws(FlintError) -> ResourceName
     {
         guard name.utf8.count <= Limits.maxDocumentNameBytes + 1024 else {
             throw .invalidArgument(
@@ -41,7 +43,7 @@ public struct ResourceName: Sendable, Hashable {
             let what = index % 2 == 0 ? "a collection id" : "a resource id"
             let id = String(try elements.element(i, what))
             try elements.refuseDots(id, i, what)
-            try Validation.validateSegment(id, at: index)
+            try Validation.validateSegment(id, at: index, checkingLength: checkingIDLengths)
             segments.append(id)
         }
         return ResourceName(database: database, path: ResourcePath(segments))
@@ -70,14 +72,15 @@ public struct ResourceName: Sendable, Hashable {
             parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
         }
 
-        /// Where element `i` starts; worked out only for a message.
-        func start(_ i: Int) -> Int { parts[..<i].reduce(0) { $0 + $1.utf8.count + 1 } }
+        /// Where element `i` starts; worked out only for a message. Positions count UTF-16
+        /// units, as the reference (a Java program) counts them.
+        func start(_ i: Int) -> Int { parts[..<i].reduce(0) { $0 + $1.utf16.count + 1 } }
 
         func fail(_ problem: String) -> FlintError { .invalidArgument("\(kind) name \"\(name)\" \(problem)") }
 
         /// The element at `i`, which must be there and not empty.
         func element(_ i: Int, _ what: String) throws(FlintError) -> Substring {
-            guard i < parts.count else { throw fail("lacks \"/\" at index \(name.utf8.count).") }
+            guard i < parts.count else { throw fail("lacks \"/\" at index \(name.utf16.count).") }
             if parts[i].isEmpty {
                 if i > 0 && i == parts.count - 1 { throw fail("has invalid trailing \"/\".") }
                 throw fail("lacks \(what) at index \(start(i)).")
@@ -85,8 +88,13 @@ public struct ResourceName: Sendable, Hashable {
             return parts[i]
         }
 
+        /// The reference reads a literal as a prefix, so `databasesx` lacks the "/" after
+        /// `databases`, not the word.
         func literal(_ i: Int, _ word: String) throws(FlintError) {
-            if try element(i, "\"\(word)\"") != word[...] { throw fail("lacks \"\(word)\" at index \(start(i)).") }
+            let found = try element(i, "\"\(word)\"")
+            guard found != word[...] else { return }
+            if found.hasPrefix(word) { throw fail("lacks \"/\" at index \(start(i) + word.utf16.count).") }
+            throw fail("lacks \"\(word)\" at index \(start(i)).")
         }
 
         /// The project and database the first four elements name.
@@ -108,27 +116,29 @@ public struct ResourceName: Sendable, Hashable {
 
     /// Parses a document name, or with `reference` the name a reference value holds; odd
     /// paths get Firestore's `lacks "/"` message.
-    public static func parseDocument(_ name: String, reference: Bool = false) throws(FlintError) -> (DatabaseID, DocumentKey) {
+    public static func parseDocument(
+        _ name: String, reference: Bool = false, checkingIDLengths: Bool = true
+    ) throws(FlintError) -> (DatabaseID, DocumentKey) {
         let kind = reference ? "Resource" : "Document"
-        let parsed = try parse(name, kind: kind, reference: reference)
+        let parsed = try parse(name, kind: kind, reference: reference, checkingIDLengths: checkingIDLengths)
         if parsed.path.isEmpty {
             throw .invalidArgument(
                 "\(kind) name \"\(name)\" is invalid: Omit \"/documents\" when referencing a database (except as the parent of a document).")
         }
         guard let key = parsed.path.documentKey else {
             throw .invalidArgument(
-                "\(kind) name \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
+                "\(kind) name \"\(name)\" lacks \"/\" at index \(name.utf16.count).")
         }
         try Validation.validateDocumentName(parsed.database, key)
         return (parsed.database, key)
     }
 
     /// Parses a parent for list and query calls: the documents root or a document.
-    public static func parseParent(_ name: String) throws(FlintError) -> (DatabaseID, ResourcePath) {
-        let parsed = try parse(name, kind: "Document parent")
+    public static func parseParent(_ name: String, checkingIDLengths: Bool = true) throws(FlintError) -> (DatabaseID, ResourcePath) {
+        let parsed = try parse(name, kind: "Document parent", checkingIDLengths: checkingIDLengths)
         guard parsed.path.isEmpty || parsed.path.isDocumentPath else {
             throw .invalidArgument(
-                "Document parent name \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
+                "Document parent name \"\(name)\" lacks \"/\" at index \(name.utf16.count).")
         }
         return (parsed.database, parsed.path)
     }

@@ -24,7 +24,7 @@ struct FirestoreCalls: Sendable {
     // MARK: - Documents
 
     func getDocument(_ r: Google_Firestore_V1_GetDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
-        let (id, key) = try ResourceName.parseDocument(r.name)
+        let (id, key) = try ResourceName.parseDocument(r.name, checkingIDLengths: false)
         var readTime: Timestamp?
         var transaction: TransactionID?
         switch r.consistencySelector {
@@ -93,7 +93,7 @@ struct FirestoreCalls: Sendable {
     }
 
     func deleteDocument(_ r: Google_Firestore_V1_DeleteDocumentRequest) async throws(FlintError) -> Google_Protobuf_Empty {
-        let (id, key) = try ResourceName.parseDocument(r.name)
+        let (id, key) = try ResourceName.parseDocument(r.name, checkingIDLengths: false)
         let precondition = try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil)
         _ = try await engine.database(id).commit([Write(.delete(key), precondition: precondition)], auth: auth)
         return Google_Protobuf_Empty()
@@ -178,7 +178,7 @@ struct FirestoreCalls: Sendable {
     {
         let id = try ResourceName.parseDatabase(r.database)
         var keys: [DocumentKey] = []
-        for name in r.documents { keys.append(try Wire.documentKey(name, in: id)) }
+        for name in r.documents { keys.append(try Wire.documentKey(name, in: id, checkingIDLengths: false)) }
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let result = try await db.batchGet(keys, mask: r.hasMask ? try Wire.mask(r.mask) : nil, readTime: readTime, transaction: transaction, auth: auth)
@@ -260,7 +260,7 @@ struct FirestoreCalls: Sendable {
     func listCollectionIds(_ r: Google_Firestore_V1_ListCollectionIdsRequest) async throws(FlintError)
         -> Google_Firestore_V1_ListCollectionIdsResponse
     {
-        let (id, parent) = try ResourceName.parseParent(r.parent)
+        let (id, parent) = try ResourceName.parseParent(r.parent, checkingIDLengths: false)
         var readTime: Timestamp?
         // The reference truncates a finer read time here, as in a listen target (Wire.versionTime).
         if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }

@@ -70,7 +70,8 @@ struct ListenSession: Sendable {
         let scope: WatchScope
         switch p.targetType {
         case .query(let q)?:
-            let (parentDB, parent) = try ResourceName.parseParent(q.parent)
+            // The reference leaves id lengths unchecked in listen targets, queries included.
+            let (parentDB, parent) = try ResourceName.parseParent(q.parent, checkingIDLengths: false)
             guard parentDB == db else {
                 throw .invalidArgument("Parent \"\(q.parent)\" is not in the database of the stream, \(db.name).")
             }
@@ -80,7 +81,7 @@ struct ListenSession: Sendable {
             scope = .query(try Wire.query(structured, parent: parent, db))
         case .documents(let d)?:
             var keys: [DocumentKey] = []
-            for name in d.documents { keys.append(try Wire.documentKey(name, in: db)) }
+            for name in d.documents { keys.append(try Wire.documentKey(name, in: db, checkingIDLengths: false)) }
             scope = .documents(keys)
         case nil:
             throw .invalidArgument("A target must name a query or documents.")

@@ -116,14 +116,15 @@ struct RESTAPI: Sendable {
 
     /// A name whose `:word` is none of Firestore's methods is a name with a colon in its last
     /// id, which is fine for a document; when that does not parse but the name before the
-    /// colon does, the client asked for a method that does not exist.
+    /// colon does, the client asked for a method that does not exist. Id lengths are left to
+    /// the call, which knows whether the name is stored or only looked up.
     private static func parseName(_ name: String, method: HTTPRequest.Method, verb: String?) throws(FlintError) -> ResourceName {
         let kind = method == .post ? "Document parent" : "Document"
         do {
-            return try ResourceName.parse(name, kind: kind)
+            return try ResourceName.parse(name, kind: kind, checkingIDLengths: false)
         } catch {
             if let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"),
-                (try? ResourceName.parse(String(name[..<colon]))) != nil
+                (try? ResourceName.parse(String(name[..<colon]), checkingIDLengths: false)) != nil
             {
                 let word = name[name.index(after: colon)...]
                 throw FlintError(
@@ -132,7 +133,7 @@ struct RESTAPI: Sendable {
             // A create's parent is everything before the collection id; a problem there is
             // told of the parent, as the reference reads it first.
             if method == .post, verb == nil, let slash = name.lastIndex(of: "/") {
-                _ = try ResourceName.parse(String(name[..<slash]), kind: kind)
+                _ = try ResourceName.parse(String(name[..<slash]), kind: kind, checkingIDLengths: false)
             }
             throw error
         }

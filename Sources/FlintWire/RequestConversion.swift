@@ -15,7 +15,7 @@ extension Wire {
         case .update(let doc):
             operation = .update(try documentKey(doc.name, in: db), try fields(doc.fields, db))
         case .delete(let name):
-            operation = .delete(try documentKey(name, in: db))
+            operation = .delete(try documentKey(name, in: db, checkingIDLengths: false))
         case .transform(let t):
             operation = .transform(try documentKey(t.document, in: db))
             for ft in t.fieldTransforms { transforms.append(try transform(ft, db)) }
@@ -98,7 +98,7 @@ extension Wire {
 
     static func cursor(_ p: Google_Firestore_V1_Cursor, _ db: DatabaseID) throws(FlintError) -> Cursor {
         var values: [Value] = []
-        for v in p.values { values.append(try value(v, db)) }
+        for v in p.values { values.append(try value(v, db, checkingIDLengths: false)) }
         return Cursor(values: values, before: p.before)
     }
 
@@ -130,7 +130,8 @@ extension Wire {
             case .notIn: op = .notIn
             case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown FieldFilter operator.")
             }
-            return .field(FieldFilter(try FieldPath(parsing: f.field.fieldPath), op, try value(f.value, db)))
+            let field = try FieldPath(parsing: f.field.fieldPath)
+            return .field(FieldFilter(field, op, try value(f.value, db, checkingIDLengths: field.isDocumentID)))
         case .unaryFilter(let u):
             // The operand is checked first, as the reference checks it.
             guard u.operandType != nil else { throw .invalidArgument("Unsupported UnaryFilter operand type (non-FIELD).") }

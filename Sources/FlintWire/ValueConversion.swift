@@ -7,7 +7,12 @@ import SwiftProtobuf
 public enum Wire {
     // MARK: - Values in
 
-    public static func value(_ p: Google_Firestore_V1_Value, _ db: DatabaseID) throws(FlintError) -> Value {
+    /// `checkingIDLengths: false` for values a query only compares with (cursors, filters on
+    /// fields): the reference checks a reference's id lengths only where the reference is
+    /// stored or matched against document names.
+    public static func value(_ p: Google_Firestore_V1_Value, _ db: DatabaseID, checkingIDLengths: Bool = true) throws(FlintError)
+        -> Value
+    {
         guard let kind = p.valueType else { throw .invalidArgument("Cannot convert firestore.v1.Value with type unset.") }
         switch kind {
         case .nullValue: return .null
@@ -18,24 +23,26 @@ public enum Wire {
         case .stringValue(let s): return .string(s)
         case .bytesValue(let b): return .bytes(Array(b))
         case .referenceValue(let name):
-            let (refDB, key) = try ResourceName.parseDocument(name, reference: true)
+            let (refDB, key) = try ResourceName.parseDocument(name, reference: true, checkingIDLengths: checkingIDLengths)
             return .reference(DocumentReference(database: refDB, key: key))
         case .geoPointValue(let g): return .geoPoint(try GeoPoint(latitude: g.latitude, longitude: g.longitude))
         case .arrayValue(let a):
             var out: [Value] = []
             out.reserveCapacity(a.values.count)
-            for v in a.values { out.append(try value(v, db)) }
+            for v in a.values { out.append(try value(v, db, checkingIDLengths: checkingIDLengths)) }
             return .array(out)
         case .mapValue(let m):
-            let map = try fields(m.fields, db)
+            let map = try fields(m.fields, db, checkingIDLengths: checkingIDLengths)
             return try Value.vector(shapedAs: map) ?? .map(map)
         }
     }
 
-    public static func fields(_ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {
+    public static func fields(
+        _ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID, checkingIDLengths: Bool = true
+    ) throws(FlintError) -> MapValue {
         var map = MapValue()
         map.reserveCapacity(p.count)
-        for (k, v) in p { map[k] = try value(v, db) }
+        for (k, v) in p { map[k] = try value(v, db, checkingIDLengths: checkingIDLengths) }
         return map
     }
 
@@ -116,9 +123,12 @@ public enum Wire {
 
     // MARK: - Names and masks
 
-    /// A document name in the request's database.
-    public static func documentKey(_ name: String, in db: DatabaseID) throws(FlintError) -> DocumentKey {
-        let (nameDB, key) = try ResourceName.parseDocument(name)
+    /// A document name in the request's database; `checkingIDLengths: false` for names only
+    /// looked up or deleted.
+    public static func documentKey(_ name: String, in db: DatabaseID, checkingIDLengths: Bool = true) throws(FlintError)
+        -> DocumentKey
+    {
+        let (nameDB, key) = try ResourceName.parseDocument(name, checkingIDLengths: checkingIDLengths)
         guard nameDB == db else {
             throw .invalidArgument("Document \"\(name)\" is not in the database of the request, \(db.name).")
         }

@@ -34,10 +34,40 @@ struct PathTests {
         ("/__id5__/d", "Collection id \"__id5__\" is invalid because it is reserved."),
         ("/c/__id5__/__id6__/d", "Collection id \"__id6__\" is invalid because it is reserved."),
         ("/c/" + String(repeating: "a", count: 1501), "The key path element name is longer than 1500 bytes."),
+        ("/" + String(repeating: "a", count: 1501) + "/d", "The key path element kind is longer than 1500 bytes."),
+        // Positions count UTF-16 units, as the reference's do: é is one, 😀 two.
+        ("/é/d/s", "Document name \"projects/p1/databases/(default)/documents/é/d/s\" lacks \"/\" at index 47."),
+        ("/😀/d/s", "Document name \"projects/p1/databases/(default)/documents/😀/d/s\" lacks \"/\" at index 48."),
+        ("/é//d", "Document name \"projects/p1/databases/(default)/documents/é//d\" lacks a resource id at index 44."),
+        ("x/c/d", "Document name \"projects/p1/databases/(default)/documentsx/c/d\" lacks \"/\" at index 41."),
+        ("/😀/./d", "Document name \"projects/p1/databases/(default)/documents/😀/./d\" contains a resource id \".\" at index 45."),
     ])
     func rejectsBadDocumentNames(suffix: String, message: String) {
         #expect(throws: FlintError.invalidArgument(message)) {
             try ResourceName.parseDocument(Self.root + suffix)
+        }
+    }
+
+    /// Names only looked up or deleted may hold ids of any length; the other checks stay.
+    @Test func lookupsLeaveIDLengthsUnchecked() throws {
+        let long = String(repeating: "a", count: 1501)
+        let (_, key) = try ResourceName.parseDocument(Self.root + "/\(long)/d/c/\(long)", checkingIDLengths: false)
+        #expect(key.path.segments == [long, "d", "c", long])
+        #expect(throws: FlintError.invalidArgument("Resource id \"__x__\" is invalid because it is reserved.")) {
+            try ResourceName.parseDocument(Self.root + "/\(long)/__x__", checkingIDLengths: false)
+        }
+    }
+
+    /// A literal element is read as a prefix: what follows it should have been a "/".
+    @Test func literalsFollowedByMoreLackASlash() {
+        #expect(throws: FlintError.invalidArgument("Document name \"projectsx/p/databases/d/documents/c/d\" lacks \"/\" at index 8.")) {
+            try ResourceName.parseDocument("projectsx/p/databases/d/documents/c/d")
+        }
+        #expect(throws: FlintError.invalidArgument("Document name \"projects/p/databasesx/d/documents/c/d\" lacks \"/\" at index 20.")) {
+            try ResourceName.parseDocument("projects/p/databasesx/d/documents/c/d")
+        }
+        #expect(throws: FlintError.invalidArgument("Document name \"projects/p/databas/d/documents/c/d\" lacks \"databases\" at index 11.")) {
+            try ResourceName.parseDocument("projects/p/databas/d/documents/c/d")
         }
     }
 
