@@ -146,7 +146,7 @@ struct RESTAPI: Sendable {
         case (.get, nil) where t.path.isDocumentPath && !t.listsEveryCollection:
             var r = Google_Firestore_V1_GetDocumentRequest()
             r.name = t.documentsName
-            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "mask") { r.mask = mask }
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
             return try Self.json(try await calls.getDocument(r))
@@ -167,7 +167,7 @@ struct RESTAPI: Sendable {
             }
             r.pageToken = q["pageToken"].map(String.init) ?? ""
             r.orderBy = q["orderBy"].map(String.init) ?? ""
-            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "mask") { r.mask = mask }
             r.showMissing = q["showMissing"].flatMap(Self.flag) ?? false
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
@@ -183,14 +183,14 @@ struct RESTAPI: Sendable {
             r.collectionID = collectionID
             r.documentID = q["documentId"].map(String.init) ?? ""
             r.document = try await Self.decode(request)
-            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "mask") { r.mask = mask }
             return try Self.json(try await calls.createDocument(r))
         case (.patch, nil):
             var r = Google_Firestore_V1_UpdateDocumentRequest()
             r.document = try await Self.decode(request)
             r.document.name = t.documentsName
-            if let mask = Self.mask(q, "updateMask.fieldPaths") { r.updateMask = mask }
-            if let mask = Self.mask(q, "mask.fieldPaths") { r.mask = mask }
+            if let mask = Self.mask(q, "updateMask") { r.updateMask = mask }
+            if let mask = Self.mask(q, "mask") { r.mask = mask }
             if let precondition = try Self.precondition(q) { r.currentDocument = precondition }
             return try Self.json(try await calls.updateDocument(r))
         case (.delete, nil):
@@ -257,10 +257,14 @@ struct RESTAPI: Sendable {
 
     /// Repeated `mask.fieldPaths=` parameters; nil when the parameter is absent. The paths are
     /// parsed once, by the call that uses them.
-    static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: Substring) -> Google_Firestore_V1_DocumentMask? {
-        guard q.has(name) else { return nil }
+    /// A `DocumentMask` parameter: `mask.fieldPaths=a`, or, since the message has that one
+    /// field, `mask=a`, which the reference reads the same way; both may be given.
+    static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: String) -> Google_Firestore_V1_DocumentMask? {
+        let long = Substring(name + ".fieldPaths")
+        let short = Substring(name)
+        guard q.has(long) || q.has(short) else { return nil }
         var mask = Google_Firestore_V1_DocumentMask()
-        mask.fieldPaths = q[values: name].map(String.init)
+        mask.fieldPaths = (q[values: short] + q[values: long]).map(String.init)
         return mask
     }
 

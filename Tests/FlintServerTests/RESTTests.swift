@@ -48,6 +48,13 @@ struct RESTTests {
             #expect((doc?["fields"] as? [String: Any])?["x"] as? [String: String] == ["integerValue": "1"])
             let masked = try await Self.call(client, .get, Self.base + "/c/a?mask.fieldPaths=x") as? [String: Any]
             #expect((masked?["fields"] as? [String: Any])?.keys.sorted() == ["x"])
+            // The short form names the mask's one field; both forms may be mixed.
+            let short = try await Self.call(client, .get, Self.base + "/c/a?mask=t") as? [String: Any]
+            #expect((short?["fields"] as? [String: Any])?.keys.sorted() == ["t"])
+            let mixed = try await Self.call(client, .get, Self.base + "/c/a?mask=t&mask.fieldPaths=x") as? [String: Any]
+            #expect((mixed?["fields"] as? [String: Any])?.keys.sorted() == ["t", "x"])
+            let empty = try await Self.call(client, .get, Self.base + "/c/a?mask=", expect: .badRequest)
+            #expect(Self.error(empty)?.1 == "Invalid empty property path string.")
             let encoded = try await Self.call(client, .get, "/v1/projects/p1/databases/%28default%29/documents/c/a") as? [String: Any]
             #expect(encoded?["name"] as? String == Self.name + "/c/a")
 
@@ -61,6 +68,9 @@ struct RESTTests {
             let patched = try await Self.call(client, .patch, Self.base + "/c/made?updateMask.fieldPaths=n&updateMask.fieldPaths=k&currentDocument.exists=true",
                                               #"{"fields":{"n":{"integerValue":"5"},"ignored":{"nullValue":null}}}"#) as? [String: Any]
             #expect((patched?["fields"] as? [String: Any])?.keys.sorted() == ["n"])
+            let shortMask = try await Self.call(client, .patch, Self.base + "/c/made?updateMask=k",
+                                                #"{"fields":{"k":{"stringValue":"w"},"ignored":{"nullValue":null}}}"#) as? [String: Any]
+            #expect((shortMask?["fields"] as? [String: Any])?.keys.sorted() == ["k", "n"])
             let missing = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=true", #"{"fields":{}}"#, expect: .notFound)
             #expect(Self.error(missing)?.1 == "No document to update: \(Self.name)/c/nope")
             // Query-string booleans are read in any case; anything else is refused, not taken as false.
