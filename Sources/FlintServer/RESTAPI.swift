@@ -141,6 +141,7 @@ struct RESTAPI: Sendable {
 
     private func dispatch(_ request: Request, _ t: Target, _ calls: FirestoreCalls) async throws(FlintError) -> Response {
         let q = request.uri.queryParameters
+        try Self.refuseRepeated(q, method: request.method, verb: t.verb)
         let database = t.database.name
         switch (request.method, t.verb) {
         case (.get, nil) where t.path.isDocumentPath && !t.listsEveryCollection:
@@ -289,6 +290,22 @@ struct RESTAPI: Sendable {
         case "false": false
         default: nil
         }
+    }
+
+    /// The parameters a document route reads once, by method. A GET on a document path also
+    /// counts a listing's, as the reference's does: the two routes share that path pattern.
+    static let singleValued: [HTTPRequest.Method: [Substring]] = [
+        .get: ["readTime", "transaction", "pageSize", "pageToken", "orderBy", "showMissing"],
+        .post: ["documentId"],
+        .patch: ["currentDocument.exists", "currentDocument.updateTime"],
+        .delete: ["currentDocument.exists", "currentDocument.updateTime"],
+    ]
+
+    /// A parameter given twice is ambiguous; the reference refuses the request before reading
+    /// anything else, in these words, and so does Flint, rather than pick one.
+    static func refuseRepeated(_ q: FlatDictionary<Substring, Substring>, method: HTTPRequest.Method, verb: String?) throws(FlintError) {
+        guard verb == nil, let names = singleValued[method] else { return }
+        for name in names where q[values: name].count > 1 { throw .invalidArgument("Payload isn't valid for request.") }
     }
 
     static func precondition(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) -> Google_Firestore_V1_Precondition? {

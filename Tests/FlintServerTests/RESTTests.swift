@@ -53,6 +53,13 @@ struct RESTTests {
             #expect((short?["fields"] as? [String: Any])?.keys.sorted() == ["t"])
             let mixed = try await Self.call(client, .get, Self.base + "/c/a?mask=t&mask.fieldPaths=x") as? [String: Any]
             #expect((mixed?["fields"] as? [String: Any])?.keys.sorted() == ["t", "x"])
+            // A parameter read once may not be given twice; a repeated mask path is fine.
+            let twice = try await Self.call(client, .get, Self.base + "/c/a?transaction=YQ&transaction=Yg", expect: .badRequest)
+            #expect(Self.error(twice)?.1 == "Payload isn't valid for request.")
+            _ = try await Self.call(client, .get, Self.base + "/c?pageSize=1&pageSize=1", expect: .badRequest)
+            _ = try await Self.call(client, .post, Self.base + "/c?documentId=a&documentId=b", "{}", expect: .badRequest)
+            _ = try await Self.call(client, .delete, Self.base + "/c/a?currentDocument.exists=true&currentDocument.exists=true", expect: .badRequest)
+            _ = try await Self.call(client, .get, Self.base + "/c/a?mask=x&mask=x&documentId=a&documentId=b")
             let empty = try await Self.call(client, .get, Self.base + "/c/a?mask=", expect: .badRequest)
             #expect(Self.error(empty)?.1 == "Invalid empty property path string.")
             let encoded = try await Self.call(client, .get, "/v1/projects/p1/databases/%28default%29/documents/c/a") as? [String: Any]
