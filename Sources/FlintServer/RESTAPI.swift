@@ -140,6 +140,7 @@ struct RESTAPI: Sendable {
     }
 
     private func dispatch(_ request: Request, _ t: Target, _ calls: FirestoreCalls) async throws(FlintError) -> Response {
+        if let query = request.uri.query { try Self.checkEncoding(query) }
         let q = request.uri.queryParameters
         try Self.refuseRepeated(q, method: request.method, verb: t.verb)
         let database = t.database.name
@@ -289,6 +290,15 @@ struct RESTAPI: Sendable {
         case "true": true
         case "false": false
         default: nil
+        }
+    }
+
+    /// A query string whose `%` escapes do not decode would otherwise be read with the escape
+    /// as typed (the reference drops the connection instead).
+    static func checkEncoding(_ query: String) throws(FlintError) {
+        guard query.utf8.contains(UInt8(ascii: "%")) else { return }
+        for part in query.split(separator: "&") where part.removingPercentEncoding == nil {
+            throw .invalidArgument("The query string \"\(query)\" has invalid percent-encoding.")
         }
     }
 

@@ -60,6 +60,11 @@ struct RESTTests {
             _ = try await Self.call(client, .post, Self.base + "/c?documentId=a&documentId=b", "{}", expect: .badRequest)
             _ = try await Self.call(client, .delete, Self.base + "/c/a?currentDocument.exists=true&currentDocument.exists=true", expect: .badRequest)
             _ = try await Self.call(client, .get, Self.base + "/c/a?mask=x&mask=x&documentId=a&documentId=b")
+            let badEscape = try await Self.call(client, .get, Self.base + "/c/a?mask=%zz", expect: .badRequest)
+            #expect(Self.error(badEscape)?.1 == #"The query string "mask=%zz" has invalid percent-encoding."#)
+            _ = try await Self.call(client, .get, Self.base + "/c/a?mask=%C3", expect: .badRequest)
+            let escaped = try await Self.call(client, .get, Self.base + "/c/a?mask=%60x%60") as? [String: Any]
+            #expect((escaped?["fields"] as? [String: Any])?.keys.sorted() == ["x"])
             let empty = try await Self.call(client, .get, Self.base + "/c/a?mask=", expect: .badRequest)
             #expect(Self.error(empty)?.1 == "Invalid empty property path string.")
             let encoded = try await Self.call(client, .get, "/v1/projects/p1/databases/%28default%29/documents/c/a") as? [String: Any]
