@@ -5,7 +5,8 @@ import Synchronization
 /// Who is asking: the owner (rules skipped), a signed-in user with token claims, or nobody.
 public enum AuthContext: Sendable, Equatable {
     case owner
-    /// `uid` comes from `sub` or `user_id`; `token` holds every claim, as rules see `request.auth.token`.
+    /// `uid` is the `sub` claim (nil when it is not a string, even with a `user_id`, as on the
+    /// reference); `token` holds every claim, as rules see `request.auth.token`.
     case user(uid: String?, token: MapValue)
     case unauthenticated
 
@@ -26,10 +27,11 @@ public enum AuthContext: Sendable, Equatable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw FlintError(.unauthenticated, "The Authorization header must be \"Bearer owner\" or \"Bearer <ID token>\".")
         }
-        // Trimmed without Foundation's trimmingCharacters, which bridges through NSString
-        // and cost as much as the rest of reading the header.
+        // Trailing whitespace is dropped, as HTTP drops it around a header's value; a space
+        // too many after "Bearer" makes the token something else, as on the reference.
+        // (Trimmed without Foundation's trimmingCharacters, which bridges through NSString and
+        // cost as much as the rest of reading the header.)
         var trimmed = parts[1]
-        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
         while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
         let token = String(trimmed)
         if token == "owner" {
@@ -53,16 +55,19 @@ public enum AuthContext: Sendable, Equatable {
     private static let recentTokens = Mutex<[String: AuthContext]>([:])
     private static let recentTokenLimit = 256
 
-    /// The claims of a JWT, taken without checking its signature or expiry.
+    /// The claims of a JWT, taken without checking its signature or expiry. Its header must
+    /// still be a JSON object, as the reference requires.
     private init(token: String) throws(FlintError) {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3, let payload = Self.base64URL(segments[1]),
+        guard segments.count == 3, let header = Self.base64URL(segments[0]),
+            (try? JSONSerialization.jsonObject(with: header)) is [String: Any],
+            let payload = Self.base64URL(segments[1]),
             let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
         else { throw .invalidArgument("invalid jwt") }
         var map = MapValue()
         for (k, v) in claims { map[k] = PlainJSON.value(v) }
         var uid: String?
-        if case .string(let s)? = map["sub"], !s.isEmpty { uid = s } else if case .string(let s)? = map["user_id"] { uid = s }
+        if case .string(let s)? = map["sub"] { uid = s }
         self = .user(uid: uid, token: map)
     }
 

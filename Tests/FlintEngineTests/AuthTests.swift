@@ -26,7 +26,14 @@ struct AuthTests {
         #expect(token["firebase"] == ["sign_in_provider": "password"])
         #expect(token["roles"] == ["a"])
         #expect(token["score"] == 1.5)
-        #expect(try AuthContext(authorization: Self.jwt(#"{"user_id":"bob"}"#)) == .user(uid: "bob", token: ["user_id": "bob"]))
+        // The uid is `sub`, as the reference reads it: `user_id` alone names nobody, and an
+        // empty `sub` is an empty uid.
+        #expect(try AuthContext(authorization: Self.jwt(#"{"user_id":"bob"}"#)) == .user(uid: nil, token: ["user_id": "bob"]))
+        #expect(try AuthContext(authorization: Self.jwt(#"{"sub":"","user_id":"bob"}"#)) == .user(uid: "", token: ["sub": "", "user_id": "bob"]))
+        #expect(try AuthContext(authorization: Self.jwt(#"{"sub":7}"#)) == .user(uid: nil, token: ["sub": 7]))
+        // Trailing whitespace is not part of the header; a second space before the token is.
+        #expect(try AuthContext(authorization: "Bearer owner ") == .owner)
+        #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: "Bearer  owner") }
     }
 
     /// Claims that need every digit keep them: Foundation's JSON parser on Linux reads such
@@ -45,7 +52,9 @@ struct AuthTests {
     }
 
     @Test func malformedTokensAreRefused() {
-        for bad in ["Bearer garbage", "Bearer a.b", "Bearer eyJhbGciOiJub25lIn0.bm90anNvbg."] {
+        // The header must be a JSON object too: `[]`, empty, and text that is not base64.
+        let claims = "eyJzdWIiOiJ1MSJ9"
+        for bad in ["Bearer garbage", "Bearer a.b", "Bearer eyJhbGciOiJub25lIn0.bm90anNvbg.", "Bearer W10.\(claims).", "Bearer .\(claims).", "Bearer !!.\(claims)."] {
             #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: bad) }
         }
         for bad in ["Basic xyz", "Bearer", "token"] {
@@ -68,9 +77,13 @@ struct AuthTests {
         #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: "Bearer garbage") }
     }
 
-    @Test func whitespaceAroundTheTokenIsIgnored() throws {
-        #expect(try AuthContext(authorization: "Bearer   owner \t") == .owner)
-        let padded = "Bearer  " + Self.jwt(#"{"sub":"carol"}"#).dropFirst("Bearer ".count) + "  "
-        #expect(try AuthContext(authorization: padded) == .user(uid: "carol", token: ["sub": "carol"]))
+    /// As on the reference: whitespace after the token is dropped, whitespace before it is
+    /// part of it, which then is no JWT.
+    @Test func onlyTrailingWhitespaceIsIgnored() throws {
+        #expect(try AuthContext(authorization: "Bearer owner \t") == .owner)
+        let token = Self.jwt(#"{"sub":"carol"}"#).dropFirst("Bearer ".count)
+        #expect(try AuthContext(authorization: "Bearer " + token + "  ") == .user(uid: "carol", token: ["sub": "carol"]))
+        #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: "Bearer  " + token) }
+        #expect(throws: FlintError.invalidArgument("invalid jwt")) { try AuthContext(authorization: "Bearer   owner") }
     }
 }
