@@ -81,7 +81,8 @@ public struct FlintServer: Sendable {
             return path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
         }
         let rest = RESTAPI(engine: engine)
-        for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
+        // PUT is served only to say what to use instead.
+        for method in [HTTPRequest.Method.get, .post, .patch, .delete, .put] {
             router.on("/v1/**", method: method) { request, context in await rest.respond(request, context: context) }
         }
         return router

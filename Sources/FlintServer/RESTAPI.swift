@@ -242,6 +242,8 @@ struct RESTAPI: Sendable {
                 "documents:listen is a WebSocket endpoint: send the request with \"Upgrade: websocket\" (docs/websocket-listen.md), or use gRPC Listen.")
         case (.post, let verb?):
             throw FlintError(.unimplemented, "\(verb) is not served over REST; it is a streaming gRPC method.")
+        case (.put, nil):
+            throw FlintError(.notFound, "No route for PUT \(request.uri.path): documents are written with PATCH (or created with POST to their collection).")
         default:
             throw FlintError(.notFound, "No route for \(request.method) \(request.uri.path).")
         }
@@ -258,10 +260,9 @@ struct RESTAPI: Sendable {
         return data
     }
 
-    /// Repeated `mask.fieldPaths=` parameters; nil when the parameter is absent. The paths are
-    /// parsed once, by the call that uses them.
-    /// A `DocumentMask` parameter: `mask.fieldPaths=a`, or, since the message has that one
-    /// field, `mask=a`, which the reference reads the same way; both may be given.
+    /// A `DocumentMask` parameter, repeated: `mask.fieldPaths=a`, or, since the message has
+    /// that one field, `mask=a`, which the reference reads the same way; both may be given.
+    /// Nil when absent. The paths are parsed once, by the call that uses them.
     static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: String) -> Google_Firestore_V1_DocumentMask? {
         let long = Substring(name + ".fieldPaths")
         let short = Substring(name)

@@ -235,6 +235,8 @@ struct RESTTests {
                     #expect(Self.error(Self.json(response.body))?.1 == "Firestore reads a POST body as JSON: send it as application/json or text/plain, not \(type).")
                 }
             }
+            let put = try await Self.call(client, .put, Self.base + "/c/typed", "{}", expect: .notFound)
+            #expect(Self.error(put)?.1.hasSuffix("documents are written with PATCH (or created with POST to their collection).") == true)
             try await client.execute(
                 uri: Self.base + "/c/typed", method: .patch, headers: [.contentType: "application/octet-stream"], body: ByteBuffer(string: "{}")
             ) { response in #expect(response.status == .ok) }
