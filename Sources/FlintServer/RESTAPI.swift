@@ -140,7 +140,6 @@ struct RESTAPI: Sendable {
     }
 
     private func dispatch(_ request: Request, _ t: Target, _ calls: FirestoreCalls) async throws(FlintError) -> Response {
-        if request.method == .post, let type = request.headers[.contentType] { try Self.checkMediaType(type) }
         if let query = request.uri.query { try Self.checkEncoding(query) }
         let q = request.uri.queryParameters
         try Self.refuseRepeated(q, method: request.method, verb: t.verb)
@@ -293,16 +292,6 @@ struct RESTAPI: Sendable {
         case "false": false
         default: nil
         }
-    }
-
-    /// The reference routes a POST only when its body is JSON or plain text (or untyped), and
-    /// answers any other type as a path it does not serve: 404. Flint keeps the status and says
-    /// why. (The reference also refuses `application/JSON`; media types ignore case here.)
-    static func checkMediaType(_ type: String) throws(FlintError) {
-        if type.hasPrefix("application/json") { return }
-        let essence = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard essence != "application/json", essence != "text/plain" else { return }
-        throw FlintError(.notFound, "Firestore reads a POST body as JSON: send it as application/json or text/plain, not \(type).")
     }
 
     /// A query string whose `%` escapes do not decode would otherwise be read with the escape
