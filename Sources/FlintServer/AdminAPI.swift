@@ -15,10 +15,12 @@ struct AdminAPI: Sendable {
 
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` empties the database
     /// or the subtree at `path` (its document and everything below it), and answers `{}`. The
-    /// root or a document may end in `/`, and problems are told of a `Document parent name`, as
-    /// on the reference; a path of another shape is not found.
+    /// root or a document may end in `/` (the reference accepts that too, and then clears
+    /// nothing; Flint clears what the path names). Problems are told of a `Document parent
+    /// name`, as on the reference; a path of another shape is not found.
     func clear(_ request: Request) async -> Response {
         do throws(FlintError) {
+            try Self.checkAuthorization(request)
             let path = request.uri.path.dropFirst("/emulator/v1/".count)
             guard let decoded = String(path).removingPercentEncoding else {
                 throw .invalidArgument("The path \"\(request.uri.path)\" has invalid percent-encoding.")
@@ -31,17 +33,27 @@ struct AdminAPI: Sendable {
             }
             let name: ResourceName
             if decoded.hasSuffix("/"), !decoded.hasSuffix("//"),
-                let parent = try? ResourceName.parse(String(decoded.dropLast()), kind: "Document parent"), !parent.path.isCollectionPath
+                let parent = try? ResourceName.parse(String(decoded.dropLast()), kind: "Document parent", checkingIDLengths: false),
+                !parent.path.isCollectionPath
             {
                 name = parent
             } else {
-                name = try ResourceName.parse(decoded, kind: "Document parent")
+                // Clearing stores nothing, so, as for a delete, an id of any length names a
+                // subtree (an empty one).
+                name = try ResourceName.parse(decoded, kind: "Document parent", checkingIDLengths: false)
             }
             await engine.database(name.database).clear(under: name.path)
             return RESTAPI.respond(Data("{}".utf8))
         } catch {
             return error.restResponse()
         }
+    }
+
+    /// The admin routes that test suites call between tests read the Authorization header as
+    /// every other request does, and refuse one that is not a token, as the reference does;
+    /// none is needed, and any user may call them.
+    static func checkAuthorization(_ request: Request) throws(FlintError) {
+        _ = try AuthContext(authorization: request.headers[.authorization])
     }
 
     /// `GET /emulator/v1/metrics`: requests served per dialect, documents and open listen streams
@@ -84,6 +96,7 @@ struct AdminAPI: Sendable {
     /// <message>` per line.
     func putSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
+            try Self.checkAuthorization(request)
             let target = try Self.rulesTarget(request.uri.path)
             let body: Data
             do {
@@ -170,6 +183,7 @@ struct AdminAPI: Sendable {
     /// open rules that stand for "no rules", as the reference shows.
     func getSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
+            try Self.checkAuthorization(request)
             let target = try Self.rulesTarget(request.uri.path)
             guard let source = engine.rules.rules(for: target.project, database: target.database ?? DatabaseID.defaultDatabase)?.source else {
                 return Self.openRulesResponse
@@ -205,6 +219,7 @@ struct AdminAPI: Sendable {
     /// starts afresh whenever rules are loaded, and on `DELETE …:ruleCoverage`.
     func ruleCoverage(_ request: Request) async -> Response {
         do throws(FlintError) {
+            try Self.checkAuthorization(request)
             let html = request.uri.path.hasSuffix(":ruleCoverage.html")
             let target = try Self.rulesTarget(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
             let database = target.database ?? DatabaseID.defaultDatabase

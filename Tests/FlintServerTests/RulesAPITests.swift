@@ -241,6 +241,25 @@ extension RulesAPITests {
 }
 
 extension RulesAPITests {
+    /// The routes test suites call between tests take any user, or none, but not a malformed
+    /// token; clearing, as a delete, takes an id of any length.
+    @Test func adminRoutesReadTheAuthorizationHeader() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let clear = "/emulator/v1/projects/au/databases/(default)/documents"
+            let user = "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSJ9."
+            for (auth, expected) in [(nil, HTTPResponse.Status.ok), (user, .ok), ("Bearer owner", .ok), ("Bearer xyz", .badRequest), ("Basic abc", .unauthorized)] {
+                for (method, path) in [(HTTPRequest.Method.delete, clear), (.get, "/emulator/v1/projects/au:securityRules"), (.get, "/emulator/v1/projects/au:ruleCoverage")] {
+                    let (status, answer) = try await Self.call(client, method, path, auth: auth)
+                    #expect(status == expected, "\(method) \(path) with \(auth ?? "none")")
+                    if expected == .badRequest { #expect(RESTTests.error(answer)?.1 == "invalid jwt") }
+                }
+            }
+            let (status, _) = try await Self.call(client, .delete, clear + "/c/" + String(repeating: "x", count: 1501))
+            #expect(status == .ok)
+        }
+    }
+
     @Test func exportAndImportThroughTheAdminEndpoints() async throws {
         let engine = Engine()
         let server = FlintServer(engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
