@@ -59,16 +59,13 @@ struct PathTests {
     }
 
     /// A literal element is read as a prefix: what follows it should have been a "/".
-    @Test func literalsFollowedByMoreLackASlash() {
-        #expect(throws: FlintError.invalidArgument("Document name \"projectsx/p/databases/d/documents/c/d\" lacks \"/\" at index 8.")) {
-            try ResourceName.parseDocument("projectsx/p/databases/d/documents/c/d")
-        }
-        #expect(throws: FlintError.invalidArgument("Document name \"projects/p/databasesx/d/documents/c/d\" lacks \"/\" at index 20.")) {
-            try ResourceName.parseDocument("projects/p/databasesx/d/documents/c/d")
-        }
-        #expect(throws: FlintError.invalidArgument("Document name \"projects/p/databas/d/documents/c/d\" lacks \"databases\" at index 11.")) {
-            try ResourceName.parseDocument("projects/p/databas/d/documents/c/d")
-        }
+    @Test(arguments: [
+        ("projectsx/p/databases/d/documents/c/d", "lacks \"/\" at index 8."),
+        ("projects/p/databasesx/d/documents/c/d", "lacks \"/\" at index 20."),
+        ("projects/p/databas/d/documents/c/d", "lacks \"databases\" at index 11."),
+    ])
+    func literalsFollowedByMoreLackASlash(name: String, problem: String) {
+        #expect(throws: FlintError.invalidArgument("Document name \"\(name)\" \(problem)")) { try ResourceName.parseDocument(name) }
     }
 
     @Test func dotsNameNoProjectOrDatabase() {
