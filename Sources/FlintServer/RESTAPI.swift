@@ -148,7 +148,7 @@ struct RESTAPI: Sendable {
         case (.get, nil) where t.path.isDocumentPath && !t.listsEveryCollection:
             var r = Google_Firestore_V1_GetDocumentRequest()
             r.name = t.documentsName
-            if let mask = Self.mask(q, "mask") { r.mask = mask }
+            if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
             return try Self.json(try await calls.getDocument(r))
@@ -169,7 +169,7 @@ struct RESTAPI: Sendable {
             }
             r.pageToken = q["pageToken"].map(String.init) ?? ""
             r.orderBy = q["orderBy"].map(String.init) ?? ""
-            if let mask = Self.mask(q, "mask") { r.mask = mask }
+            if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             r.showMissing = q["showMissing"].flatMap(Self.flag) ?? false
             if let id = try Self.transaction(q) { r.transaction = id }
             if let time = try Self.readTime(q) { r.readTime = time }
@@ -185,14 +185,14 @@ struct RESTAPI: Sendable {
             r.collectionID = collectionID
             r.documentID = q["documentId"].map(String.init) ?? ""
             r.document = try await Self.decode(request)
-            if let mask = Self.mask(q, "mask") { r.mask = mask }
+            if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             return try Self.json(try await calls.createDocument(r))
         case (.patch, nil):
             var r = Google_Firestore_V1_UpdateDocumentRequest()
             r.document = try await Self.decode(request)
             r.document.name = t.documentsName
-            if let mask = Self.mask(q, "updateMask") { r.updateMask = mask }
-            if let mask = Self.mask(q, "mask") { r.mask = mask }
+            if let mask = Self.mask(q, "updateMask", "updateMask.fieldPaths") { r.updateMask = mask }
+            if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             if let precondition = try Self.precondition(q) { r.currentDocument = precondition }
             return try Self.json(try await calls.updateDocument(r))
         case (.delete, nil):
@@ -262,9 +262,9 @@ struct RESTAPI: Sendable {
     /// A `DocumentMask` parameter, repeated: `mask.fieldPaths=a`, or, since the message has
     /// that one field, `mask=a`, which the reference reads the same way; both may be given.
     /// Nil when absent. The paths are parsed once, by the call that uses them.
-    static func mask(_ q: FlatDictionary<Substring, Substring>, _ name: String) -> Google_Firestore_V1_DocumentMask? {
-        let long = Substring(name + ".fieldPaths")
-        let short = Substring(name)
+    /// Both spellings are passed as literals, so that reading a request without a mask, the
+    /// usual write, builds no string.
+    static func mask(_ q: FlatDictionary<Substring, Substring>, _ short: Substring, _ long: Substring) -> Google_Firestore_V1_DocumentMask? {
         guard q.has(long) || q.has(short) else { return nil }
         var mask = Google_Firestore_V1_DocumentMask()
         mask.fieldPaths = (q[values: short] + q[values: long]).map(String.init)
