@@ -261,9 +261,8 @@ struct RESTAPI: Sendable {
 
     /// A `DocumentMask` parameter, repeated: `mask.fieldPaths=a`, or, since the message has
     /// that one field, `mask=a`, which the reference reads the same way; both may be given.
-    /// Nil when absent. The paths are parsed once, by the call that uses them.
-    /// Both spellings are passed as literals, so that reading a request without a mask, the
-    /// usual write, builds no string.
+    /// Nil when absent; the paths are parsed by the call that uses them. Both spellings come
+    /// as literals, so a request without a mask (the usual write) builds no string.
     static func mask(_ q: FlatDictionary<Substring, Substring>, _ short: Substring, _ long: Substring) -> Google_Firestore_V1_DocumentMask? {
         guard q.has(long) || q.has(short) else { return nil }
         var mask = Google_Firestore_V1_DocumentMask()
