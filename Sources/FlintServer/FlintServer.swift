@@ -48,16 +48,7 @@ public struct FlintServer: Sendable {
         router.middlewares.add(RequestLog(logger: logger, metrics: metrics))
         router.middlewares.add(GzipResponses())
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
-        router.middlewares.add(
-            CORSMiddleware(
-                allowOrigin: .originBased,
-                allowHeaders: [
-                    .accept, .authorization, .contentType, .origin, HTTPField.Name("x-goog-api-client")!,
-                    HTTPField.Name("x-goog-request-params")!, HTTPField.Name("google-cloud-resource-prefix")!,
-                    HTTPField.Name("x-firebase-gmpid")!,
-                ],
-                allowMethods: [.delete, .get, .head, .patch, .post, .put],
-                allowCredentials: true))
+        router.middlewares.add(CrossOriginAccess())
         // The reference emulator answers `GET /` with `Ok`; tools poll it to see it is up.
         router.get("/") { _, _ in "Ok" }
         let admin = AdminAPI(engine: engine, metrics: metrics, shutdown: shutdown)

@@ -19,6 +19,21 @@ enum RawHTTP {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
     }
 
+    /// An exchange with exactly the given headers; the answer's header names in lower case.
+    static func exchange(_ method: String, _ url: String, headers: [String: String], body: String? = nil) async throws -> (
+        status: Int, headers: [String: String]
+    ) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body.map { Data($0.utf8) }
+        let (_, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        var answered: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] { answered["\(name)".lowercased()] = "\(value)" }
+        return (http?.statusCode ?? 0, answered)
+    }
+
     /// The reference and a Flint server on a free port, to send both the same requests; nil
     /// (after saying so) when the reference is not installed.
     static func bothServers(for suite: String) async throws -> (reference: ReferenceEmulator, flint: String, stop: @Sendable () -> Void)? {

@@ -416,16 +416,39 @@ struct AdminAndCORSTests {
     @Test func preflightAndCrossOriginAnswers() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in
+            // A preflight grants whatever headers the page asks to send, the App Check token among them.
+            let asked = "x-firebase-appcheck, x-goog-api-client,content-type"
             try await client.execute(
                 uri: RESTTests.base + "/c/a", method: .options,
-                headers: [.origin: "http://localhost:3000", .accessControlRequestMethod: "PATCH"]
+                headers: [.origin: "http://localhost:3000", .accessControlRequestMethod: "PATCH", .accessControlRequestHeaders: asked]
             ) { response in
-                #expect(response.status == .noContent || response.status == .ok)
+                #expect(response.status == .ok)
                 #expect(response.headers[.accessControlAllowOrigin] == "http://localhost:3000")
-                #expect(response.headers[.accessControlAllowMethods]?.contains("PATCH") == true)
+                #expect(response.headers[.accessControlAllowMethods] == "DELETE,GET,HEAD,PATCH,POST,PUT")
+                #expect(response.headers[.accessControlAllowHeaders] == asked)
+                #expect(response.headers[.accessControlAllowCredentials] == "true")
+            }
+            // Pages opened from file:// send the origin `null`.
+            try await client.execute(uri: RESTTests.base + "/c/a", method: .options, headers: [.origin: "null"]) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == "null")
+                #expect(response.headers[.accessControlAllowHeaders] == nil)
+            }
+            // OPTIONS from something other than a browser is answered, and told nothing.
+            try await client.execute(uri: "/anything", method: .options) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
             }
             try await client.execute(uri: "/", method: .get, headers: [.origin: "http://localhost:3000"]) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == "http://localhost:3000")
+                #expect(response.headers[values: .vary] == ["Origin"])
+            }
+            // Errors, the framework's own included, can be read by the page too.
+            for uri in [RESTTests.base + "/c/missing", "/no/route"] {
+                try await client.execute(uri: uri, method: .get, headers: [.origin: "http://localhost:3000"]) { response in
+                    #expect(response.status == .notFound)
+                    #expect(response.headers[.accessControlAllowOrigin] == "http://localhost:3000")
+                    #expect(response.headers[.accessControlAllowCredentials] == "true")
+                }
             }
         }
     }
