@@ -6,7 +6,8 @@ import HummingbirdCore
 /// pages opened from `file://` send) with credentials, and in a preflight every header the
 /// browser asks for. A fixed list of headers would fail the preflight of any page that sends one
 /// more, such as the App Check token of the Lite SDK. Hummingbird's CORS middleware answers only
-/// a fixed list, so Flint says it here.
+/// a fixed list, so Flint says it here. Pages served from the internet may reach Flint on the
+/// developer's machine too, when the browser asks (Chrome's Private Network Access).
 struct CrossOriginAccess<Context: RequestContext>: RouterMiddleware {
     static var allowedMethods: String { "DELETE,GET,HEAD,PATCH,POST,PUT" }
 
@@ -37,10 +38,17 @@ struct CrossOriginAccess<Context: RequestContext>: RouterMiddleware {
     /// The headers that let the request's origin read the answer; none without an origin.
     static func grant(for request: Request) -> HTTPFields {
         guard let origin = request.headers[.origin] else { return [:] }
-        return [
+        var fields: HTTPFields = [
             .accessControlAllowOrigin: origin,
             .accessControlAllowMethods: allowedMethods,
             .accessControlAllowCredentials: "true",
         ]
+        if request.headers[.accessControlRequestPrivateNetwork] != nil { fields[.accessControlAllowPrivateNetwork] = "true" }
+        return fields
     }
+}
+
+extension HTTPField.Name {
+    fileprivate static let accessControlRequestPrivateNetwork = Self("access-control-request-private-network")!
+    fileprivate static let accessControlAllowPrivateNetwork = Self("access-control-allow-private-network")!
 }

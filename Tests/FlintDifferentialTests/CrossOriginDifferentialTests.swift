@@ -2,11 +2,12 @@ import Testing
 
 /// What a browser is told about cross-origin access, on both servers: preflights with and
 /// without requested headers, the `null` origin of `file://` pages, answers and errors read
-/// from another origin, and OPTIONS sent by something other than a browser.
+/// from another origin, pages on the internet asking for the developer's machine (Private
+/// Network Access), and OPTIONS sent by something other than a browser.
 struct CrossOriginDifferentialTests {
     static let grants = [
         "access-control-allow-origin", "access-control-allow-methods", "access-control-allow-credentials",
-        "access-control-allow-headers",
+        "access-control-allow-headers", "access-control-allow-private-network",
     ]
 
     static let documents = "/v1/projects/flint-cross-origin/databases/(default)/documents"
@@ -20,7 +21,12 @@ struct CrossOriginDifferentialTests {
         ),
         ("OPTIONS", documents + "/c/d", ["Origin": "null", "Access-Control-Request-Method": "PATCH"], nil),
         ("OPTIONS", documents + "/c/d", ["Origin": "http://a.test", "Access-Control-Request-Headers": "x-anything"], nil),
-        ("OPTIONS", "/anything/else", [:], nil),
+        (
+            "OPTIONS", documents + "/c/d",
+            ["Origin": "https://app.example.com", "Access-Control-Request-Method": "GET", "Access-Control-Request-Private-Network": "true"], nil
+        ),
+        ("GET", "/", ["Origin": "https://app.example.com", "Access-Control-Request-Private-Network": "true"], nil),
+        ("OPTIONS", "/anything/else", ["Access-Control-Request-Private-Network": "true"], nil),
         ("PATCH", documents + "/c/d", ["Origin": "http://a.test", "Content-Type": "application/json"], #"{"fields":{}}"#),
         ("GET", documents + "/c/missing", ["Origin": "http://a.test"], nil),
         ("GET", "/", ["Origin": "null"], nil),
@@ -45,7 +51,7 @@ struct CrossOriginDifferentialTests {
             }
             if expected.headers["access-control-allow-origin"] != nil { granted += 1 }
         }
-        // Most cases come from a browser; the last two do not, and are told nothing.
+        // Most cases come from a browser; two do not, and are told nothing.
         #expect(granted == Self.cases.count - 2)
     }
 }

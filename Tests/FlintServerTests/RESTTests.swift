@@ -433,6 +433,13 @@ struct AdminAndCORSTests {
                 #expect(response.headers[.accessControlAllowOrigin] == "null")
                 #expect(response.headers[.accessControlAllowHeaders] == nil)
             }
+            // A page on the internet may reach Flint on the developer's machine when the browser asks.
+            try await client.execute(
+                uri: RESTTests.base + "/c/a", method: .options,
+                headers: [.origin: "https://app.example.com", HTTPField.Name("access-control-request-private-network")!: "true"]
+            ) { response in
+                #expect(response.headers[HTTPField.Name("access-control-allow-private-network")!] == "true")
+            }
             // OPTIONS from something other than a browser is answered, and told nothing.
             try await client.execute(uri: "/anything", method: .options) { response in
                 #expect(response.status == .ok)
