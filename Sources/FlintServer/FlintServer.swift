@@ -46,6 +46,7 @@ public struct FlintServer: Sendable {
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(RequestLog(logger: logger, metrics: metrics))
+        router.middlewares.add(ClosingConnections())
         router.middlewares.add(GzipResponses())
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(CrossOriginAccess())

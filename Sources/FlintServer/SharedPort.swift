@@ -124,6 +124,7 @@ struct SharedPortChannel: ServerChildChannel {
                             switch result {
                             case .success(let value):
                                 FirstRequestErrorHandler.add(to: channel)
+                                UnservedUpgrades.add(to: channel)
                                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                                 route.succeed(.http1(value))
                             case .failure(let error):

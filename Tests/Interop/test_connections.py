@@ -2,9 +2,14 @@
 bounded and keeps serving everyone else."""
 
 import json
+import os
+import shutil
 import socket
+import subprocess
 import threading
 import time
+
+import pytest
 
 from conftest import FLINT_PROCESS
 
@@ -198,3 +203,71 @@ def test_a_body_with_broken_chunked_framing_is_refused_and_closed(flint_host):
         "The request body could not be read (invalid character in chunk size header).")
     assert sock.recv(1) == b""  # the framing is lost, so the connection ends
     sock.close()
+
+
+def read_until_closed(sock):
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_upgrade_offers_that_flint_does_not_serve_are_ignored(flint_host):
+    # curl --http2 and Java's HttpClient offer h2c on a connection's first request; an offer of a
+    # WebSocket anywhere but the listen path is not served either. The request is answered as
+    # plain HTTP/1.1 and the connection closes after it, saying so.
+    offers = {
+        "h2c": "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n",
+        "bare": "Upgrade: h2c\r\n",
+        "websocket": "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n",
+        "incomplete websocket": "Connection: Upgrade\r\nUpgrade: websocket\r\n",
+    }
+    for n, (name, offer) in enumerate(offers.items()):
+        body = json.dumps({"fields": {"n": {"integerValue": str(n)}}}).encode()
+        sock = connect(flint_host)
+        sock.settimeout(5)
+        sock.sendall(
+            f"PATCH {BASE}/upgrades/d{n} HTTP/1.1\r\nHost: x\r\n{offer}Authorization: Bearer owner\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+        answer = read_until_closed(sock)
+        sock.close()
+        head, written = answer.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n"), (name, answer)
+        assert b"\r\nConnection: close" in head, (name, head)
+        assert json.loads(written)["fields"] == {"n": {"integerValue": str(n)}}, name
+
+    # The listen path still upgrades.
+    sock = connect(flint_host)
+    sock.settimeout(5)
+    sock.sendall(
+        f"GET {BASE}:listen HTTP/1.1\r\nHost: x\r\n{offers['websocket']}\r\n".encode())
+    assert sock.recv(65536).startswith(b"HTTP/1.1 101 Switching Protocols\r\n")
+    sock.close()
+
+
+def test_a_request_that_asks_to_close_is_told_the_connection_closes(flint_host):
+    sock = connect(flint_host)
+    sock.settimeout(5)
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    answer = read_until_closed(sock)
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and b"\r\nConnection: close\r\n" in answer, answer
+    assert answer.endswith(b"\r\n\r\nOk")
+
+
+def test_javas_http_client_reads_and_writes(flint_host):
+    java = shutil.which("java")
+    if java is None:
+        pytest.skip("no Java runtime")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "RestClient.java")
+    run = subprocess.run([java, source, flint_host], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 4, run.stdout
+    for n, line in enumerate(lines[:3], start=1):
+        status, body = line.split(" ", 1)
+        assert status == "200" and json.loads(body)["fields"] == {"n": {"integerValue": str(n)}}, line
+    status, body = lines[3].split(" ", 1)
+    assert status == "200"
+    assert [d["fields"]["n"]["integerValue"] for d in json.loads(body)["documents"]] == ["1", "2", "3"]
