@@ -10,13 +10,6 @@ final class FirstRequestErrorHandler: ChannelInboundHandler, RemovableChannelHan
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// Puts the handler right after the HTTP/1.1 request decoder, where parse errors surface.
-    static func add(to channel: any Channel) {
-        let operations = channel.pipeline.syncOperations
-        guard let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
-        try? operations.addHandler(FirstRequestErrorHandler(), position: .after(decoder.handler))
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -35,5 +28,14 @@ final class FirstRequestErrorHandler: ChannelInboundHandler, RemovableChannelHan
             context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
             context.close(promise: nil)
         }
+    }
+}
+
+extension ChannelPipeline.SynchronousOperations {
+    /// Puts `handler` right after the HTTP/1.1 request decoder, where request parts and parse
+    /// errors first appear.
+    func addAfterRequestDecoder(_ handler: any ChannelHandler) {
+        guard let decoder = try? context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
+        try? addHandler(handler, position: .after(decoder.handler))
     }
 }

@@ -123,8 +123,9 @@ struct SharedPortChannel: ServerChildChannel {
                         http1.setup(channel: channel, logger: logger).assumeIsolated().whenComplete { result in
                             switch result {
                             case .success(let value):
-                                FirstRequestErrorHandler.add(to: channel)
-                                UnservedUpgrades.add(to: channel)
+                                // Both sit just after the request decoder, ahead of the upgrade negotiation.
+                                channel.pipeline.syncOperations.addAfterRequestDecoder(FirstRequestErrorHandler())
+                                channel.pipeline.syncOperations.addAfterRequestDecoder(UnservedUpgrades())
                                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                                 route.succeed(.http1(value))
                             case .failure(let error):

@@ -13,13 +13,6 @@ final class UnservedUpgrades: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
-    /// Puts the handler right after the HTTP/1.1 request decoder, ahead of the negotiation.
-    static func add(to channel: any Channel) {
-        let operations = channel.pipeline.syncOperations
-        guard let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
-        try? operations.addHandler(UnservedUpgrades(), position: .after(decoder.handler))
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(var head) = unwrapInboundIn(data), head.headers.contains(name: "upgrade"), !Self.isServed(head) {
             head.headers.remove(name: "upgrade")
