@@ -238,7 +238,7 @@ struct RESTAPI: Sendable {
             return try Self.json(try await calls.partitionQuery(r))
         case (.get, "listen"?):
             throw .invalidArgument(
-                "documents:listen is a WebSocket endpoint: send the request with \"Upgrade: websocket\" (docs/websocket-listen.md), or use gRPC Listen.")
+                "documents:listen is a WebSocket endpoint: open it with a WebSocket handshake (\"Upgrade: websocket\", a \"Sec-WebSocket-Key\" and \"Sec-WebSocket-Version: 13\"; docs/websocket-listen.md), or use gRPC Listen.")
         case (.post, let verb?):
             throw FlintError(.unimplemented, "\(verb) is not served over REST; it is a streaming gRPC method.")
         case (.put, nil):

@@ -27,11 +27,12 @@ final class UnservedUpgrades: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    /// A WebSocket handshake with its key and version, on `…/documents:listen`.
+    /// A WebSocket handshake with its key and version 13 (the only one), on `…/documents:listen`.
+    /// An incomplete one is answered by the REST side, which says what the handshake needs.
     static func isServed(_ head: HTTPRequestHead) -> Bool {
         let offers = head.headers[canonicalForm: "upgrade"].map { $0.lowercased() }
         guard offers.contains("websocket"), head.headers.contains(name: "sec-websocket-key"),
-            head.headers.contains(name: "sec-websocket-version")
+            head.headers["sec-websocket-version"] == ["13"]
         else { return false }
         return (try? RESTAPI.parse(URI(head.uri).path))?.verb == "listen"
     }

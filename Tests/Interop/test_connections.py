@@ -237,13 +237,21 @@ def test_upgrade_offers_that_flint_does_not_serve_are_ignored(flint_host):
         assert b"\r\nConnection: close" in head, (name, head)
         assert json.loads(written)["fields"] == {"n": {"integerValue": str(n)}}, name
 
-    # The listen path still upgrades.
+    # The listen path still upgrades; an incomplete handshake there is told what it lacks.
     sock = connect(flint_host)
     sock.settimeout(5)
     sock.sendall(
         f"GET {BASE}:listen HTTP/1.1\r\nHost: x\r\n{offers['websocket']}\r\n".encode())
     assert sock.recv(65536).startswith(b"HTTP/1.1 101 Switching Protocols\r\n")
     sock.close()
+    for offer in [offers["incomplete websocket"], offers["websocket"].replace("Version: 13", "Version: 8")]:
+        sock = connect(flint_host)
+        sock.settimeout(5)
+        sock.sendall(f"GET {BASE}:listen HTTP/1.1\r\nHost: x\r\n{offer}\r\n".encode())
+        head, answer = read_until_closed(sock).split(b"\r\n\r\n", 1)
+        sock.close()
+        assert head.startswith(b"HTTP/1.1 400 Bad Request\r\n"), (offer, head)
+        assert "Sec-WebSocket-Version: 13" in json.loads(answer)["error"]["message"], answer
 
 
 def test_a_request_that_asks_to_close_is_told_the_connection_closes(flint_host):
