@@ -10,28 +10,25 @@ import Foundation
 enum RawHTTP {
     /// A nil `authorization` sends none: a signed-out client.
     static func send(_ method: String, _ url: String, _ body: String?, authorization: String? = "Bearer owner") async throws -> (status: Int, json: Any?) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        request.httpBody = body.map { Data($0.utf8) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+        var headers = ["Content-Type": "application/json"]
+        if let authorization { headers["Authorization"] = authorization }
+        let answer = try await exchange(method, url, headers: headers, body: body)
+        return (answer.status, try? JSONSerialization.jsonObject(with: answer.body))
     }
 
     /// An exchange with exactly the given headers; the answer's header names in lower case.
     static func exchange(_ method: String, _ url: String, headers: [String: String], body: String? = nil) async throws -> (
-        status: Int, headers: [String: String]
+        status: Int, headers: [String: String], body: Data
     ) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body.map { Data($0.utf8) }
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         var answered: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] { answered["\(name)".lowercased()] = "\(value)" }
-        return (http?.statusCode ?? 0, answered)
+        return (http?.statusCode ?? 0, answered, data)
     }
 
     /// The reference and a Flint server on a free port, to send both the same requests; nil
