@@ -177,12 +177,7 @@ def test_a_first_request_that_cannot_be_parsed_is_answered_400_and_closed(flint_
         sock = connect(flint_host)
         sock.settimeout(5)
         sock.sendall(garbage)  # and the socket stays open: the server must end the exchange
-        answer = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            answer += chunk
+        answer = read_until_closed(sock)
         assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), (garbage, answer)
         sock.close()
     sock = connect(flint_host)
@@ -203,13 +198,6 @@ def test_a_body_with_broken_chunked_framing_is_refused_and_closed(flint_host):
         "The request body could not be read (invalid character in chunk size header).")
     assert sock.recv(1) == b""  # the framing is lost, so the connection ends
     sock.close()
-
-
-def read_until_closed(sock):
-    data = b""
-    while chunk := sock.recv(65536):
-        data += chunk
-    return data
 
 
 def test_upgrade_offers_that_flint_does_not_serve_are_ignored(flint_host):
