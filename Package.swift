@@ -79,6 +79,15 @@ let package = Package(
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
             ],
             swiftSettings: strict),
+        // gRPC server reflection, answered from the descriptors generated with FlintProto.
+        .target(
+            name: "FlintReflection",
+            dependencies: [
+                "FlintProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+            ],
+            swiftSettings: strict),
         // Wire messages to Flint's model and back, shared by the REST and gRPC edges.
         .target(
             name: "FlintWire",
@@ -91,7 +100,7 @@ let package = Package(
         .target(
             name: "FlintServer",
             dependencies: [
-                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport",
+                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport", "FlintReflection",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -172,6 +181,7 @@ let package = Package(
                 "FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore",
                 "FlintExport", "FlintServer", "FlintProto",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
             ],
             swiftSettings: strict),
@@ -190,11 +200,13 @@ let package = Package(
         .testTarget(
             name: "FlintServerTests",
             dependencies: [
-                "FlintServer", "FlintEngine", "FlintProto", "FlintHTTPClient", "FlintTesting",
+                "FlintServer", "FlintEngine", "FlintProto", "FlintReflection", "FlintHTTPClient", "FlintTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import FlintModel
+import FlintProto
+import FlintReflection
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import HummingbirdCore
@@ -134,8 +136,12 @@ public struct FlintServer: Sendable {
         config.compression.enabledAlgorithms = [.gzip]
         return GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
-            services: [GRPCFirestoreService(engine: engine, metrics: metrics, draining: draining)])
+            services: [GRPCFirestoreService(engine: engine, metrics: metrics, draining: draining)] + Self.reflection.rpcServices)
     }
+
+    /// What grpcurl and other dynamic clients are told the gRPC side serves.
+    static let reflection = ServerReflection(
+        index: ServerReflection.servedDescriptors, services: [Google_Firestore_V1_Firestore.descriptor.fullyQualifiedService])
 
     static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
 
