@@ -136,7 +136,8 @@ public struct FlintServer: Sendable {
         config.compression.enabledAlgorithms = [.gzip]
         return GRPCServer(
             transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
-            services: [GRPCFirestoreService(engine: engine, metrics: metrics, draining: draining)] + Self.reflection.rpcServices)
+            services: [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices,
+            interceptors: [GRPCCallLog(logger: logger, metrics: metrics)])
     }
 
     /// What grpcurl and other dynamic clients are told the gRPC side serves.

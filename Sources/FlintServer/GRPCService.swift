@@ -11,13 +11,11 @@ import SwiftProtobuf
 /// the mobile SDKs' handshake here.
 struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     let calls: FirestoreCalls
-    let metrics: ServerMetrics
     /// Fired when the server begins to shut down.
     let draining: Latch
 
-    init(engine: Engine, metrics: ServerMetrics, draining: Latch = Latch()) {
+    init(engine: Engine, draining: Latch = Latch()) {
         calls = FirestoreCalls(engine: engine)
-        self.metrics = metrics
         self.draining = draining
     }
 
@@ -26,7 +24,6 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     private func unary<Request, Response>(
         _ request: ServerRequest<Request>, _ body: (FirestoreCalls) -> (Request) async throws(FlintError) -> Response
     ) async throws -> ServerResponse<Response> {
-        metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
             let auth = try Self.auth(request.metadata)
             return ServerResponse(message: try await body(calls.acting(as: auth))(request.message))
@@ -39,7 +36,6 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     private func streaming<Request, Response>(
         _ request: ServerRequest<Request>, _ body: (FirestoreCalls) -> (Request) async throws(FlintError) -> [Response]
     ) async throws -> StreamingServerResponse<Response> {
-        metrics.grpcCalls.add(1, ordering: .relaxed)
         do throws(FlintError) {
             let auth = try Self.auth(request.metadata)
             let responses = try await body(calls.acting(as: auth))(request.message)
@@ -121,7 +117,6 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     func write(request: StreamingServerRequest<Google_Firestore_V1_WriteRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_WriteResponse>
     {
-        metrics.grpcCalls.add(1, ordering: .relaxed)
         let prefix = request.metadata[stringValues: "google-cloud-resource-prefix"].first { _ in true }
         let auth: AuthContext
         do throws(FlintError) {
@@ -151,7 +146,6 @@ struct GRPCFirestoreService: Google_Firestore_V1_Firestore.ServiceProtocol {
     func listen(request: StreamingServerRequest<Google_Firestore_V1_ListenRequest>, context: ServerContext) async throws
         -> StreamingServerResponse<Google_Firestore_V1_ListenResponse>
     {
-        metrics.grpcCalls.add(1, ordering: .relaxed)
         let prefix = request.metadata[stringValues: "google-cloud-resource-prefix"].first { _ in true }
         let auth: AuthContext
         do throws(FlintError) {
