@@ -96,7 +96,7 @@ public struct FlintServer: Sendable {
     func makeApplication(grpc: GRPCHandoff, onReady: @escaping @Sendable (String, Int) async -> Void)
         -> some ApplicationProtocol
     {
-        let listen = WebSocketListen(engine: engine)
+        let listen = WebSocketListen(engine: engine, logger: logger, metrics: metrics)
         return Application(
             router: makeRouter(),
             server: HTTPServerBuilder { responder in

@@ -6,6 +6,7 @@ import FlintWire
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import HummingbirdCore
 import HummingbirdWebSocket
 import NIOWebSocket
@@ -47,21 +48,38 @@ struct WebSocketListen: Sendable {
     static let maxMessageBytes = Limits.maxRequestBytes
 
     let engine: Engine
+    let logger: Logger
+    let metrics: ServerMetrics
 
     /// Upgrades Firestore's listen path; everything else (bad paths, bad tokens too) stays HTTP,
-    /// where the REST side answers with the error.
+    /// where the REST side answers with the error. Each session is counted as a request and,
+    /// at `info`, logged when it ends, as gRPC streams are.
     func shouldUpgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard let upgrade = try? Self.parse(head) else { return .dontUpgrade }
+        metrics.httpRequests.add(1, ordering: .relaxed)
+        let path = head.path ?? ""
         return .upgrade([:]) { inbound, outbound, _ in
+            let start = ContinuousClock.now
+            let trace = RulesTrace()
+            var ending = "ended"
+            defer {
+                if logger.logLevel <= .info {
+                    logger.info("WebSocket \(path) \(ending)\(RequestLog<BasicRequestContext>.latencyAndRules(since: start, trace))")
+                }
+            }
             do {
-                switch upgrade.mode {
-                case .raw: try await serveRaw(upgrade, inbound, outbound)
-                case .snapshots: try await serveSnapshots(upgrade, inbound, outbound)
+                try await RulesTrace.$current.withValue(trace) {
+                    switch upgrade.mode {
+                    case .raw: try await serveRaw(upgrade, inbound, outbound)
+                    case .snapshots: try await serveSnapshots(upgrade, inbound, outbound)
+                    }
                 }
             } catch let close as Close {
+                ending = "closed \(UInt16(webSocketErrorCode: close.code))"
                 try await outbound.close(close.code, reason: Self.clip(close.reason))
             } catch let error as FlintError {
                 let close = Close(error)
+                ending = "closed \(UInt16(webSocketErrorCode: close.code))"
                 try await outbound.close(close.code, reason: Self.clip(close.reason))
             }
         }

@@ -4,6 +4,7 @@ import FlintServer
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import HTTPTypes
 import Logging
 import Synchronization
 import Testing
@@ -12,7 +13,8 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The `info` line each request and each gRPC call leaves, as `--log-level info` shows them.
+/// The `info` line each request, gRPC call and WebSocket session leaves, as `--log-level info`
+/// shows them.
 struct RequestLogTests {
     /// Keeps every message logged through it.
     struct Recorder: LogHandler {
@@ -46,10 +48,11 @@ struct RequestLogTests {
         line.replacing(#/ [0-9.]+ ms/#, with: " … ms")
     }
 
-    @Test func restRequestsAndGRPCCallsAreLoggedWithStatusAndRulesVerdicts() async throws {
+    @Test func requestsCallsAndSessionsAreLoggedWithStatusAndRulesVerdicts() async throws {
         let recorder = Recorder(lines: .init())
         let engine = Engine()
         #expect(engine.rules.load(Self.rules, project: "logged").isEmpty)
+        #expect(engine.rules.load(Self.rules, project: "ws").isEmpty)
         let server = FlintServer(
             engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
             logger: Logger(label: "flint") { _ in recorder })
@@ -104,6 +107,22 @@ struct RequestLogTests {
             }
         }
 
+        // WebSocket sessions are logged when they end: one the client closes, one Flint closes
+        // for a message that is not JSON (1007).
+        let target = """
+            {"addTarget": {"targetId": 1, "query": {"parent": "projects/ws/databases/(default)/documents",
+              "structuredQuery": {"from": [{"collectionId": "notes"}]}}}}
+            """
+        let ann = HTTPFields([HTTPField(name: .authorization, value: RulesAPITests.jwt(#"{"sub":"ann"}"#))])
+        _ = try await WebSocketListenTests.connect(running.port, headers: ann) { next, outbound in
+            try await outbound.write(.text(target))
+            _ = try await next()
+        }
+        let refused = try await WebSocketListenTests.connect(running.port, headers: ann) { _, outbound in
+            try await outbound.write(.text("not json"))
+        }
+        #expect(refused?.closeCode == .dataInconsistentWithMessage)
+
         let lines = recorder.lines.lines.withLock { $0 }.filter { !$0.contains("listening on") }.map(Self.withoutLatency)
         #expect(lines == [
             "GET /v1/\(database)/documents/notes/missing 404 … ms rules: get notes/missing allowed",
@@ -111,6 +130,8 @@ struct RequestLogTests {
             "gRPC google.firestore.v1.Firestore/GetDocument PERMISSION_DENIED … ms rules: get notes/n1 denied @ L4",
             "gRPC google.firestore.v1.Firestore/RunQuery OK … ms rules: list notes allowed",
             "gRPC google.firestore.v1.Firestore/Listen OK … ms rules: list notes allowed",
+            "WebSocket /v1/projects/ws/databases/(default)/documents:listen ended … ms rules: list notes allowed",
+            "WebSocket /v1/projects/ws/databases/(default)/documents:listen closed 1007 … ms",
         ])
     }
 }
