@@ -420,6 +420,23 @@ extension RulesEnforcementTests {
         }
         #expect(trace.all == ["get profiles/ann allowed", "get profiles/ann denied @ L6"])
     }
+
+    /// A listen stream's trace lasts as long as the stream: repeats are counted, and distinct
+    /// verdicts past the cap only counted, so it stays small however long the stream lives.
+    @Test func repeatedVerdictsAreCountedAndDistinctOnesCapped() async throws {
+        let (db, _) = try Self.database()
+        _ = try await db.commit([.set(key("profiles/ann"), ["visibility": "public"])])
+        let trace = RulesTrace()
+        await RulesTrace.$current.withValue(trace) {
+            for _ in 0..<3 { _ = try? await db.get(key("profiles/ann"), auth: Self.user("ann")) }
+            _ = try? await db.get(key("profiles/ann"), auth: Self.user("bob"))
+            for n in 0..<(RulesTrace.maxDistinct + 5) { _ = try? await db.get(key("profiles/p\(n)"), auth: Self.user("ann")) }
+        }
+        let all = trace.all
+        #expect(all.count == RulesTrace.maxDistinct + 1)
+        #expect(all.prefix(3) == ["get profiles/ann allowed (×3)", "get profiles/ann denied @ L6", "get profiles/p0 denied @ L6"])
+        #expect(all.last == "7 more")
+    }
 }
 
 extension RulesEnforcementTests {

@@ -1,4 +1,5 @@
 import FlintEngine
+import FlintModel
 import FlintProto
 import FlintServer
 import Foundation
@@ -114,9 +115,15 @@ struct RequestLogTests {
               "structuredQuery": {"from": [{"collectionId": "notes"}]}}}}
             """
         let ann = HTTPFields([HTTPField(name: .authorization, value: RulesAPITests.jwt(#"{"sub":"ann"}"#))])
+        // Its rules are checked again on each change it is sent, and the repeats counted.
+        let wsDatabase = engine.database(project: "ws")
         _ = try await WebSocketListenTests.connect(running.port, headers: ann) { next, outbound in
             try await outbound.write(.text(target))
-            _ = try await next()
+            while try await !next().contains("CURRENT") {}
+            for n in 1...2 {
+                _ = try await wsDatabase.commit([.set(try DocumentKey(parsing: "notes/w\(n)"), ["n": .integer(Int64(n))])])
+                while try await !next().contains("notes/w\(n)") {}
+            }
         }
         let refused = try await WebSocketListenTests.connect(running.port, headers: ann) { _, outbound in
             try await outbound.write(.text("not json"))
@@ -130,7 +137,7 @@ struct RequestLogTests {
             "gRPC google.firestore.v1.Firestore/GetDocument PERMISSION_DENIED … ms rules: get notes/n1 denied @ L4",
             "gRPC google.firestore.v1.Firestore/RunQuery OK … ms rules: list notes allowed",
             "gRPC google.firestore.v1.Firestore/Listen OK … ms rules: list notes allowed",
-            "WebSocket /v1/projects/ws/databases/(default)/documents:listen ended … ms rules: list notes allowed",
+            "WebSocket /v1/projects/ws/databases/(default)/documents:listen ended … ms rules: list notes allowed (×3)",
             "WebSocket /v1/projects/ws/databases/(default)/documents:listen closed 1007 … ms",
         ])
     }
