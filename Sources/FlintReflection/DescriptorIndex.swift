@@ -72,8 +72,6 @@ public struct DescriptorIndex: Sendable {
         return (extensions[message]?.keys).map { $0.sorted() } ?? []
     }
 
-    public func declares(_ symbol: String) -> Bool { fileDeclaring[symbol] != nil }
-
     private mutating func index(_ file: Google_Protobuf_FileDescriptorProto) {
         let scope = file.package.isEmpty ? "" : file.package + "."
         for message in file.messageType { index(message, in: scope, file: file.name) }

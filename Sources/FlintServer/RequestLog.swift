@@ -15,17 +15,17 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         let trace = RulesTrace()
         let response = try await RulesTrace.$current.withValue(trace) { try await next(request, context) }
-        logger.info("\(request.method) \(request.uri.path) \(response.status.code)\(Self.latencyAndRules(since: start, trace))")
+        logger.info("\(request.method) \(request.uri.path) \(response.status.code)\(latencyAndRules(since: start, trace))")
         return response
     }
+}
 
-    /// ` 1.234 ms rules: get users/alice allowed`, the end of every request's line.
-    static func latencyAndRules(since start: ContinuousClock.Instant, _ trace: RulesTrace) -> String {
-        let elapsed = ContinuousClock.now - start
-        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        let rules = trace.all
-        return " \(Double(micros) / 1000) ms" + (rules.isEmpty ? "" : " rules: " + rules.joined(separator: "; "))
-    }
+/// ` 1.234 ms rules: get users/alice allowed`, the end of every request's, call's and session's line.
+func latencyAndRules(since start: ContinuousClock.Instant, _ trace: RulesTrace) -> String {
+    let elapsed = ContinuousClock.now - start
+    let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+    let rules = trace.all
+    return " \(Double(micros) / 1000) ms" + (rules.isEmpty ? "" : " rules: " + rules.joined(separator: "; "))
 }
 
 /// The same line for each gRPC call, written when the call ends: `gRPC`, the method, the status
@@ -46,7 +46,7 @@ struct GRPCCallLog: ServerInterceptor {
         let logger = logger
         @Sendable func log(_ error: (any Error)?) {
             let code = error.map(Self.code) ?? .ok
-            logger.info("gRPC \(method) \(code.name)\(RequestLog<BasicRequestContext>.latencyAndRules(since: start, trace))")
+            logger.info("gRPC \(method) \(code.name)\(latencyAndRules(since: start, trace))")
         }
         let response: StreamingServerResponse<Output>
         do {

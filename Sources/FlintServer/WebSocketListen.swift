@@ -64,7 +64,7 @@ struct WebSocketListen: Sendable {
             var ending = "ended"
             defer {
                 if logger.logLevel <= .info {
-                    logger.info("WebSocket \(path) \(ending)\(RequestLog<BasicRequestContext>.latencyAndRules(since: start, trace))")
+                    logger.info("WebSocket \(path) \(ending)\(latencyAndRules(since: start, trace))")
                 }
             }
             do {
