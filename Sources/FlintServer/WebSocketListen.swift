@@ -60,12 +60,11 @@ struct WebSocketListen: Sendable {
         let path = head.path ?? ""
         return .upgrade([:]) { inbound, outbound, _ in
             let start = ContinuousClock.now
-            let trace = RulesTrace()
+            // Verdicts are only collected for the log line: they cost string building per check.
+            let trace = logger.logLevel <= .info ? RulesTrace() : nil
             var ending = "ended"
             defer {
-                if logger.logLevel <= .info {
-                    logger.info("WebSocket \(path) \(ending)\(latencyAndRules(since: start, trace))")
-                }
+                if let trace { logger.info("WebSocket \(path) \(ending)\(latencyAndRules(since: start, trace))") }
             }
             do {
                 try await RulesTrace.$current.withValue(trace) {
