@@ -8,6 +8,10 @@ import NIOPosix
 /// FoundationNetworking and the TLS and network libraries behind it, which would cost every
 /// `flint start` about 6 MiB of resident memory.
 public enum HTTPClient {
+    /// The client's own event loop. In a process that also serves (tests, an embedded server),
+    /// the shared loops can be held by a long request, and a connect waiting behind one timed out.
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     public struct Response: Sendable {
         public let status: Int
         public let body: [UInt8]
@@ -42,7 +46,7 @@ public enum HTTPClient {
         let (host, port) = (target.host, target.port)
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            channel = try await ClientBootstrap(group: eventLoop)
                 .connectTimeout(.seconds(5))
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
