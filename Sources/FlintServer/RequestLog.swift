@@ -55,9 +55,13 @@ struct GRPCCallLog: ServerInterceptor {
             log(error)
             throw error
         }
-        guard case .success(var contents) = response.accepted else {
-            if case .failure(let error) = response.accepted { log(error) }
+        var contents: StreamingServerResponse<Output>.Contents
+        switch response.accepted {
+        case .failure(let error):
+            log(error)
             return response
+        case .success(let accepted):
+            contents = accepted
         }
         let produce = contents.producer
         contents.producer = { writer in

@@ -135,7 +135,7 @@ struct GRPCReflectionTests {
             Self.request { $0.host = "h" },
         ]
         let method = MethodDescriptor(fullyQualifiedService: service, method: "ServerReflectionInfo")
-        let answers = try await GRPCTests.withFlintChannelAnswering(method, questions)
+        let answers = try await Self.ask(method, questions)
         try #require(answers.count == questions.count)
         #expect(zip(answers, questions).allSatisfy { $0.originalRequest == $1 && $0.validHost == $1.host })
 
@@ -159,22 +159,20 @@ struct GRPCReflectionTests {
         #expect(errors[4] == (5, "Type not found."))
         #expect(errors[5] == (12, "not implemented MESSAGEREQUEST_NOT_SET"))
     }
-}
 
-extension GRPCTests {
     /// Sends `questions` on one bidirectional stream of a running Flint and collects the answers.
-    static func withFlintChannelAnswering(
-        _ method: MethodDescriptor, _ questions: [GRPCReflectionTests.Request]
-    ) async throws -> [GRPCReflectionTests.Response] {
-        var answers: [GRPCReflectionTests.Response] = []
-        try await withFlintChannel { client, _ in
+    static func ask(
+        _ method: MethodDescriptor, _ questions: [Request]
+    ) async throws -> [Response] {
+        var answers: [Response] = []
+        try await GRPCTests.withFlintChannel { client, _ in
             answers = try await client.bidirectionalStreaming(
                 request: StreamingClientRequest { writer in try await writer.write(contentsOf: questions) },
                 descriptor: method,
-                serializer: ProtobufSerializer<GRPCReflectionTests.Request>(),
-                deserializer: ProtobufDeserializer<GRPCReflectionTests.Response>(), options: .defaults
+                serializer: ProtobufSerializer<Request>(),
+                deserializer: ProtobufDeserializer<Response>(), options: .defaults
             ) { response in
-                var out: [GRPCReflectionTests.Response] = []
+                var out: [Response] = []
                 for try await answer in response.messages { out.append(answer) }
                 return out
             }
