@@ -20,4 +20,4 @@ if ! cmp -s "$requirements" .venv/installed-requirements.txt; then
 fi
 
 FLINT_BINARY="$(swift build --show-bin-path)/flint" \
-  exec .venv/bin/python -m pytest -p no:cacheprovider -q Tests/Interop "$@"
+  exec .venv/bin/python -m pytest -p no:cacheprovider -o faulthandler_timeout=120 -q Tests/Interop "$@"

@@ -29,13 +29,27 @@ if [ ! -f /usr/include/sqlite3.h ]; then
   apt-get install -y libsqlite3-dev >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y libsqlite3-dev >/dev/null; }
 fi
 
+# Each test stage has a time limit well above what it takes (a few minutes each), so a hang
+# fails with the stage named instead of running out the whole run's clock. The limit sends
+# SIGABRT to the stage's processes, and Python stages print every thread's stack on it.
+stage() {
+  local limit=$1 status=0
+  shift
+  timeout --signal=ABRT --kill-after=60 "$limit" "$@" || status=$?
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "test.sh: '$*' did not finish within $limit" >&2
+  fi
+  return "$status"
+}
+export PYTHONFAULTHANDLER=1
+
 swift build --build-tests
 # The differential suites start Google's emulator (a JVM that takes both cores for seconds while
 # it warms up); they run after the others so its start does not starve their waits.
-swift test --skip-build --skip FlintDifferentialTests
-swift test --skip-build --filter FlintDifferentialTests
+stage 25m swift test --skip-build --skip FlintDifferentialTests
+stage 15m swift test --skip-build --filter FlintDifferentialTests
 
 # The official clients, unchanged, against a Flint started by the suite.
-scripts/interop.sh
+stage 10m scripts/interop.sh
 # The Python client's own system tests, written against production, against `flint exec`.
-scripts/client-system-tests.sh
+stage 10m scripts/client-system-tests.sh
