@@ -88,6 +88,9 @@ let package = Package(
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
             ],
             swiftSettings: strict),
+        // The WebChannel protocol (the web SDK's streams over plain HTTP): form bodies, sessions,
+        // numbered arrays and back channels. Knows nothing of Firestore or HTTP servers.
+        .target(name: "FlintWebChannel", swiftSettings: strict),
         // Wire messages to Flint's model and back, shared by the REST and gRPC edges.
         .target(
             name: "FlintWire",
@@ -100,7 +103,7 @@ let package = Package(
         .target(
             name: "FlintServer",
             dependencies: [
-                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport", "FlintReflection",
+                "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport", "FlintReflection", "FlintWebChannel",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -160,6 +163,7 @@ let package = Package(
             name: "FlintEngineTests", dependencies: ["FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintRulesTesting", "FlintTesting"],
             swiftSettings: strict),
         .testTarget(name: "FlintRulesTests", dependencies: ["FlintRules", "FlintModel"], swiftSettings: strict),
+        .testTarget(name: "FlintWebChannelTests", dependencies: ["FlintWebChannel"], swiftSettings: strict),
         .testTarget(
             name: "FlintExportTests", dependencies: ["FlintExport", "FlintEngine", "FlintDurable", "FlintModel", "FlintQuery"], swiftSettings: strict),
         .testTarget(name: "FlintDurableTests", dependencies: ["FlintDurable", "FlintEngine", "FlintModel", "FlintQuery"], swiftSettings: strict),

@@ -5,6 +5,7 @@ import Logging
 import FlintModel
 import FlintProto
 import FlintReflection
+import FlintWebChannel
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import HummingbirdCore
@@ -34,6 +35,8 @@ public struct FlintServer: Sendable {
     let shutdown = ShutdownTrigger()
     /// Fired when shutting down begins, so long-lived calls can end with a status.
     let draining = Latch()
+    /// The web SDK's open WebChannel sessions.
+    let channels = ChannelRegistry()
 
     public init(engine: Engine, configuration: ServerConfiguration, logger: Logger = Logger(label: "flint")) {
         self.engine = engine
@@ -73,6 +76,14 @@ public struct FlintServer: Sendable {
             let path = request.uri.path
             if path.hasSuffix(":evaluateRules") { return await admin.evaluateRules(request) }
             return path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
+        }
+        // The web SDK's streams, where the reference serves them.
+        let webChannel = WebChannelStreams(engine: engine, registry: channels)
+        router.post("/google.firestore.v1.Firestore/{stream}/channel") { request, context in
+            await webChannel.post(request, stream: context.parameters.get("stream") ?? "")
+        }
+        router.get("/google.firestore.v1.Firestore/{stream}/channel") { request, context in
+            await webChannel.get(request, stream: context.parameters.get("stream") ?? "")
         }
         let rest = RESTAPI(engine: engine)
         // PUT is served only to say what to use instead.
@@ -179,6 +190,7 @@ public struct FlintServer: Sendable {
                 throw error
             }
             draining.fire()
+            channels.closeAll()
             grpc.beginGracefulShutdown()
             group.addTask {
                 try await Task.sleep(for: gracePeriod)

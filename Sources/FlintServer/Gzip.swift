@@ -12,6 +12,8 @@ struct GzipResponses<Context: RequestContext>: RouterMiddleware {
         var response = try await next(request, context)
         guard let accept = request.headers[.acceptEncoding], Self.acceptsGzip(accept), response.headers[.contentEncoding] == nil,
             response.status != .noContent, response.status.code != 101,
+            // A body that streams as it happens (WebChannel's back channel) cannot wait to be compressed.
+            !(response.headers[.cacheControl]?.contains("no-transform") ?? false),
             // Small answers gain nothing from compression.
             (response.body.contentLength ?? Int.max) >= 1024
         else { return response }
