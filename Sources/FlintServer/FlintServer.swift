@@ -174,8 +174,12 @@ public struct FlintServer: Sendable {
             defer { group.cancelAll() }
             let serving = Task { try await app.runService() }
             let shutdown = self.shutdown
+            let channels = self.channels
             let triggered = Task {
                 await shutdown.wait()
+                // Open back channels are requests that never finish on their own; the HTTP
+                // server would wait for them before stopping.
+                channels.closeAll()
                 serving.cancel()
             }
             defer { triggered.cancel() }
@@ -190,7 +194,6 @@ public struct FlintServer: Sendable {
                 throw error
             }
             draining.fire()
-            channels.closeAll()
             grpc.beginGracefulShutdown()
             group.addTask {
                 try await Task.sleep(for: gracePeriod)

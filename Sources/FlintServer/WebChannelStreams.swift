@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import SwiftProtobuf
 
 /// Firestore's Listen and Write streams over WebChannel, the protocol the web SDK uses in
@@ -76,9 +77,15 @@ struct WebChannelStreams: Sendable {
         return Response(
             status: .ok, headers: Self.backchannelHeaders,
             body: ResponseBody { writer in
-                // Ends without an error when the session closes or the client goes away.
-                try? await session.serveBackchannel(acknowledged: acknowledged, longPolling: longPolling, keepalive: wait) { chunk in
-                    try await writer.write(ByteBuffer(string: chunk))
+                // Ends without an error when the session closes or the client goes away. A back
+                // channel never finishes by itself, so stopping (SIGTERM, SIGINT) closes its
+                // session; otherwise the server would wait for it.
+                await withGracefulShutdownHandler {
+                    try? await session.serveBackchannel(acknowledged: acknowledged, longPolling: longPolling, keepalive: wait) { chunk in
+                        try await writer.write(ByteBuffer(string: chunk))
+                    }
+                } onGracefulShutdown: {
+                    session.close()
                 }
                 try await writer.finish(nil)
             })

@@ -63,3 +63,26 @@ def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
     line = json.loads(gzip.decompress((export / manifest["databases"][0]["file"]).read_bytes()).decode().splitlines()[0])
     assert line["name"].endswith("/documents/c/kept")
     assert line["fields"] == {"n": {"integerValue": "1"}}
+
+
+def test_an_open_web_channel_does_not_hold_up_a_stop():
+    from test_webchannel import Channel
+
+    proc, host = start()
+    try:
+        database = "projects/shutdown-web/databases/(default)"
+        channel = Channel(host, "Write", database, {"Authorization": "Bearer owner"})
+        channel.open({"database": database})
+        assert "streamToken" in channel.next()
+        began = time.perf_counter()
+        proc.send_signal(signal.SIGTERM)
+        status = proc.wait(timeout=10)
+        stopped = time.perf_counter() - began
+        # The back channel ends rather than breaks, so the browser's client reconnects quietly.
+        assert channel.next(skip_noops=False) == "<ended>"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert status == 0, proc.stderr.read()
+    assert stopped < 1.0, stopped
