@@ -186,7 +186,7 @@ let package = Package(
             name: "FlintDifferentialTests",
             dependencies: [
                 "FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore",
-                "FlintExport", "FlintServer", "FlintProto",
+                "FlintExport", "FlintServer", "FlintProto", "FlintHTTPClient",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),

@@ -68,7 +68,10 @@ extension Database {
     /// the request's trace.
     private func logDebug(_ decision: RulesDecision, _ method: Method, _ path: [String]) {
         if let trace = RulesTrace.current {
-            let lines = decision.message.matches(of: /@ L\d+/).map { String($0.output) }.joined(separator: ", ")
+            // Each line once: a denial can name one statement more than once.
+            var seen = Set<String>()
+            let lines = decision.message.matches(of: /@ L\d+/).map { String($0.output) }.filter { seen.insert($0).inserted }
+                .joined(separator: ", ")
             trace.record("\(method.rawValue) \(path.joined(separator: "/")) " + (decision.allowed ? "allowed" : "denied" + (lines.isEmpty ? "" : " " + lines)))
         }
         guard !decision.debugLog.isEmpty, let log = configuration.rulesDebugLog else { return }

@@ -78,7 +78,7 @@ public struct FlintServer: Sendable {
             return path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
         }
         // The web SDK's streams, where the reference serves them.
-        let webChannel = WebChannelStreams(engine: engine, registry: channels)
+        let webChannel = WebChannelStreams(engine: engine, registry: channels, logger: logger)
         router.post("/google.firestore.v1.Firestore/{stream}/channel") { request, context in
             await webChannel.post(request, stream: context.parameters.get("stream") ?? "")
         }
@@ -183,6 +183,14 @@ public struct FlintServer: Sendable {
                 serving.cancel()
             }
             defer { triggered.cancel() }
+            // Sessions a browser left without terminating hold a stream each until swept.
+            let sweeper = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(5))
+                    channels.sweep()
+                }
+            }
+            defer { sweeper.cancel() }
             do {
                 try await withTaskCancellationHandler {
                     try await serving.value

@@ -5,6 +5,7 @@ import FlintWebChannel
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import ServiceLifecycle
 import SwiftProtobuf
@@ -17,6 +18,7 @@ import SwiftProtobuf
 struct WebChannelStreams: Sendable {
     let engine: Engine
     let registry: ChannelRegistry
+    let logger: Logger
     /// How often an idle back channel hears a `noop`; told to the client in the handshake.
     var keepalive: Duration = .seconds(30)
 
@@ -98,20 +100,29 @@ struct WebChannelStreams: Sendable {
 
     // MARK: - The streams
 
+    /// Runs the session's stream in the background; at `info`, one line when it ends, with the
+    /// rules' verdicts of its whole life, as for gRPC streams and WebSocket sessions.
     private func run(_ stream: Stream, _ session: ChannelSession, _ caller: Result<(AuthContext, String?), FlintError>) {
+        let logger = self.logger
         Task {
+            let start = ContinuousClock.now
+            let trace = logger.logLevel <= .info ? RulesTrace() : nil
+            var ending = "ended"
             do {
                 let (auth, database) = try caller.get()
-                switch stream {
-                case .listen: try await listen(session, database: database, auth: auth)
-                case .write: try await write(session, auth: auth)
+                try await RulesTrace.$current.withValue(trace) {
+                    switch stream {
+                    case .listen: try await listen(session, database: database, auth: auth)
+                    case .write: try await write(session, auth: auth)
+                    }
                 }
                 session.end()
-            } catch let error as FlintError {
-                session.end(with: Self.errorMessage(error))
             } catch {
-                session.end(with: Self.errorMessage(FlintError(.internal, "\(error)")))
+                let failure = error as? FlintError ?? FlintError(.internal, "\(error)")
+                ending = failure.code.name
+                session.end(with: Self.errorMessage(failure))
             }
+            if let trace { logger.info("WebChannel \(stream.rawValue) \(ending)\(latencyAndRules(since: start, trace))") }
         }
     }
 

@@ -3,6 +3,7 @@ import FlintModel
 import FlintHTTPClient
 import FlintServer
 import Foundation
+import Logging
 import Testing
 
 /// The web SDK's streams over WebChannel on the shared port, driven with plain HTTP requests as
@@ -233,6 +234,32 @@ struct WebChannelTests {
             #expect(error["status"] as? String == restError["status"] as? String)
             #expect(error["message"] as? String == "\(restError["status"] ?? ""): \(restError["message"] ?? "")")
         }
+    }
+
+    @Test func eachSessionIsLoggedWhenItEndsWithTheRulesVerdicts() async throws {
+        let recorder = RequestLogTests.Recorder(lines: .init())
+        let engine = Engine()
+        #expect(engine.rules.load(RequestLogTests.rules, project: "wc").isEmpty)
+        let server = FlintServer(
+            engine: engine, configuration: ServerConfiguration(host: "127.0.0.1", port: 0), logger: Logger(label: "flint") { _ in recorder })
+        let running = try await server.start()
+        defer { running.stop() }
+
+        let listen = Channel(port: running.port, stream: "Listen")
+        _ = try await listen.open(#"{"database":"\#(Self.database)","addTarget":{"targetId":2,"documents":{"documents":["\#(Self.database)/documents/notes/n1"]}}}"#)
+        _ = try await listen.messages(2)  // ADD, then REMOVE: signed out, the rules deny
+        #expect(try await listen.terminate() == 200)
+        let write = Channel(port: running.port, stream: "Write")
+        _ = try await write.open(#"{"database":"nonsense"}"#)
+        _ = try await write.messages(1)
+
+        var sessions: [String] = []
+        for _ in 0..<100 {
+            sessions = recorder.lines.lines.withLock { $0 }.filter { $0.hasPrefix("WebChannel") }.map(RequestLogTests.withoutLatency)
+            if sessions.count == 2 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(Set(sessions) == ["WebChannel Listen ended … ms rules: get notes/n1 denied @ L4", "WebChannel Write INVALID_ARGUMENT … ms"])
     }
 
     @Test func requestsTheProtocolCannotTakeAreRefused() async throws {

@@ -174,7 +174,7 @@ def test_a_web_listener_hears_what_the_python_client_writes(flint_host, client, 
     assert "Content-Encoding" not in channel.back_channel_headers
 
     answer = channel.send({"removeTarget": 2})
-    assert answer[0] == 1  # the back channel is open
+    assert answer[0] == 1
     while True:
         message = channel.next()
         if message.get("targetChange", {}).get("targetChangeType") == "REMOVE":
