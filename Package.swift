@@ -186,7 +186,7 @@ let package = Package(
             name: "FlintDifferentialTests",
             dependencies: [
                 "FlintModel", "FlintQuery", "FlintEngine", "FlintRules", "FlintTesting", "FlintRulesTesting", "FlintFixtures", "FlintFirestore",
-                "FlintExport", "FlintServer", "FlintProto", "FlintHTTPClient",
+                "FlintExport", "FlintServer", "FlintProto", "FlintHTTPClient", "FlintWebChannel",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "FlintServerTests",
             dependencies: [
-                "FlintServer", "FlintEngine", "FlintProto", "FlintReflection", "FlintHTTPClient", "FlintTesting",
+                "FlintServer", "FlintEngine", "FlintProto", "FlintReflection", "FlintHTTPClient", "FlintTesting", "FlintWebChannel",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -202,6 +202,24 @@ public final class ChannelSession: Sendable {
     /// string length), a newline, then the text.
     public static func framed(_ text: String) -> String { "\(text.utf16.count)\n\(text)" }
 
+    /// The chunks of a whole answer, as the client reads them (for tests and tools).
+    public static func unframe(_ text: String) throws(WebChannelError) -> [String] {
+        var chunks: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            guard let newline = rest.firstIndex(of: "\n"), let length = Int(rest[..<newline]), length >= 0 else {
+                throw .malformed("A chunk does not start with its length: \(rest.prefix(20))")
+            }
+            let body = rest[rest.index(after: newline)...]
+            guard length <= body.utf16.count, let end = String.Index(body.utf16.index(body.startIndex, offsetBy: length), within: body) else {
+                throw .malformed("A chunk is shorter than its length \(length), or splits a character.")
+            }
+            chunks.append(String(body[..<end]))
+            rest = body[end...]
+        }
+        return chunks
+    }
+
     static func quoted(_ text: String) -> String {
         let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
         return data.map { String(decoding: $0.dropFirst().dropLast(), as: UTF8.self) } ?? "\"\""

@@ -1,4 +1,5 @@
 import FlintHTTPClient
+import FlintWebChannel
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ struct WebChannelDifferentialTests {
         func open(_ first: String) async throws -> [String] {
             let answer = try await post("RID=500&CVER=22&X-HTTP-Session-Id=gsessionid", [first], headers: "Authorization:Bearer owner\r\n")
             #expect(answer.status == 200)
-            let arrays = try #require(try JSONSerialization.jsonObject(with: Data(try Self.unframe(answer.text).joined().utf8)) as? [[Any]])
+            let arrays = try #require(try JSONSerialization.jsonObject(with: Data(try ChannelSession.unframe(answer.text).joined().utf8)) as? [[Any]])
             let handshake = try #require(arrays.first?[1] as? [Any])
             sid = try #require(handshake[1] as? String)
             return handshake.enumerated().map { $0.offset == 1 ? "SID" : "\($0.element)" }
@@ -72,7 +73,7 @@ struct WebChannelDifferentialTests {
                     continue
                 }
                 #expect(answer.status == 200)
-                for chunk in try Self.unframe(String(decoding: answer.body, as: UTF8.self)) {
+                for chunk in try ChannelSession.unframe(String(decoding: answer.body, as: UTF8.self)) {
                     for array in try #require(try JSONSerialization.jsonObject(with: Data(chunk.utf8)) as? [[Any]]) {
                         lastArray = try #require(array[0] as? Int)
                         if let message = (array[1] as? [Any])?.first as? [String: Any] { seen.append(message) }
@@ -82,19 +83,6 @@ struct WebChannelDifferentialTests {
             return seen
         }
 
-        static func unframe(_ text: String) throws -> [String] {
-            var chunks: [String] = []
-            var rest = Substring(text)
-            while !rest.isEmpty {
-                let newline = try #require(rest.firstIndex(of: "\n"))
-                let length = try #require(Int(rest[..<newline]))
-                let body = rest[rest.index(after: newline)...]
-                let end = try #require(String.Index(body.utf16.index(body.startIndex, offsetBy: length), within: body))
-                chunks.append(String(body[..<end]))
-                rest = body[end...]
-            }
-            return chunks
-        }
     }
 
     /// A listen message by kind: which change, to which targets, for which document.

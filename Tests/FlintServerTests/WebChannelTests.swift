@@ -2,6 +2,7 @@ import FlintEngine
 import FlintModel
 import FlintHTTPClient
 import FlintServer
+import FlintWebChannel
 import Foundation
 import Logging
 import Testing
@@ -55,7 +56,7 @@ struct WebChannelTests {
             nextMap = 1
             #expect(answer.status == 200)
             let text = String(decoding: answer.body, as: UTF8.self)
-            let arrays = try #require(try JSONSerialization.jsonObject(with: Data(try Self.unframe(text)[0].utf8)) as? [[Any]])
+            let arrays = try #require(try JSONSerialization.jsonObject(with: Data(try ChannelSession.unframe(text)[0].utf8)) as? [[Any]])
             let handshake = try #require(arrays.first?[1] as? [Any])
             sid = try #require(handshake[1] as? String)
             return text
@@ -67,7 +68,7 @@ struct WebChannelTests {
             rid += 1
             nextMap += messages.count
             #expect(answer.status == 200)
-            return try #require(try JSONSerialization.jsonObject(with: Data(try Self.unframe(String(decoding: answer.body, as: UTF8.self))[0].utf8)) as? [Int])
+            return try #require(try JSONSerialization.jsonObject(with: Data(try ChannelSession.unframe(String(decoding: answer.body, as: UTF8.self))[0].utf8)) as? [Int])
         }
 
         /// One long poll: the messages it carried (noops left out), as JSON objects.
@@ -77,7 +78,7 @@ struct WebChannelTests {
                 to: "127.0.0.1:\(port)", headers: [("Accept-Encoding", "gzip")], timeout: .seconds(10))
             #expect(answer.status == 200)
             var messages: [[String: Any]] = []
-            for chunk in try Self.unframe(String(decoding: answer.body, as: UTF8.self)) {
+            for chunk in try ChannelSession.unframe(String(decoding: answer.body, as: UTF8.self)) {
                 let arrays = try #require(try JSONSerialization.jsonObject(with: Data(chunk.utf8)) as? [[Any]])
                 for array in arrays {
                     let id = try #require(array[0] as? Int)
@@ -101,20 +102,6 @@ struct WebChannelTests {
             try await post("SID=\(sid)&RID=\(rid)&TYPE=terminate&zx=d&t=1", []).status
         }
 
-        /// Length-prefixed chunks; the prefix counts UTF-16 units.
-        static func unframe(_ text: String) throws -> [String] {
-            var chunks: [String] = []
-            var rest = Substring(text)
-            while !rest.isEmpty {
-                let newline = try #require(rest.firstIndex(of: "\n"))
-                let length = try #require(Int(rest[..<newline]))
-                let body = rest[rest.index(after: newline)...]
-                let end = try #require(String.Index(body.utf16.index(body.startIndex, offsetBy: length), within: body))
-                chunks.append(String(body[..<end]))
-                rest = body[end...]
-            }
-            return chunks
-        }
     }
 
     static func withFlint(_ body: (Engine, Int) async throws -> Void) async throws {

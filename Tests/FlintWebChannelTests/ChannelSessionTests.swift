@@ -26,6 +26,16 @@ struct ChannelSessionTests {
         #expect(ChannelSession.framed("[1,2,3]") == "7\n[1,2,3]")
     }
 
+    @Test func answersAreReadBackIntoTheirChunks() throws {
+        let text = ChannelSession.framed(#"[[1,["🔥"]]]"#) + ChannelSession.framed("[2]")
+        #expect(try ChannelSession.unframe(text) == [#"[[1,["🔥"]]]"#, "[2]"])
+        #expect(try ChannelSession.unframe("") == [])
+        #expect(throws: WebChannelError.malformed("A chunk is shorter than its length 9, or splits a character.")) {
+            try ChannelSession.unframe("9\n[1,2]")
+        }
+        #expect(throws: WebChannelError.malformed("A chunk does not start with its length: x\n[]")) { try ChannelSession.unframe("x\n[]") }
+    }
+
     @Test func theHandshakeNamesTheSessionVersionsAndKeepalive() {
         let session = ChannelSession(id: "abc_-1")
         #expect(session.handshakeAnswer(keepalive: .seconds(30)) == #"34\#n[[0,["c","abc_-1","",8,12,30000]]]"#)
