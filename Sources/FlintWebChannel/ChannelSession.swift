@@ -19,11 +19,38 @@ public final class ChannelSession: Sendable {
         let text: String
     }
 
+    /// The arrays waiting for acknowledgement, in id order with no gaps, so that those after an
+    /// id are found by arithmetic and the oldest are let go without moving the rest each time
+    /// (a listener can leave tens of thousands waiting).
+    struct OutgoingQueue {
+        private var items: [Outgoing] = []
+        private var head = 0
+
+        var first: Outgoing? { head < items.count ? items[head] : nil }
+
+        mutating func append(_ outgoing: Outgoing) { items.append(outgoing) }
+
+        mutating func removeFirst() {
+            head += 1
+            if head >= 1024 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+        }
+
+        /// The arrays with ids above `id`.
+        func after(_ id: Int) -> ArraySlice<Outgoing> {
+            guard let first else { return [] }
+            let start = head + max(0, id + 1 - first.id)
+            return start < items.count ? items[start...] : []
+        }
+    }
+
     private struct State {
         var nextMapID = 0
         /// Array 0 is the handshake's answer.
         var nextArrayID = 1
-        var unacknowledged: [Outgoing] = []
+        var unacknowledged = OutgoingQueue()
         var backchannel: (generation: Int, wake: AsyncStream<Wake>.Continuation)?
         var generations = 0
         /// Set when the server has queued the stream's last message.
@@ -70,18 +97,19 @@ public final class ChannelSession: Sendable {
     /// channel is open, the last array id queued, and how many bytes the client has yet to
     /// acknowledge.
     public func receive(_ batch: ForwardBatch, acknowledged: Int?) throws(WebChannelError) -> String {
-        let (fresh, answer) = try state.withLock { s throws(WebChannelError) -> ([String], String) in
+        let answer = try state.withLock { s throws(WebChannelError) -> String in
             guard !s.closed else { throw .unknownSession }
             if let acknowledged { Self.drop(through: acknowledged, &s) }
             // A retried POST repeats messages already delivered; once the server has ended the
-            // stream, nothing reads them.
+            // stream, nothing reads them. Delivered under the lock, so that POSTs racing each
+            // other cannot reorder them.
             let skip = max(0, s.nextMapID - batch.firstMapID)
-            let fresh = skip < batch.messages.count && !s.ended ? Array(batch.messages[skip...]) : []
+            if skip < batch.messages.count && !s.ended {
+                for message in batch.messages[skip...] { inbox.yield(message) }
+            }
             s.nextMapID = max(s.nextMapID, batch.firstMapID + batch.messages.count)
-            let outstanding = s.unacknowledged.reduce(0) { $0 + $1.text.utf16.count }
-            return (fresh, "[\(s.backchannel == nil ? 0 : 1),\(s.nextArrayID - 1),\(outstanding)]")
+            return "[\(s.backchannel == nil ? 0 : 1),\(s.nextArrayID - 1),\(s.retained)]"
         }
-        for message in fresh { inbox.yield(message) }
         return Self.framed(answer)
     }
 
@@ -157,7 +185,7 @@ public final class ChannelSession: Sendable {
         var written = acknowledged
         wake.yield(longPolling ? .changed : .keepalive)
         for await reason in wakes {
-            let pending = state.withLock { s in s.unacknowledged.filter { $0.id > written } }
+            let pending = state.withLock { s in Array(s.unacknowledged.after(written)) }
             if let last = pending.last {
                 try await write(Self.framed("[" + pending.map(\.text).joined(separator: ",") + "]"))
                 written = last.id

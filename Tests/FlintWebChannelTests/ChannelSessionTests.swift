@@ -36,6 +36,22 @@ struct ChannelSessionTests {
         #expect(throws: WebChannelError.malformed("A chunk does not start with its length: x\n[]")) { try ChannelSession.unframe("x\n[]") }
     }
 
+    @Test func theQueueFindsArraysAfterAnIdAndLetsTheOldestGo() {
+        var queue = ChannelSession.OutgoingQueue()
+        #expect(queue.after(0).isEmpty && queue.first == nil)
+        for id in 1...3000 { queue.append(.init(id: id, text: "[\(id)]")) }
+        #expect(queue.after(0).map(\.id) == Array(1...3000))
+        #expect(queue.after(2998).map(\.id) == [2999, 3000])
+        #expect(queue.after(3000).isEmpty)
+        // Past 1024 let go, the rest moves down once; ids still find their arrays.
+        for _ in 0..<2000 { queue.removeFirst() }
+        #expect(queue.first?.id == 2001)
+        #expect(queue.after(5).map(\.id) == Array(2001...3000))
+        #expect(queue.after(2500).first?.text == "[2501]")
+        queue.append(.init(id: 3001, text: "[3001]"))
+        #expect(queue.after(2999).map(\.id) == [3000, 3001])
+    }
+
     @Test func theHandshakeNamesTheSessionVersionsAndKeepalive() {
         let session = ChannelSession(id: "abc_-1")
         #expect(session.handshakeAnswer(keepalive: .seconds(30)) == #"34\#n[[0,["c","abc_-1","",8,12,30000]]]"#)
