@@ -336,18 +336,20 @@ struct RESTAPI: Sendable {
 
     /// Reads a JSON body (application/json or text/plain) into a message, refusing more than 10 MiB.
     static func decode<M: SwiftProtobuf.Message>(_ request: Request) async throws(FlintError) -> M {
-        let body = request.body
-        let buffer: ByteBuffer
-        do { buffer = try await body.collect(upTo: Limits.maxRequestBytes) } catch is NIOTooManyBytesError {
+        let data = Data(buffer: try await body(request))
+        if data.isEmpty { return M() }
+        do { return try M(jsonUTF8Data: data) } catch {
+            throw JSONPayloadError.refusal(error)
+        }
+    }
+
+    /// A request's whole body, refusing more than 10 MiB without reading it all.
+    static func body(_ request: Request) async throws(FlintError) -> ByteBuffer {
+        do { return try await request.body.collect(upTo: Limits.maxRequestBytes) } catch is NIOTooManyBytesError {
             throw .invalidArgument("Request payload size exceeds the limit: \(Limits.maxRequestBytes) bytes.")
         } catch {
             // Broken chunked framing, or a connection that ended mid-body.
             throw .invalidArgument("The request body could not be read (\(error)).")
-        }
-        let data = Data(buffer: buffer)
-        if data.isEmpty { return M() }
-        do { return try M(jsonUTF8Data: data) } catch {
-            throw JSONPayloadError.refusal(error)
         }
     }
 

@@ -31,7 +31,7 @@ struct WebChannelStreams: Sendable {
         guard let stream = Stream(rawValue: name) else { return Self.notFound }
         let batch: ForwardBatch
         do throws(FlintError) {
-            batch = try Self.batch(try await Self.body(request))
+            batch = try Self.batch(String(buffer: try await RESTAPI.body(request)))
         } catch {
             return error.restResponse()
         }
@@ -57,7 +57,6 @@ struct WebChannelStreams: Sendable {
             if let database { _ = try ResourceName.parseDatabase(database) }
             return (auth, database)
         }
-        registry.sweep()
         let session = registry.open()
         run(stream, session, caller)
         _ = try? session.receive(batch, acknowledged: nil)
@@ -164,16 +163,6 @@ struct WebChannelStreams: Sendable {
 
     private static func headerBlock(_ text: String) throws(FlintError) -> [String: String] {
         do { return try ForwardBatch.headerBlock(text) } catch { throw .invalidArgument(error.message) }
-    }
-
-    private static func body(_ request: Request) async throws(FlintError) -> String {
-        let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: Limits.maxRequestBytes) } catch is NIOTooManyBytesError {
-            throw .invalidArgument("Request payload size exceeds the limit: \(Limits.maxRequestBytes) bytes.")
-        } catch {
-            throw .invalidArgument("The request body could not be read (\(error)).")
-        }
-        return String(decoding: buffer.readableBytesView, as: UTF8.self)
     }
 
     private static let forwardHeaders: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
