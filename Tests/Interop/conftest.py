@@ -13,20 +13,22 @@ FLINT = os.environ.get("FLINT_BINARY", os.path.join(os.path.dirname(__file__), "
 
 
 @pytest.fixture(scope="session")
-def flint_host():
-    proc = subprocess.Popen(
-        [FLINT, "start", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+def flint_host(tmp_path_factory):
+    # Its log goes to a file: a pipe nobody reads would stop Flint once 64 KiB had been written.
+    log = open(tmp_path_factory.mktemp("flint") / "stderr.log", "w+")
+    proc = subprocess.Popen([FLINT, "start", "--port", "0"], stdout=subprocess.PIPE, stderr=log, text=True)
     line = proc.stdout.readline()
     if "FIRESTORE_EMULATOR_HOST=" not in line:
         proc.kill()
-        raise RuntimeError("flint did not start: " + line + proc.stderr.read())
+        log.seek(0)
+        raise RuntimeError("flint did not start: " + line + log.read())
     host = line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
     os.environ["FIRESTORE_EMULATOR_HOST"] = host
     FLINT_PROCESS["pid"] = proc.pid
     yield host
     proc.terminate()
     proc.wait(timeout=10)
+    log.close()
 
 
 @pytest.fixture(scope="session")
