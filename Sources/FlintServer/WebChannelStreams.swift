@@ -57,7 +57,8 @@ struct WebChannelStreams: Sendable {
             if let database { _ = try ResourceName.parseDatabase(database) }
             return (auth, database)
         }
-        let session = registry.open()
+        let session: ChannelSession
+        do { session = try registry.open() } catch { return FlintError(.resourceExhausted, error.message).restResponse() }
         run(stream, session, caller)
         _ = try? session.receive(batch, acknowledged: nil)
         return Self.text(session.handshakeAnswer(keepalive: keepalive), headers: Self.forwardHeaders)

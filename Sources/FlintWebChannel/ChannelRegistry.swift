@@ -5,16 +5,23 @@ import Synchronization
 /// has been without a back channel for `expiry` (a browser tab closed without saying so).
 public final class ChannelRegistry: Sendable {
     public let expiry: Duration
+    /// How many sessions may be open at once. Each holds a stream, so a page that opens them in
+    /// a loop would otherwise hold ever more until they expire.
+    public let capacity: Int
     private let sessions = Mutex<[String: ChannelSession]>([:])
 
-    public init(expiry: Duration = .seconds(60)) {
+    public init(expiry: Duration = .seconds(60), capacity: Int = 10_000) {
         self.expiry = expiry
+        self.capacity = capacity
     }
 
     /// A new session with an id no other has.
-    public func open() -> ChannelSession {
+    public func open() throws(WebChannelError) -> ChannelSession {
         let session = ChannelSession(id: Self.newID())
-        sessions.withLock { $0[session.id] = session }
+        try sessions.withLock { all throws(WebChannelError) in
+            guard all.count < capacity else { throw .tooManySessions(capacity) }
+            all[session.id] = session
+        }
         return session
     }
 

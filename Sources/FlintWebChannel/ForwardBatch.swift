@@ -98,11 +98,15 @@ public enum WebChannelError: Error, Equatable, Sendable {
     case malformed(String)
     /// The session is gone (ended, expired, or never made). Clients look for these words.
     case unknownSession
+    /// As many sessions as the registry holds are open.
+    case tooManySessions(Int)
 
     public var message: String {
         switch self {
         case .malformed(let text): text
         case .unknownSession: "Unknown SID"
+        case .tooManySessions(let capacity):
+            "\(capacity) WebChannel sessions are open, as many as Flint holds; one frees when its client terminates it or a minute after its last back channel."
         }
     }
 }

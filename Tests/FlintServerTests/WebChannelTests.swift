@@ -1,11 +1,15 @@
 import FlintEngine
 import FlintModel
 import FlintHTTPClient
-import FlintServer
 import FlintWebChannel
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
+import NIOCore
 import Testing
+
+@testable import FlintServer
 
 /// The web SDK's streams over WebChannel on the shared port, driven with plain HTTP requests as
 /// the SDK's channel makes them. Back channels here are long polls (`CI=1`), which end once they
@@ -247,6 +251,25 @@ struct WebChannelTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(Set(sessions) == ["WebChannel Listen ended … ms rules: get notes/n1 denied @ L4", "WebChannel Write INVALID_ARGUMENT … ms"])
+    }
+
+    @Test func aFullRegistryRefusesTheHandshakeWithResourceExhausted() async throws {
+        let streams = WebChannelStreams(engine: Engine(), registry: ChannelRegistry(capacity: 1), logger: Logger(label: "wc"))
+        let router = Router()
+        router.post("/google.firestore.v1.Firestore/{stream}/channel") { request, context in
+            await streams.post(request, stream: context.parameters.get("stream") ?? "")
+        }
+        try await Application(router: router).test(.router) { client in
+            let path = "/google.firestore.v1.Firestore/Write/channel?VER=8&RID=1"
+            let first = #"count=1&ofs=0&req0___data__=%7B%22database%22%3A%22projects%2Fp%2Fdatabases%2F(default)%22%7D"#
+            try await client.execute(uri: path, method: .post, body: ByteBuffer(string: first)) { #expect($0.status == .ok) }
+            try await client.execute(uri: path, method: .post, body: ByteBuffer(string: first)) { response in
+                #expect(response.status == .tooManyRequests)
+                let error = try #require((try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])?["error"] as? [String: Any])
+                #expect(error["status"] as? String == "RESOURCE_EXHAUSTED")
+                #expect(error["message"] as? String == WebChannelError.tooManySessions(1).message)
+            }
+        }
     }
 
     @Test func requestsTheProtocolCannotTakeAreRefused() async throws {

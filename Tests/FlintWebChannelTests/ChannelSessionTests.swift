@@ -200,10 +200,20 @@ struct ChannelSessionTests {
         #expect(await iterator.next() == nil)
     }
 
+    @Test func theRegistryHoldsAsManySessionsAsItsCapacity() throws {
+        let registry = ChannelRegistry(capacity: 2)
+        let first = try registry.open()
+        _ = try registry.open()
+        #expect(throws: WebChannelError.tooManySessions(2)) { try registry.open() }
+        registry.close(first.id)
+        #expect(try registry.open().id != first.id)
+        #expect(registry.count == 2)
+    }
+
     @Test func theRegistryForgetsSessionsLeftWithoutABackChannel() async throws {
         let registry = ChannelRegistry(expiry: .seconds(60))
-        let idle = registry.open()
-        let watched = registry.open()
+        let idle = try registry.open()
+        let watched = try registry.open()
         #expect(idle.id != watched.id && idle.id.count == 22)
         let chunks = Chunks()
         let back = Task { try await watched.serveBackchannel(acknowledged: 0, longPolling: false, keepalive: .seconds(30)) { chunks.add($0) } }
