@@ -31,7 +31,8 @@ struct WebChannelStreams: Sendable {
         guard let stream = Stream(rawValue: name) else { return Self.notFound }
         let batch: ForwardBatch
         do throws(FlintError) {
-            batch = try Self.batch(String(buffer: try await RESTAPI.body(request)))
+            let body = String(buffer: try await RESTAPI.body(request))
+            do { batch = try ForwardBatch.parse(body) } catch { throw error.flintError }
         } catch {
             return error.restResponse()
         }
@@ -50,7 +51,9 @@ struct WebChannelStreams: Sendable {
             var headers = batch.headers
             // Clients encode the parameter's name too (`%24httpHeaders`).
             if let overwrite = q["$httpHeaders"] ?? q["%24httpHeaders"] {
-                headers.merge(try Self.headerBlock(String(overwrite))) { _, new in new }
+                do throws(WebChannelError) {
+                    headers.merge(try ForwardBatch.headerBlock(String(overwrite))) { _, new in new }
+                } catch { throw error.flintError }
             }
             let auth = try AuthContext(authorization: headers["authorization"])
             let database = q["database"].map(String.init)
@@ -58,7 +61,7 @@ struct WebChannelStreams: Sendable {
             return (auth, database)
         }
         let session: ChannelSession
-        do { session = try registry.open() } catch { return FlintError(.resourceExhausted, error.message).restResponse() }
+        do { session = try registry.open() } catch { return error.flintError.restResponse() }
         run(stream, session, caller)
         _ = try? session.receive(batch, acknowledged: nil)
         return Self.text(session.handshakeAnswer(keepalive: keepalive), headers: Self.forwardHeaders)
@@ -158,14 +161,6 @@ struct WebChannelStreams: Sendable {
         do { return try M(jsonString: text) } catch { throw JSONPayloadError.refusal(error) }
     }
 
-    private static func batch(_ body: String) throws(FlintError) -> ForwardBatch {
-        do { return try ForwardBatch.parse(body) } catch { throw .invalidArgument(error.message) }
-    }
-
-    private static func headerBlock(_ text: String) throws(FlintError) -> [String: String] {
-        do { return try ForwardBatch.headerBlock(text) } catch { throw .invalidArgument(error.message) }
-    }
-
     private static let forwardHeaders: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
     /// `no-transform` keeps the back channel from being gathered up and compressed.
     private static let backchannelHeaders: HTTPFields = [
@@ -183,6 +178,16 @@ struct WebChannelStreams: Sendable {
 
     private static var notFound: Response {
         Response(status: .notFound, headers: forwardHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: "Not Found\n")))
+    }
+}
+
+extension WebChannelError {
+    /// The status each refusal is answered with, in REST's error body.
+    var flintError: FlintError {
+        switch self {
+        case .malformed, .unknownSession: .invalidArgument(message)
+        case .tooManySessions: FlintError(.resourceExhausted, message)
+        }
     }
 }
 

@@ -93,7 +93,7 @@ struct FormFields {
     }
 }
 
-/// A request the channel protocol cannot take; answered with 400 and this text.
+/// A request the channel protocol cannot take, with the text it is answered with.
 public enum WebChannelError: Error, Equatable, Sendable {
     case malformed(String)
     /// The session is gone (ended, expired, or never made). Clients look for these words.
