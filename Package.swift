@@ -107,6 +107,7 @@ let package = Package(
             dependencies: [
                 "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport", "FlintReflection", "FlintWebChannel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -12,6 +12,8 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
+import UnixSignals
 
 /// Where and how Flint listens.
 public struct ServerConfiguration: Sendable {
@@ -100,12 +102,13 @@ public struct FlintServer: Sendable {
     {
         let handoff = GRPCHandoff(eventLoopGroup: Self.eventLoopGroup)
         handoff.cancel()
-        return makeApplication(grpc: handoff, onReady: onReady)
+        return makeApplication(grpc: handoff, connections: OpenConnections(), onReady: onReady)
     }
 
     /// The application on the shared port: HTTP/1.1 here, HTTP/2 connections handed to `grpc`.
-    func makeApplication(grpc: GRPCHandoff, onReady: @escaping @Sendable (String, Int) async -> Void)
-        -> some ApplicationProtocol
+    func makeApplication(
+        grpc: GRPCHandoff, connections: OpenConnections, onReady: @escaping @Sendable (String, Int) async -> Void
+    ) -> some ApplicationProtocol
     {
         let listen = WebSocketListen(engine: engine, logger: logger, metrics: metrics)
         return Application(
@@ -126,7 +129,7 @@ public struct FlintServer: Sendable {
                     // rather than read with its bad bytes replaced, which would change the values sent.
                     configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)),
                     shouldUpgrade: { head, _, _ in listen.shouldUpgrade(head) }),
-                    grpc: grpc)
+                    grpc: grpc, connections: connections)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Flint"),
             onServerRunning: { channel in
@@ -157,14 +160,20 @@ public struct FlintServer: Sendable {
 
     static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
 
-    /// Serves REST and gRPC on one port until SIGINT, SIGTERM or `POST /shutdown`, then shuts
-    /// down: open calls get `gracePeriod` to finish before they are cancelled.
+    /// Serves REST and gRPC on one port until SIGINT, SIGTERM, `POST /shutdown`, `stop()` or
+    /// the task's cancellation, then shuts down: open calls get `gracePeriod` to finish, and
+    /// connections still open after it are closed.
     public func run(gracePeriod: Duration = .milliseconds(500), onReady: @escaping @Sendable (String, Int) async -> Void)
         async throws
     {
         let handoff = GRPCHandoff(eventLoopGroup: Self.eventLoopGroup)
         let grpc = makeGRPCServer(handoff)
-        let app = makeApplication(grpc: handoff, onReady: onReady)
+        let connections = OpenConnections()
+        let app = makeApplication(grpc: handoff, connections: connections, onReady: onReady)
+        // The signals are trapped below rather than by the service group, so that every way of
+        // stopping takes the same path. Cancelling the HTTP server instead of asking it to shut
+        // down would end its accept loop with an error it logs.
+        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await withTaskExecutorPreference(EventLoopTaskExecutor(nearestIn: Self.eventLoopGroup)) {
@@ -172,19 +181,27 @@ public struct FlintServer: Sendable {
                 }
             }
             defer { group.cancelAll() }
-            let serving = Task { try await app.runService() }
+            let serving = Task { try await services.run() }
             let shutdown = self.shutdown
-            let channels = self.channels
-            let triggered = Task {
-                await shutdown.wait()
-                // Open back channels are requests that never finish on their own; the HTTP
-                // server would wait for them before stopping.
-                channels.closeAll()
-                serving.cancel()
+            let signals = Task {
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { shutdown.fire() }
             }
-            defer { triggered.cancel() }
+            defer { signals.cancel() }
+            let stopping = Task { [channels, draining] in
+                await shutdown.wait()
+                guard !Task.isCancelled else { return }
+                // Open back channels are requests that never finish on their own.
+                channels.closeAll()
+                // Listen streams end with UNAVAILABLE, which clients take as a cue to reconnect.
+                draining.fire()
+                grpc.beginGracefulShutdown()
+                await services.triggerGracefulShutdown()
+                try? await Task.sleep(for: gracePeriod)
+                connections.closeAll()
+            }
+            defer { stopping.cancel() }
             // Sessions a browser left without terminating hold a stream each until swept.
-            let sweeper = Task {
+            let sweeper = Task { [channels] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(5))
                     channels.sweep()
@@ -195,14 +212,12 @@ public struct FlintServer: Sendable {
                 try await withTaskCancellationHandler {
                     try await serving.value
                 } onCancel: {
-                    serving.cancel()
+                    shutdown.fire()
                 }
             } catch {
                 handoff.cancel()
                 throw error
             }
-            draining.fire()
-            grpc.beginGracefulShutdown()
             group.addTask {
                 try await Task.sleep(for: gracePeriod)
                 throw CancellationError()

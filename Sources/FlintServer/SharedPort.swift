@@ -112,9 +112,11 @@ struct SharedPortChannel: ServerChildChannel {
 
     let http1: HTTP1WebSocketUpgradeChannel
     let grpc: GRPCHandoff
+    let connections: OpenConnections
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        connections.add(channel)
+        return channel.eventLoop.makeCompletedFuture {
             let route = channel.eventLoop.makePromise(of: Route.self)
             let sniffer = ProtocolSniffer(
                 decide: { kind, context in

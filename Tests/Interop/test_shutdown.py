@@ -86,3 +86,62 @@ def test_an_open_web_channel_does_not_hold_up_a_stop():
             proc.wait()
     assert status == 0, proc.stderr.read()
     assert stopped < 1.0, stopped
+
+
+def post_shutdown(host):
+    address, port = host.rsplit(":", 1)
+    with socket.create_connection((address, int(port))) as sock:
+        sock.sendall(b"POST /shutdown HTTP/1.1\r\nHost: flint\r\nContent-Length: 0\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 200")
+
+
+# Clients that never finish what they started: the stop waits its grace period for them, then
+# closes their connections. Before, each of these kept Flint running until it was killed.
+@pytest.mark.parametrize("stop", ["SIGTERM", "POST /shutdown"])
+def test_clients_that_never_finish_do_not_hold_up_a_stop(stop):
+    from test_connections import read_until_closed
+
+    proc, host = start()
+    address, port = host.rsplit(":", 1)
+    try:
+        half_head = socket.create_connection((address, int(port)))
+        half_head.sendall(b"GET /v1/projects/p/databases/(default)/documents/c/d HTTP/1.1\r\nHost: flint\r\n")
+        half_body = socket.create_connection((address, int(port)))
+        half_body.sendall(
+            b"POST /v1/projects/p/databases/(default)/documents/c HTTP/1.1\r\nHost: flint\r\nContent-Length: 100\r\n\r\n{"
+        )
+        # A WebSocket listener that will not answer the server's close frame.
+        listener = socket.create_connection((address, int(port)))
+        listener.sendall(
+            b"GET /v1/projects/p/databases/(default)/documents:listen HTTP/1.1\r\nHost: flint\r\n"
+            b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+        assert listener.recv(1000).startswith(b"HTTP/1.1 101")
+        time.sleep(0.2)
+        began = time.perf_counter()
+        if stop == "SIGTERM":
+            proc.send_signal(signal.SIGTERM)
+        else:
+            post_shutdown(host)
+        status = proc.wait(timeout=10)
+        stopped = time.perf_counter() - began
+        # The listener was told the server closes (1000) before its connection ended.
+        assert read_until_closed(listener) == b"\x88\x02\x03\xe8"
+        assert read_until_closed(half_head) == b""
+        assert read_until_closed(half_body) == b""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert status == 0
+    # The grace period is half a second.
+    assert stopped < 1.0, stopped
+    # A stop is not an error: nothing is logged at the default level.
+    assert proc.stderr.read() == ""
+
+
+def test_flint_exec_stops_quietly():
+    result = subprocess.run([FLINT, "exec", "--", "true"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0
+    assert result.stderr == ""
