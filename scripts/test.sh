@@ -53,3 +53,5 @@ stage 15m swift test --skip-build --filter FlintDifferentialTests
 stage 10m scripts/interop.sh
 # The Python client's own system tests, written against production, against `flint exec`.
 stage 10m scripts/client-system-tests.sh
+# Google's Go client (grpc-go): the integration tests it ships, then Flint's own Go tests.
+stage 10m scripts/go-client-tests.sh
