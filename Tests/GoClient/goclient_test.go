@@ -340,18 +340,19 @@ func TestDocumentRefsIncludeParentsThatOnlyHoldSubcollections(t *testing.T) {
 	}
 }
 
-// next waits for a listener's next snapshot, so a listener that falls silent fails the test
+type result[T any] struct {
+	snap T
+	err  error
+}
+
+// within waits for a listener's next snapshot, so a listener that falls silent fails the test
 // instead of hanging it.
-func next(t *testing.T, it *firestore.QuerySnapshotIterator) *firestore.QuerySnapshot {
+func within[T any](t *testing.T, next func() (T, error)) T {
 	t.Helper()
-	type result struct {
-		snap *firestore.QuerySnapshot
-		err  error
-	}
-	done := make(chan result, 1)
+	done := make(chan result[T], 1)
 	go func() {
-		s, err := it.Next()
-		done <- result{s, err}
+		s, err := next()
+		done <- result[T]{s, err}
 	}()
 	select {
 	case r := <-done:
@@ -361,7 +362,8 @@ func next(t *testing.T, it *firestore.QuerySnapshotIterator) *firestore.QuerySna
 		return r.snap
 	case <-time.After(10 * time.Second):
 		t.Fatal("no snapshot within 10 s")
-		return nil
+		var none T
+		return none
 	}
 }
 
@@ -371,7 +373,7 @@ func TestLimitedQueryListenerFollowsAddsAndDeletes(t *testing.T) {
 	messages := collection(t)
 	it := messages.OrderBy("n", firestore.Desc).Limit(3).Snapshots(ctx)
 	defer it.Stop()
-	if s := next(t, it); s.Size != 0 {
+	if s := within(t, it.Next); s.Size != 0 {
 		t.Fatalf("first snapshot of an empty collection has %d documents", s.Size)
 	}
 	// Wait for each write's snapshot, so every change arrives alone.
@@ -379,7 +381,7 @@ func TestLimitedQueryListenerFollowsAddsAndDeletes(t *testing.T) {
 		if _, err := messages.Doc(fmt.Sprintf("m%d", n)).Set(ctx, map[string]interface{}{"n": n, "at": firestore.ServerTimestamp}); err != nil {
 			t.Fatal(err)
 		}
-		s := next(t, it)
+		s := within(t, it.Next)
 		if n > 3 {
 			if len(s.Changes) != 2 || s.Changes[0].Kind != firestore.DocumentRemoved || s.Changes[1].Kind != firestore.DocumentAdded {
 				t.Fatalf("after m%d: changes %v, want one removal and one addition", n, kinds(s.Changes))
@@ -389,7 +391,7 @@ func TestLimitedQueryListenerFollowsAddsAndDeletes(t *testing.T) {
 	if _, err := messages.Doc("m5").Delete(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := next(t, it)
+	s := within(t, it.Next)
 	if got := ids(t, s.Documents); !reflect.DeepEqual(got, []string{"m4", "m3", "m2"}) {
 		t.Fatalf("after deleting m5 the window is %v", got)
 	}
@@ -419,25 +421,7 @@ func TestWatchedDocumentIsDeletedAndCreatedAgain(t *testing.T) {
 	defer it.Stop()
 	snapshot := func() *firestore.DocumentSnapshot {
 		t.Helper()
-		type result struct {
-			snap *firestore.DocumentSnapshot
-			err  error
-		}
-		done := make(chan result, 1)
-		go func() {
-			s, err := it.Next()
-			done <- result{s, err}
-		}()
-		select {
-		case r := <-done:
-			if r.err != nil {
-				t.Fatal("document listener:", r.err)
-			}
-			return r.snap
-		case <-time.After(10 * time.Second):
-			t.Fatal("no document snapshot within 10 s")
-			return nil
-		}
+		return within(t, it.Next)
 	}
 	if s := snapshot(); s.Exists() {
 		t.Fatal("a missing document was reported as existing")
