@@ -1,6 +1,7 @@
 """SIGINT and SIGTERM stop Flint gracefully: open listeners and idle connections do not hold it
 up, and --export-on-exit writes the data first."""
 
+import contextlib
 import gzip
 import json
 import os
@@ -23,6 +24,18 @@ def start(*args):
     return proc, line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
 
 
+@contextlib.contextmanager
+def running(*args):
+    """A started Flint, killed on the way out if the test left it running."""
+    proc, host = start(*args)
+    try:
+        yield proc, host
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 # An open listener ends with UNAVAILABLE, which the client retries until it unsubscribes; a
 # reset stream (CANCELLED) would surface as an exception in the client's watch thread.
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
@@ -31,8 +44,7 @@ def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
     from google.cloud import firestore
 
     export = tmp_path / "export"
-    proc, host = start("--export-on-exit", str(export))
-    try:
+    with running("--export-on-exit", str(export)) as (proc, host):
         os.environ["FIRESTORE_EMULATOR_HOST"] = host
         db = firestore.Client(project="shutdown")
         db.collection("c").document("kept").set({"n": 1})
@@ -51,10 +63,6 @@ def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
         stopped = time.perf_counter() - began
         idle.close()
         watch.unsubscribe()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert status == 0, proc.stderr.read()
     # Within the second the issue allows (half a second of grace for open calls, then the export).
     assert stopped < 1.0, stopped
@@ -68,8 +76,7 @@ def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
 def test_an_open_web_channel_does_not_hold_up_a_stop():
     from test_webchannel import Channel
 
-    proc, host = start()
-    try:
+    with running() as (proc, host):
         database = "projects/shutdown-web/databases/(default)"
         channel = Channel(host, "Write", database, {"Authorization": "Bearer owner"})
         channel.open({"database": database})
@@ -80,10 +87,6 @@ def test_an_open_web_channel_does_not_hold_up_a_stop():
         stopped = time.perf_counter() - began
         # The back channel ends rather than breaks, so the browser's client reconnects quietly.
         assert channel.next(skip_noops=False) == "<ended>"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert status == 0, proc.stderr.read()
     assert stopped < 1.0, stopped
 
@@ -101,9 +104,8 @@ def post_shutdown(host):
 def test_clients_that_never_finish_do_not_hold_up_a_stop(stop):
     from test_connections import read_until_closed
 
-    proc, host = start()
-    address, port = host.rsplit(":", 1)
-    try:
+    with running() as (proc, host):
+        address, port = host.rsplit(":", 1)
         half_head = socket.create_connection((address, int(port)))
         half_head.sendall(b"GET /v1/projects/p/databases/(default)/documents/c/d HTTP/1.1\r\nHost: flint\r\n")
         half_body = socket.create_connection((address, int(port)))
@@ -130,10 +132,6 @@ def test_clients_that_never_finish_do_not_hold_up_a_stop(stop):
         assert read_until_closed(listener) == b"\x88\x02\x03\xe8"
         assert read_until_closed(half_head) == b""
         assert read_until_closed(half_body) == b""
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert status == 0
     # The grace period is half a second.
     assert stopped < 1.0, stopped
