@@ -107,7 +107,6 @@ let package = Package(
             dependencies: [
                 "FlintModel", "FlintQuery", "FlintEngine", "FlintWire", "FlintProto", "FlintExport", "FlintReflection", "FlintWebChannel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -141,6 +140,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(name: "flint", dependencies: ["FlintCLI"], swiftSettings: strict),

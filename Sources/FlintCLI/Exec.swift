@@ -23,53 +23,134 @@ extension FlintCommand {
         }
 
         func run() async throws {
-            let status = CommandStatus()
-            let command = self.command
+            let child = ChildCommand(command)
             // --port is honoured when given; firebase.json's port is not, so suites run side by side.
-            try await options.serve(port: options.port ?? 0) { host, port, stop in
+            try await options.serve(
+                port: options.port ?? 0,
+                // A signal is the command's to act on: Flint keeps serving until the command ends,
+                // so a suite that cleans up on SIGTERM can still reach it.
+                onSignal: { signal, stop in
+                    if !child.forward(signal) { stop() }
+                }
+            ) { host, port, stop in
                 Task {
-                    let exit = await Self.spawnAndWait(command, environment: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
-                    status.value.store(exit, ordering: .relaxed)
-                    // Stopped as SIGTERM would stop it (open connections close, --export-on-exit
-                    // runs), but not by sending one: a command that ends at once could signal
-                    // before the server's signal handling is in place, and the default action
-                    // would kill Flint with the command's status lost.
+                    await child.run(adding: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
+                    // Stopped as SIGTERM stops `flint start` (open connections close,
+                    // --export-on-exit runs), without sending a signal to this process.
                     stop()
                 }
             }
-            throw ExitCode(status.value.load(ordering: .relaxed))
-        }
-
-        /// Runs the command with this process's stdio and environment plus `environment`, and
-        /// waits for it on a thread of its own (waitpid blocks).
-        static func spawnAndWait(_ argv: [String], environment: [String: String]) async -> Int32 {
-            await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    var env = ProcessInfo.processInfo.environment
-                    for (k, v) in environment { env[k] = v }
-                    let cArgs = argv.map { strdup($0) } + [nil]
-                    let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-                    defer {
-                        for p in cArgs { free(p) }
-                        for p in cEnv { free(p) }
-                    }
-                    var pid: pid_t = 0
-                    guard posix_spawnp(&pid, argv[0], nil, nil, cArgs, cEnv) == 0 else {
-                        FileHandle.standardError.write(Data("flint exec: cannot run \(argv[0])\n".utf8))
-                        continuation.resume(returning: 127)
-                        return
-                    }
-                    var status: Int32 = 0
-                    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                    let signaled = status & 0x7F
-                    continuation.resume(returning: signaled == 0 ? (status >> 8) & 0xFF : 128 + signaled)
-                }
-            }
+            throw ExitCode(child.status)
         }
     }
 }
 
-/// The command's exit status, set once it ends and read after Flint has stopped.
-private final class CommandStatus: Sendable {
-    let value = Atomic<Int32>(0)
+/// The command `flint exec` runs: spawned once Flint listens, sent the signals Flint receives
+/// while it runs, and its exit status kept for Flint's own.
+private final class ChildCommand: Sendable {
+    private enum State {
+        case notStarted
+        /// A signal came before the command was spawned; it is not spawned at all.
+        case signalled(Int32)
+        case running(pid_t)
+        case ended(Int32)
+    }
+
+    private let argv: [String]
+    private let state = Mutex(State.notStarted)
+    /// Whether this process came with SIGPIPE at its default action. NIO ignores it once the
+    /// first socket opens, and an ignored signal stays ignored across exec; the command gets
+    /// the action Flint was given. (SIGINT and SIGTERM are trapped, and so reset by exec.)
+    private let sigpipeWasDefault: Bool
+
+    /// Made before Flint opens a socket, to see the SIGPIPE action it came with.
+    init(_ argv: [String]) {
+        self.argv = argv
+        var current = sigaction()
+        sigpipeWasDefault = sigaction(SIGPIPE, nil, &current) == 0 && current.__sigaction_handler.sa_handler == nil
+    }
+
+    /// The exit status: the command's own, 128 + the signal that killed it (or that came
+    /// before it started), 127 when it could not be started.
+    var status: Int32 {
+        state.withLock { state in
+            switch state {
+            case .notStarted, .running: 0
+            case .signalled(let signal): 128 + signal
+            case .ended(let status): status
+            }
+        }
+    }
+
+    /// Sends `signal` to the running command; false when there is none to send it to.
+    func forward(_ signal: Int32) -> Bool {
+        state.withLock { state in
+            switch state {
+            case .notStarted:
+                state = .signalled(signal)
+                return false
+            case .running(let pid):
+                kill(pid, signal)
+                return true
+            case .signalled, .ended:
+                return false
+            }
+        }
+    }
+
+    /// Runs the command with this process's stdio and environment plus `environment`, and
+    /// waits for it on a thread of its own (waitpid blocks).
+    func run(adding environment: [String: String]) async {
+        let argv = self.argv
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                var env = ProcessInfo.processInfo.environment
+                for (k, v) in environment { env[k] = v }
+                let cArgs = argv.map { strdup($0) } + [nil]
+                let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+                defer {
+                    for p in cArgs { free(p) }
+                    for p in cEnv { free(p) }
+                }
+                // Spawned under the lock, so a signal is either seen before (no spawn) or forwarded.
+                // The spawning thread blocks most signals (the runtime's threads do), and a
+                // spawned process inherits its mask: the command starts with none blocked.
+                var attributes = posix_spawnattr_t()
+                posix_spawnattr_init(&attributes)
+                defer { posix_spawnattr_destroy(&attributes) }
+                var unblocked = sigset_t()
+                sigemptyset(&unblocked)
+                posix_spawnattr_setsigmask(&attributes, &unblocked)
+                var defaults = sigset_t()
+                sigemptyset(&defaults)
+                if self.sigpipeWasDefault { sigaddset(&defaults, SIGPIPE) }
+                posix_spawnattr_setsigdefault(&attributes, &defaults)
+                posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+                let pid = self.state.withLock { state -> pid_t? in
+                    guard case .notStarted = state else { return nil }
+                    var pid: pid_t = 0
+                    guard posix_spawnp(&pid, argv[0], nil, &attributes, cArgs, cEnv) == 0 else {
+                        FileHandle.standardError.write(Data("flint exec: cannot run \(argv[0])\n".utf8))
+                        state = .ended(127)
+                        return nil
+                    }
+                    state = .running(pid)
+                    return pid
+                }
+                if let pid {
+                    // Waited for without reaping, then reaped under the lock: a signal forwarded
+                    // meanwhile still goes to the command, never to a process that reused its id.
+                    var info = siginfo_t()
+                    while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+                    self.state.withLock { state in
+                        var status: Int32 = 0
+                        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                        let signaled = status & 0x7F
+                        state = .ended(signaled == 0 ? (status >> 8) & 0xFF : 128 + signaled)
+                    }
+                }
+                continuation.resume()
+            }
+        }
+    }
 }

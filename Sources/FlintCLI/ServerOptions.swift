@@ -7,6 +7,7 @@ import FlintModel
 import FlintServer
 import Foundation
 import Logging
+import UnixSignals
 
 /// The options that describe a Flint server, shared by `flint start` and `flint exec`.
 struct ServerOptions: ParsableArguments {
@@ -85,11 +86,13 @@ struct ServerOptions: ParsableArguments {
         }
     }
 
-    /// Builds the engine these options describe and serves it until SIGINT, SIGTERM or
-    /// `POST /shutdown` (or the stop `onReady` is given), exporting at exit when asked. `port`
-    /// overrides --port and firebase.json.
+    /// Builds the engine these options describe and serves it until `POST /shutdown` or the
+    /// stop `onReady` is given, exporting at exit when asked. SIGINT and SIGTERM go to
+    /// `onSignal`, which by default stops. `port` overrides --port and firebase.json.
     func serve(
-        port portOverride: Int? = nil, onReady: @escaping @Sendable (String, Int, _ stop: @escaping @Sendable () -> Void) async -> Void
+        port portOverride: Int? = nil,
+        onSignal: @escaping @Sendable (_ signal: Int32, _ stop: @escaping @Sendable () -> Void) -> Void = { _, stop in stop() },
+        onReady: @escaping @Sendable (String, Int, _ stop: @escaping @Sendable () -> Void) async -> Void
     ) async throws {
         let configPath = config ?? (FileManager.default.fileExists(atPath: "firebase.json") ? "firebase.json" : nil)
         let file = try configPath.map { try FirebaseConfig(path: $0) }
@@ -144,6 +147,12 @@ struct ServerOptions: ParsableArguments {
         }
         let server = FlintServer(
             engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
+        // Trapped before the server starts, so no signal in between takes the default action.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let trapping = Task {
+            for await signal in signals { onSignal(signal.rawValue, { server.stop() }) }
+        }
+        defer { trapping.cancel() }
         try await server.run { host, port in await onReady(host, port, { server.stop() }) }
         if let exportOnExit {
             let summary = try await FlintExport.export(

@@ -13,7 +13,6 @@ import HummingbirdWebSocket
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import UnixSignals
 
 /// Where and how Flint listens.
 public struct ServerConfiguration: Sendable {
@@ -160,9 +159,10 @@ public struct FlintServer: Sendable {
 
     static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
 
-    /// Serves REST and gRPC on one port until SIGINT, SIGTERM, `POST /shutdown`, `stop()` or
-    /// the task's cancellation, then shuts down: open calls get `gracePeriod` to finish, and
-    /// connections still open after it are closed.
+    /// Serves REST and gRPC on one port until `POST /shutdown`, `stop()` or the task's
+    /// cancellation, then shuts down: open calls get `gracePeriod` to finish, and connections
+    /// still open after it are closed. Signals are left to the program: the command line stops
+    /// on SIGINT and SIGTERM, and a program that embeds Flint keeps its own handling of them.
     public func run(gracePeriod: Duration = .milliseconds(500), onReady: @escaping @Sendable (String, Int) async -> Void)
         async throws
     {
@@ -170,9 +170,8 @@ public struct FlintServer: Sendable {
         let grpc = makeGRPCServer(handoff)
         let connections = OpenConnections()
         let app = makeApplication(grpc: handoff, connections: connections, onReady: onReady)
-        // The signals are trapped below rather than by the service group, so that every way of
-        // stopping takes the same path. Cancelling the HTTP server instead of asking it to shut
-        // down would end its accept loop with an error it logs.
+        // Every way of stopping asks the HTTP server to shut down: cancelling it instead would
+        // end its accept loop with an error it logs.
         let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -183,10 +182,6 @@ public struct FlintServer: Sendable {
             defer { group.cancelAll() }
             let serving = Task { try await services.run() }
             let shutdown = self.shutdown
-            let signals = Task {
-                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { shutdown.fire() }
-            }
-            defer { signals.cancel() }
             let stopping = Task { [channels, draining] in
                 await shutdown.wait()
                 guard !Task.isCancelled else { return }

@@ -1,8 +1,14 @@
 import FlintEngine
+import FlintHTTPClient
 import NIOCore
 import NIOEmbedded
 import NIOPosix
+import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @testable import FlintServer
 
@@ -44,4 +50,35 @@ struct StoppingTests {
         try await client.closeFuture.get()
         #expect(!client.isActive)
     }
+
+    /// Signals belong to the program that embeds Flint (only the command line stops on them): a
+    /// running or stopped server leaves the program's own SIGTERM handler in place.
+    @Test(.timeLimit(.minutes(1))) func anEmbeddedServerLeavesTheProgramsSignalsToIt() async throws {
+        var previous = sigaction()
+        var counting = sigaction()
+        counting.__sigaction_handler = .init(sa_handler: { _ in sigtermsReceived.add(1, ordering: .relaxed) })
+        sigaction(SIGTERM, &counting, &previous)
+        defer { sigaction(SIGTERM, &previous, nil) }
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let running = try await server.start()
+        kill(getpid(), SIGTERM)
+        try await waitForSIGTERMs(1)
+        // The signal did not stop it.
+        #expect(try await HTTPClient.send("GET", "/", to: running.address).status == 200)
+        running.stop()
+        try await running.finished()
+        kill(getpid(), SIGTERM)
+        try await waitForSIGTERMs(2)
+    }
+
+    /// The handler runs on whichever thread takes the signal, soon after it is sent.
+    private func waitForSIGTERMs(_ count: Int) async throws {
+        for _ in 0..<500 where sigtermsReceived.load(ordering: .relaxed) < count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(sigtermsReceived.load(ordering: .relaxed) == count)
+    }
 }
+
+/// SIGTERMs the test process's own handler has received.
+private let sigtermsReceived = Atomic<Int>(0)

@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -143,3 +144,79 @@ def test_flint_exec_stops_quietly():
     result = subprocess.run([FLINT, "exec", "--", "true"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0
     assert result.stderr == ""
+
+
+# The command flint exec runs, in Python: says when it is ready, then sleeps. Asked to clean up,
+# it handles SIGINT and SIGTERM by fetching Flint's root and exiting 7; otherwise both kill it.
+COMMAND = """
+import os, signal, sys, time, urllib.request
+
+def clean_up(sig, frame):
+    answer = urllib.request.urlopen("http://" + os.environ["FIRESTORE_EMULATOR_HOST"] + "/").read().decode()
+    print("cleaned up after", signal.Signals(sig).name, "and Flint answered", answer, flush=True)
+    sys.exit(7)
+
+handler = clean_up if sys.argv[1] == "clean-up" else signal.SIG_DFL
+signal.signal(signal.SIGINT, handler)
+signal.signal(signal.SIGTERM, handler)
+print("ready", flush=True)
+time.sleep(30)
+"""
+
+
+@contextlib.contextmanager
+def exec_command(mode):
+    """flint exec running COMMAND in a session of its own, which is killed whole on the way out,
+    so a command that outlives Flint cannot hold up the test."""
+    proc = subprocess.Popen(
+        [FLINT, "exec", "--", sys.executable, "-c", COMMAND, mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        yield proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+# A signal to flint exec (a CI job's timeout, Ctrl-C) is passed to its command, and Flint serves
+# until the command ends. Before, Flint stopped at once and exited 0 with the command still running.
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_flint_exec_passes_a_signal_to_its_command(sig):
+    with exec_command("default") as proc:
+        began = time.perf_counter()
+        proc.send_signal(sig)
+        status = proc.wait(timeout=10)
+        ended = time.perf_counter() - began
+    # Killed by the signal: 128 + its number, as a shell reports it.
+    assert status == 128 + sig, proc.stderr.read()
+    assert ended < 2.0, ended
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_flint_exec_serves_its_command_while_it_cleans_up_after_a_signal(sig):
+    with exec_command("clean-up") as proc:
+        proc.send_signal(sig)
+        status = proc.wait(timeout=10)
+    assert proc.stdout.read() == f"cleaned up after {sig.name} and Flint answered Ok\n"
+    assert status == 7
+
+
+def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
+    result = subprocess.run(
+        [FLINT, "exec", "--", "grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    masks = dict(line.split(":\t") for line in result.stdout.splitlines())
+    assert int(masks["SigBlk"], 16) == 0
+    # glibc's spawn leaves its own two internal signals (32 and 33) ignored; no others.
+    ignored = [n + 1 for n in range(64) if int(masks["SigIgn"], 16) >> n & 1]
+    assert not set(ignored) & {signal.SIGINT, signal.SIGTERM, signal.SIGPIPE}, ignored
