@@ -84,18 +84,30 @@ private final class ChildCommand: Sendable {
 
     /// Sends `signal` to the running command; false when there is none to send it to.
     func forward(_ signal: Int32) -> Bool {
-        state.withLock { state in
+        // Ctrl-C reaches the command straight from the terminal; a second SIGINT would read as
+        // "press again to force quit" to the many tools that take it so.
+        let alreadySent = signal == SIGINT && Self.inTerminalForeground()
+        return state.withLock { state in
             switch state {
             case .notStarted:
                 state = .signalled(signal)
                 return false
             case .running(let pid):
-                kill(pid, signal)
+                if !alreadySent { kill(pid, signal) }
                 return true
             case .signalled, .ended:
                 return false
             }
         }
+    }
+
+    /// Whether this process (and so the command, which shares its process group) is in the
+    /// foreground of a terminal, where the terminal sends its SIGINT to the whole group.
+    private static func inTerminalForeground() -> Bool {
+        let terminal = open("/dev/tty", O_RDONLY | O_NOCTTY)
+        guard terminal >= 0 else { return false }
+        defer { close(terminal) }
+        return tcgetpgrp(terminal) == getpgrp()
     }
 
     /// Runs the command with this process's stdio and environment plus `environment`, and

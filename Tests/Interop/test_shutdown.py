@@ -2,13 +2,16 @@
 up, and --export-on-exit writes the data first."""
 
 import contextlib
+import fcntl
 import gzip
 import json
 import os
+import pty
 import signal
 import socket
 import subprocess
 import sys
+import termios
 import time
 
 import pytest
@@ -220,3 +223,49 @@ def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
     # glibc's spawn leaves its own two internal signals (32 and 33) ignored; no others.
     ignored = [n + 1 for n in range(64) if int(masks["SigIgn"], 16) >> n & 1]
     assert not set(ignored) & {signal.SIGINT, signal.SIGTERM, signal.SIGPIPE}, ignored
+
+
+# Counts the SIGINTs it receives in the half second after the first.
+COUNTING_COMMAND = """
+import signal, sys, time
+received = []
+signal.signal(signal.SIGINT, lambda sig, frame: received.append(sig))
+print("ready", flush=True)
+while not received:
+    time.sleep(0.01)
+time.sleep(0.5)
+print(len(received), flush=True)
+sys.exit(7)
+"""
+
+
+# Ctrl-C in a terminal reaches the whole foreground group, the command with flint exec; passing
+# it on as well would make it two, which many tools read as "force quit".
+def test_ctrl_c_in_a_terminal_reaches_the_command_once():
+    main, terminal = pty.openpty()
+
+    def take_the_terminal():
+        # The new session (start_new_session) takes the terminal as its controlling one.
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen(
+        [FLINT, "exec", "--", sys.executable, "-c", COUNTING_COMMAND],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=take_the_terminal,
+    )
+    os.close(terminal)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        os.write(main, b"\x03")
+        status = proc.wait(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        os.close(main)
+    assert proc.stdout.read() == "1\n"
+    assert status == 7
