@@ -1,5 +1,6 @@
 """SIGINT and SIGTERM stop Flint gracefully: open listeners and idle connections do not hold it
-up, and --export-on-exit writes the data first."""
+up, and --export-on-exit writes the data first. Under flint exec they are the command's: passed
+on to it, with Flint serving until it ends."""
 
 import contextlib
 import fcntl
