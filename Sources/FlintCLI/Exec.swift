@@ -67,7 +67,15 @@ private final class ChildCommand: Sendable {
     init(_ argv: [String]) {
         self.argv = argv
         var current = sigaction()
-        sigpipeWasDefault = sigaction(SIGPIPE, nil, &current) == 0 && current.__sigaction_handler.sa_handler == nil
+        guard sigaction(SIGPIPE, nil, &current) == 0 else {
+            sigpipeWasDefault = false
+            return
+        }
+        #if canImport(Darwin)
+            sigpipeWasDefault = current.__sigaction_u.__sa_handler == nil
+        #else
+            sigpipeWasDefault = current.__sigaction_handler.sa_handler == nil
+        #endif
     }
 
     /// The exit status: the command's own, 128 + the signal that killed it (or that came
@@ -127,7 +135,11 @@ private final class ChildCommand: Sendable {
                 // Spawned under the lock, so a signal is either seen before (no spawn) or forwarded.
                 // The spawning thread blocks most signals (the runtime's threads do), and a
                 // spawned process inherits its mask: the command starts with none blocked.
-                var attributes = posix_spawnattr_t()
+                #if canImport(Darwin)
+                    var attributes: posix_spawnattr_t? = nil
+                #else
+                    var attributes = posix_spawnattr_t()
+                #endif
                 posix_spawnattr_init(&attributes)
                 defer { posix_spawnattr_destroy(&attributes) }
                 var unblocked = sigset_t()
