@@ -24,6 +24,7 @@ extension FlintCommand {
 
         func run() async throws {
             let child = ChildCommand(command)
+            let running = Mutex<Task<Void, Never>?>(nil)
             // --port is honoured when given; firebase.json's port is not, so suites run side by side.
             try await options.serve(
                 port: options.port ?? 0,
@@ -31,13 +32,18 @@ extension FlintCommand {
                 // so a suite that cleans up on SIGTERM can still reach it.
                 onSignal: { signal, stop in
                     if !child.forward(signal) { stop() }
-                }
+                },
+                // A command that stopped Flint itself (POST /shutdown) is still waited for: its
+                // status is the one to exit with.
+                afterStop: { await running.withLock { $0 }?.value }
             ) { host, port, stop in
-                Task {
-                    await child.run(adding: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
-                    // Stopped as SIGTERM stops `flint start` (open connections close,
-                    // --export-on-exit runs), without sending a signal to this process.
-                    stop()
+                running.withLock { running in
+                    running = Task {
+                        await child.run(adding: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
+                        // Stopped as SIGTERM stops `flint start` (open connections close,
+                        // --export-on-exit runs), without sending a signal to this process.
+                        stop()
+                    }
                 }
             }
             throw ExitCode(child.status)
@@ -63,9 +69,14 @@ private final class ChildCommand: Sendable {
     /// the action Flint was given. (SIGINT and SIGTERM are trapped, and so reset by exec.)
     private let sigpipeWasDefault: Bool
 
-    /// Made before Flint opens a socket, to see the SIGPIPE action it came with.
+    /// Descriptors this process came with (its standard streams, and any its parent passed on),
+    /// which the command inherits; Flint's own are closed in it.
+    private let inheritedDescriptors: Set<Int32>
+
+    /// Made before Flint opens a socket, to see the SIGPIPE action and descriptors it came with.
     init(_ argv: [String]) {
         self.argv = argv
+        inheritedDescriptors = Self.openDescriptors()
         var current = sigaction()
         guard sigaction(SIGPIPE, nil, &current) == 0 else {
             sigpipeWasDefault = false
@@ -109,6 +120,11 @@ private final class ChildCommand: Sendable {
         }
     }
 
+    /// The descriptors open in this process, where /proc lists them.
+    private static func openDescriptors() -> Set<Int32> {
+        Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) })
+    }
+
     /// Whether this process (and so the command, which shares its process group) is in the
     /// foreground of a terminal, where the terminal sends its SIGINT to the whole group.
     private static func inTerminalForeground() -> Bool {
@@ -132,11 +148,10 @@ private final class ChildCommand: Sendable {
                     for p in cArgs { free(p) }
                     for p in cEnv { free(p) }
                 }
-                // Spawned under the lock, so a signal is either seen before (no spawn) or forwarded.
                 // The spawning thread blocks most signals (the runtime's threads do), and a
                 // spawned process inherits its mask: the command starts with none blocked.
                 #if canImport(Darwin)
-                    var attributes: posix_spawnattr_t? = nil
+                    var attributes: posix_spawnattr_t = nil
                 #else
                     var attributes = posix_spawnattr_t()
                 #endif
@@ -150,10 +165,27 @@ private final class ChildCommand: Sendable {
                 if self.sigpipeWasDefault { sigaddset(&defaults, SIGPIPE) }
                 posix_spawnattr_setsigdefault(&attributes, &defaults)
                 posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+                #if canImport(Darwin)
+                    var actions: posix_spawn_file_actions_t = nil
+                #else
+                    var actions = posix_spawn_file_actions_t()
+                #endif
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                // Flint's own descriptors, its listening socket among them, are not the command's:
+                // a command (or a process it leaves behind) holding the socket would keep the port
+                // taken, and connections to it hanging, after Flint has stopped. glibc skips a
+                // close of a descriptor that is no longer open.
+                #if os(Linux)
+                    for descriptor in Self.openDescriptors().subtracting(self.inheritedDescriptors) where descriptor > 2 {
+                        posix_spawn_file_actions_addclose(&actions, descriptor)
+                    }
+                #endif
+                // Spawned under the lock, so a signal is either seen before (no spawn) or forwarded.
                 let pid = self.state.withLock { state -> pid_t? in
                     guard case .notStarted = state else { return nil }
                     var pid: pid_t = 0
-                    guard posix_spawnp(&pid, argv[0], nil, &attributes, cArgs, cEnv) == 0 else {
+                    guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else {
                         FileHandle.standardError.write(Data("flint exec: cannot run \(argv[0])\n".utf8))
                         state = .ended(127)
                         return nil

@@ -87,11 +87,13 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// Builds the engine these options describe and serves it until `POST /shutdown` or the
-    /// stop `onReady` is given, exporting at exit when asked. SIGINT and SIGTERM go to
-    /// `onSignal`, which by default stops. `port` overrides --port and firebase.json.
+    /// stop `onReady` is given, exporting at exit when asked, then returns once `afterStop` has.
+    /// SIGINT and SIGTERM go to `onSignal` until then; by default they stop. `port` overrides
+    /// --port and firebase.json.
     func serve(
         port portOverride: Int? = nil,
         onSignal: @escaping @Sendable (_ signal: Int32, _ stop: @escaping @Sendable () -> Void) -> Void = { _, stop in stop() },
+        afterStop: @Sendable () async -> Void = {},
         onReady: @escaping @Sendable (String, Int, _ stop: @escaping @Sendable () -> Void) async -> Void
     ) async throws {
         let configPath = config ?? (FileManager.default.fileExists(atPath: "firebase.json") ? "firebase.json" : nil)
@@ -159,6 +161,7 @@ struct ServerOptions: ParsableArguments {
                 engine, to: exportOnExit, format: exportFormat, project: project, progress: Self.progress("exported"))
             FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
         }
+        await afterStop()
     }
 
     /// Loads a rules file for `--project` (or every project), refusing to start on any error.

@@ -270,3 +270,55 @@ def test_ctrl_c_in_a_terminal_reaches_the_command_once():
         os.close(main)
     assert proc.stdout.read() == "1\n"
     assert status == 7
+
+
+# Stops Flint itself, checks that it is gone, and goes on working before it exits 5.
+STOPPING_COMMAND = """
+import os, sys, time, urllib.error, urllib.request
+root = "http://" + os.environ["FIRESTORE_EMULATOR_HOST"]
+urllib.request.urlopen(urllib.request.Request(root + "/shutdown", data=b"", method="POST")).read()
+time.sleep(1)
+try:
+    urllib.request.urlopen(root + "/")
+    print("Flint still answers", flush=True)
+except urllib.error.URLError:
+    print("Flint has stopped", flush=True)
+time.sleep(0.5)
+sys.exit(5)
+"""
+
+
+# Before, flint exec exited 0 as soon as Flint stopped, with its command still running.
+def test_flint_exec_waits_for_a_command_that_stopped_flint_itself():
+    began = time.perf_counter()
+    result = subprocess.run(
+        [FLINT, "exec", "--", sys.executable, "-c", STOPPING_COMMAND], capture_output=True, text=True, timeout=30
+    )
+    assert result.stdout == "Flint has stopped\n"
+    assert result.returncode == 5, result.stderr
+    assert time.perf_counter() - began >= 1.5
+
+
+# Flint's own descriptors, its listening socket among them, stay out of the command; those flint
+# exec was given are passed on. Before, a command that outlived Flint kept its port taken.
+def test_flint_exec_passes_on_its_own_descriptors_only():
+    listing = "ls -l /proc/$$/fd | tail -n +2 | awk '{print $9, $11}'; echo passed on >&FD"
+    read_end, write_end = os.pipe()
+    try:
+        result = subprocess.run(
+            [FLINT, "exec", "--", "bash", "-c", listing.replace("FD", str(write_end))],
+            pass_fds=(write_end,),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        os.close(write_end)
+        passed = os.read(read_end, 100)
+    finally:
+        os.close(read_end)
+    assert result.returncode == 0, result.stderr
+    targets = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    # No socket, and none of Flint's epoll or event descriptors.
+    assert not [t for t in targets.values() if t.startswith(("socket:", "anon_inode:"))], targets
+    assert targets[str(write_end)].startswith("pipe:")
+    assert passed == b"passed on\n"
