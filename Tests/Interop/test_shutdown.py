@@ -169,15 +169,17 @@ time.sleep(30)
 
 
 @contextlib.contextmanager
-def exec_command(mode):
-    """flint exec running COMMAND in a session of its own, which is killed whole on the way out,
-    so a command that outlives Flint cannot hold up the test."""
+def exec_command(*args, script=COMMAND, **popen):
+    """flint exec running a Python script (COMMAND by default) in a session of its own, once the
+    script says it is ready. The session is killed whole on the way out, so a command that
+    outlives Flint cannot hold up the test."""
     proc = subprocess.Popen(
-        [FLINT, "exec", "--", sys.executable, "-c", COMMAND, mode],
+        [FLINT, "exec", "--", sys.executable, "-c", script, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        **popen,
     )
     try:
         assert proc.stdout.readline() == "ready\n"
@@ -249,24 +251,12 @@ def test_ctrl_c_in_a_terminal_reaches_the_command_once():
         # The new session (start_new_session) takes the terminal as its controlling one.
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    proc = subprocess.Popen(
-        [FLINT, "exec", "--", sys.executable, "-c", COUNTING_COMMAND],
-        stdin=terminal,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=take_the_terminal,
-    )
-    os.close(terminal)
     try:
-        assert proc.stdout.readline() == "ready\n"
-        os.write(main, b"\x03")
-        status = proc.wait(timeout=10)
+        with exec_command(script=COUNTING_COMMAND, stdin=terminal, preexec_fn=take_the_terminal) as proc:
+            os.close(terminal)
+            os.write(main, b"\x03")
+            status = proc.wait(timeout=10)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
         os.close(main)
     assert proc.stdout.read() == "1\n"
     assert status == 7
