@@ -33,9 +33,13 @@ extension FlintCommand {
                 // status is the one to exit with.
                 afterStop: { await running.withLock { $0 }?.value }
             ) { host, port, stop in
+                // The project, as firebase-tools' emulators:exec passes it: the Admin SDKs and
+                // @firebase/rules-unit-testing read it when a test names none.
+                var environment = ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"]
+                if let project = options.project { environment["GCLOUD_PROJECT"] = project }
                 running.withLock { running in
-                    running = Task {
-                        await child.run(adding: ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"])
+                    running = Task { [environment] in
+                        await child.run(adding: environment)
                         // Stopped as SIGTERM stops `flint start` (open connections close,
                         // --export-on-exit runs), without sending a signal to this process.
                         stop()

@@ -312,3 +312,15 @@ def test_flint_exec_passes_on_its_own_descriptors_only():
     assert not [t for t in targets.values() if t.startswith(("socket:", "anon_inode:"))], targets
     assert targets[str(write_end)].startswith("pipe:")
     assert passed == b"passed on\n"
+
+
+def test_flint_exec_names_the_project_to_its_command():
+    show = [sys.executable, "-c", "import os; print(os.environ['FIRESTORE_EMULATOR_HOST'], os.environ.get('GCLOUD_PROJECT'))"]
+    env = {**os.environ, "GCLOUD_PROJECT": "from-the-caller"}
+    named = subprocess.run([FLINT, "exec", "--project", "demo-named", "--", *show], capture_output=True, text=True, env=env, timeout=30)
+    unnamed = subprocess.run([FLINT, "exec", "--", *show], capture_output=True, text=True, env=env, timeout=30)
+    assert named.returncode == unnamed.returncode == 0, named.stderr + unnamed.stderr
+    assert named.stdout.split()[0].startswith("127.0.0.1:")
+    assert named.stdout.split()[1] == "demo-named"
+    # Without --project, the caller's own value passes through untouched.
+    assert unnamed.stdout.split()[1] == "from-the-caller"
