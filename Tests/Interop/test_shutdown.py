@@ -144,8 +144,13 @@ def test_clients_that_never_finish_do_not_hold_up_a_stop(stop):
     assert proc.stderr.read() == ""
 
 
+def flint_exec(*args, **run):
+    """`flint exec ARGS...` run to its end, its output captured as text."""
+    return subprocess.run([FLINT, "exec", *args], capture_output=True, text=True, timeout=30, **run)
+
+
 def test_flint_exec_stops_quietly():
-    result = subprocess.run([FLINT, "exec", "--", "true"], capture_output=True, text=True, timeout=30)
+    result = flint_exec("--", "true")
     assert result.returncode == 0
     assert result.stderr == ""
 
@@ -214,12 +219,7 @@ def test_flint_exec_serves_its_command_while_it_cleans_up_after_a_signal(sig):
 
 
 def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
-    result = subprocess.run(
-        [FLINT, "exec", "--", "grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = flint_exec("--", "grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status")
     assert result.returncode == 0, result.stderr
     masks = dict(line.split(":\t") for line in result.stdout.splitlines())
     assert int(masks["SigBlk"], 16) == 0
@@ -281,9 +281,7 @@ sys.exit(5)
 # Before, flint exec exited 0 as soon as Flint stopped, with its command still running.
 def test_flint_exec_waits_for_a_command_that_stopped_flint_itself():
     began = time.perf_counter()
-    result = subprocess.run(
-        [FLINT, "exec", "--", sys.executable, "-c", STOPPING_COMMAND], capture_output=True, text=True, timeout=30
-    )
+    result = flint_exec("--", sys.executable, "-c", STOPPING_COMMAND)
     assert result.stdout == "Flint has stopped\n"
     assert result.returncode == 5, result.stderr
     assert time.perf_counter() - began >= 1.5
@@ -295,13 +293,7 @@ def test_flint_exec_passes_on_its_own_descriptors_only():
     listing = "ls -l /proc/$$/fd | tail -n +2 | awk '{print $9, $11}'; echo passed on >&FD"
     read_end, write_end = os.pipe()
     try:
-        result = subprocess.run(
-            [FLINT, "exec", "--", "bash", "-c", listing.replace("FD", str(write_end))],
-            pass_fds=(write_end,),
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        result = flint_exec("--", "bash", "-c", listing.replace("FD", str(write_end)), pass_fds=(write_end,))
         os.close(write_end)
         passed = os.read(read_end, 100)
     finally:
@@ -317,8 +309,8 @@ def test_flint_exec_passes_on_its_own_descriptors_only():
 def test_flint_exec_names_the_project_to_its_command():
     show = [sys.executable, "-c", "import os; print(os.environ['FIRESTORE_EMULATOR_HOST'], os.environ.get('GCLOUD_PROJECT'))"]
     env = {**os.environ, "GCLOUD_PROJECT": "from-the-caller"}
-    named = subprocess.run([FLINT, "exec", "--project", "demo-named", "--", *show], capture_output=True, text=True, env=env, timeout=30)
-    unnamed = subprocess.run([FLINT, "exec", "--", *show], capture_output=True, text=True, env=env, timeout=30)
+    named = flint_exec("--project", "demo-named", "--", *show, env=env)
+    unnamed = flint_exec("--", *show, env=env)
     assert named.returncode == unnamed.returncode == 0, named.stderr + unnamed.stderr
     assert named.stdout.split()[0].startswith("127.0.0.1:")
     assert named.stdout.split()[1] == "demo-named"
