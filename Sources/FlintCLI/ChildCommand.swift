@@ -20,7 +20,7 @@ final class ChildCommand: Sendable {
     private let state = Mutex(State.notStarted)
     /// Whether this process came with SIGPIPE at its default action. NIO ignores it once the
     /// first socket opens, and an ignored signal stays ignored across exec; the command gets
-    /// the action Flint was given. (SIGINT and SIGTERM are trapped, and so reset by exec.)
+    /// the action Flint was given. (The signals Flint traps are reset by exec.)
     private let sigpipeWasDefault: Bool
 
     /// Descriptors this process came with (its standard streams, and any its parent passed on),
@@ -31,16 +31,7 @@ final class ChildCommand: Sendable {
     init(_ argv: [String]) {
         self.argv = argv
         inheritedDescriptors = Self.openDescriptors()
-        var current = sigaction()
-        guard sigaction(SIGPIPE, nil, &current) == 0 else {
-            sigpipeWasDefault = false
-            return
-        }
-        #if canImport(Darwin)
-            sigpipeWasDefault = current.__sigaction_u.__sa_handler == nil
-        #else
-            sigpipeWasDefault = current.__sigaction_handler.sa_handler == nil
-        #endif
+        sigpipeWasDefault = InheritedSignalAction(of: SIGPIPE) == .default
     }
 
     /// The exit status: the command's own, 128 + the signal that killed it (or that came
@@ -140,7 +131,7 @@ final class ChildCommand: Sendable {
                     guard case .notStarted = state else { return nil }
                     var pid: pid_t = 0
                     guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else {
-                        FileHandle.standardError.write(Data("flint exec: cannot run \(argv[0])\n".utf8))
+                        Console.error("flint exec: cannot run \(argv[0])\n")
                         state = .ended(127)
                         return nil
                     }

@@ -41,7 +41,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Load an export before serving: Flint's (flint export, --export-on-exit), or a managed export (firebase emulators:export, gcloud firestore export), whose documents go to --project when given.")
     var `import`: String?
 
-    @Option(help: "On SIGINT or SIGTERM, export here before exiting, in the format of the export already there, else --export-format.")
+    @Option(help: "On SIGINT, SIGTERM or SIGHUP, export here before exiting, in the format of the export already there, else --export-format.")
     var exportOnExit: String?
 
     @Option(help: "The format of --export-on-exit: flint (every database) or managed (--project's database, readable by Google's emulator).")
@@ -88,7 +88,7 @@ struct ServerOptions: ParsableArguments {
 
     /// Builds the engine these options describe and serves it until `POST /shutdown` or the
     /// stop `onReady` is given, exporting at exit when asked, then returns once `afterStop` has.
-    /// SIGINT and SIGTERM go to `onSignal` until then; by default they stop. `port` overrides
+    /// SIGINT, SIGTERM and SIGHUP go to `onSignal` until then; by default they stop. `port` overrides
     /// --port and firebase.json.
     func serve(
         port portOverride: Int? = nil,
@@ -145,12 +145,15 @@ struct ServerOptions: ParsableArguments {
         }
         if let source = self.import {
             let summary = try await FlintExport.import(from: source, into: engine, project: project, progress: Self.progress("imported"))
-            FileHandle.standardError.write(Data("Imported \(summary.documents) documents from \(source)\n".utf8))
+            Console.error("Imported \(summary.documents) documents from \(source)\n")
         }
         let server = FlintServer(
             engine: engine, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         // Trapped before the server starts, so no signal in between takes the default action.
-        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        // A hangup (the terminal closed) stops Flint as the others do, exporting first, unless
+        // Flint was started to ignore it (nohup).
+        let hangup: [UnixSignal] = InheritedSignalAction(of: SIGHUP) == .ignored ? [] : [.sighup]
+        let signals = await UnixSignalsSequence(trapping: [.sigterm, .sigint] + hangup)
         let trapping = Task {
             for await signal in signals { onSignal(signal.rawValue, { server.stop() }) }
         }
@@ -159,7 +162,7 @@ struct ServerOptions: ParsableArguments {
         if let exportOnExit {
             let summary = try await FlintExport.export(
                 engine, to: exportOnExit, format: exportFormat, project: project, progress: Self.progress("exported"))
-            FileHandle.standardError.write(Data("Exported \(summary.documents) documents to \(exportOnExit)\n".utf8))
+            Console.error("Exported \(summary.documents) documents to \(exportOnExit)\n")
         }
         await afterStop()
     }
@@ -197,7 +200,7 @@ struct ServerOptions: ParsableArguments {
     /// Progress lines on a terminal only, so logs and pipes stay clean.
     static func progress(_ verb: String) -> (@Sendable (Int) -> Void)? {
         guard isatty(2) != 0 else { return nil }
-        return { n in FileHandle.standardError.write(Data("\r\(verb) \(n) documents…".utf8)) }
+        return { n in Console.error("\r\(verb) \(n) documents…") }
     }
 }
 

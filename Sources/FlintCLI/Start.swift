@@ -17,7 +17,7 @@ extension FlintCommand {
             try await options.serve { host, port, _ in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+                Console.output(line)
             }
         }
     }

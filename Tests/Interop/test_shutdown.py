@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM stop Flint gracefully: open listeners and idle connections do not hold it
+"""SIGINT, SIGTERM and SIGHUP stop Flint gracefully: open listeners and idle connections do not hold it
 up, and --export-on-exit writes the data first. Under flint exec they are the command's: passed
 on to it, with Flint serving until it ends."""
 
@@ -14,6 +14,7 @@ import subprocess
 import sys
 import termios
 import time
+import urllib.request
 
 import pytest
 
@@ -44,7 +45,7 @@ def running(*args):
 # An open listener ends with UNAVAILABLE, which the client retries until it unsubscribes; a
 # reset stream (CANCELLED) would surface as an exception in the client's watch thread.
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
     from google.cloud import firestore
 
@@ -156,7 +157,7 @@ def test_flint_exec_stops_quietly():
 
 
 # The command flint exec runs, in Python: says when it is ready, then sleeps. Asked to clean up,
-# it handles SIGINT and SIGTERM by fetching Flint's root and exiting 7; otherwise both kill it.
+# it handles SIGINT, SIGTERM and SIGHUP by fetching Flint's root and exiting 7; otherwise they kill it.
 COMMAND = """
 import os, signal, sys, time, urllib.request
 
@@ -168,6 +169,7 @@ def clean_up(sig, frame):
 handler = clean_up if sys.argv[1] == "clean-up" else signal.SIG_DFL
 signal.signal(signal.SIGINT, handler)
 signal.signal(signal.SIGTERM, handler)
+signal.signal(signal.SIGHUP, handler)
 print("ready", flush=True)
 time.sleep(30)
 """
@@ -197,7 +199,7 @@ def exec_command(*args, script=COMMAND, **popen):
 
 # A signal to flint exec (a CI job's timeout, Ctrl-C) is passed to its command, and Flint serves
 # until the command ends. Before, Flint stopped at once and exited 0 with the command still running.
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_flint_exec_passes_a_signal_to_its_command(sig):
     with exec_command("default") as proc:
         began = time.perf_counter()
@@ -209,7 +211,7 @@ def test_flint_exec_passes_a_signal_to_its_command(sig):
     assert ended < 2.0, ended
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_flint_exec_serves_its_command_while_it_cleans_up_after_a_signal(sig):
     with exec_command("clean-up") as proc:
         proc.send_signal(sig)
@@ -225,7 +227,32 @@ def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
     assert int(masks["SigBlk"], 16) == 0
     # glibc's spawn leaves its own two internal signals (32 and 33) ignored; no others.
     ignored = [n + 1 for n in range(64) if int(masks["SigIgn"], 16) >> n & 1]
-    assert not set(ignored) & {signal.SIGINT, signal.SIGTERM, signal.SIGPIPE}, ignored
+    assert not set(ignored) & {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE}, ignored
+
+
+def ignoring_hangups():
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+# nohup's promise holds: a Flint started with hangups ignored keeps serving through one, and the
+# command flint exec runs is started with them ignored too.
+def test_a_flint_started_to_ignore_hangups_keeps_ignoring_them():
+    proc = subprocess.Popen(
+        [FLINT, "start", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ignoring_hangups,
+    )
+    try:
+        host = proc.stdout.readline().rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert proc.poll() is None, proc.stderr.read()
+        with urllib.request.urlopen(f"http://{host}/", timeout=5) as answer:
+            assert answer.read() == b"Ok"
+    finally:
+        proc.kill()
+        proc.wait()
+    result = flint_exec("--", "grep", "^SigIgn:", "/proc/self/status", preexec_fn=ignoring_hangups)
+    assert int(result.stdout.split(":\t")[1], 16) >> (signal.SIGHUP - 1) & 1, result.stdout
 
 
 # Counts the SIGINTs it receives in the half second after the first.
@@ -242,15 +269,45 @@ sys.exit(7)
 """
 
 
+def take_the_terminal():
+    """In a child started in a new session (start_new_session): its standard input, a terminal,
+    becomes its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+# A closed terminal (SIGHUP) stops Flint with its export. Once the terminal is gone, the line
+# saying so cannot be written (EIO); before, that failed write stopped Flint with SIGILL.
+def test_closing_its_terminal_stops_flint_with_its_export(tmp_path):
+    main, terminal = pty.openpty()
+    export = tmp_path / "export"
+    proc = subprocess.Popen(
+        [FLINT, "start", "--port", "0", "--export-on-exit", str(export)],
+        stdin=terminal, stdout=subprocess.PIPE, stderr=terminal, text=True,
+        start_new_session=True, preexec_fn=take_the_terminal,
+    )
+    try:
+        os.close(terminal)
+        host = proc.stdout.readline().rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
+        body = json.dumps({"fields": {"n": {"integerValue": "1"}}}).encode()
+        url = f"http://{host}/v1/projects/hangup/databases/(default)/documents/c/kept"
+        urllib.request.urlopen(urllib.request.Request(url, data=body, method="PATCH")).read()
+        # The last descriptor of the terminal's other side closes: the kernel hangs it up and
+        # sends SIGHUP to its session's leader, Flint.
+        os.close(main)
+        status = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert status == 0
+    manifest = json.loads((export / "flint-export.json").read_text())
+    assert [(d["name"], d["documents"]) for d in manifest["databases"]] == [("projects/hangup/databases/(default)", 1)]
+
+
 # Ctrl-C in a terminal reaches the whole foreground group, the command with flint exec; passing
 # it on as well would make it two, which many tools read as "force quit".
 def test_ctrl_c_in_a_terminal_reaches_the_command_once():
     main, terminal = pty.openpty()
-
-    def take_the_terminal():
-        # The new session (start_new_session) takes the terminal as its controlling one.
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
     try:
         with exec_command(script=COUNTING_COMMAND, stdin=terminal, preexec_fn=take_the_terminal) as proc:
             os.close(terminal)
