@@ -88,8 +88,8 @@ struct ServerOptions: ParsableArguments {
 
     /// Builds the engine these options describe and serves it until `POST /shutdown` or the
     /// stop `onReady` is given, exporting at exit when asked, then returns once `afterStop` has.
-    /// SIGINT, SIGTERM and SIGHUP go to `onSignal` until then; by default they stop. `port` overrides
-    /// --port and firebase.json.
+    /// SIGINT, SIGTERM and SIGHUP go to `onSignal` until then; by default they stop. `port`
+    /// overrides --port and firebase.json.
     func serve(
         port portOverride: Int? = nil,
         onSignal: @escaping @Sendable (_ signal: Int32, _ stop: @escaping @Sendable () -> Void) -> Void = { _, stop in stop() },

@@ -1,5 +1,5 @@
-"""SIGINT, SIGTERM and SIGHUP stop Flint gracefully: open listeners and idle connections do not hold it
-up, and --export-on-exit writes the data first. Under flint exec they are the command's: passed
+"""SIGINT, SIGTERM and SIGHUP stop Flint gracefully: open listeners and idle connections do not
+hold it up, and --export-on-exit writes the data first. Under flint exec they are the command's: passed
 on to it, with Flint serving until it ends."""
 
 import contextlib
@@ -21,19 +21,18 @@ import pytest
 from conftest import FLINT
 
 
-def start(*args):
-    proc = subprocess.Popen(
-        [FLINT, "start", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+def start(*args, **popen):
+    popen.setdefault("stderr", subprocess.PIPE)
+    proc = subprocess.Popen([FLINT, "start", "--port", "0", *args], stdout=subprocess.PIPE, text=True, **popen)
     line = proc.stdout.readline()
-    assert "FIRESTORE_EMULATOR_HOST=" in line, line + proc.stderr.read()
+    assert "FIRESTORE_EMULATOR_HOST=" in line, line + (proc.stderr.read() if proc.stderr else "")
     return proc, line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
 
 
 @contextlib.contextmanager
-def running(*args):
+def running(*args, **popen):
     """A started Flint, killed on the way out if the test left it running."""
-    proc, host = start(*args)
+    proc, host = start(*args, **popen)
     try:
         yield proc, host
     finally:
@@ -237,20 +236,12 @@ def ignoring_hangups():
 # nohup's promise holds: a Flint started with hangups ignored keeps serving through one, and the
 # command flint exec runs is started with them ignored too.
 def test_a_flint_started_to_ignore_hangups_keeps_ignoring_them():
-    proc = subprocess.Popen(
-        [FLINT, "start", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=ignoring_hangups,
-    )
-    try:
-        host = proc.stdout.readline().rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
+    with running(preexec_fn=ignoring_hangups) as (proc, host):
         proc.send_signal(signal.SIGHUP)
         time.sleep(0.5)
         assert proc.poll() is None, proc.stderr.read()
         with urllib.request.urlopen(f"http://{host}/", timeout=5) as answer:
             assert answer.read() == b"Ok"
-    finally:
-        proc.kill()
-        proc.wait()
     result = flint_exec("--", "grep", "^SigIgn:", "/proc/self/status", preexec_fn=ignoring_hangups)
     assert int(result.stdout.split(":\t")[1], 16) >> (signal.SIGHUP - 1) & 1, result.stdout
 
@@ -280,14 +271,11 @@ def take_the_terminal():
 def test_closing_its_terminal_stops_flint_with_its_export(tmp_path):
     main, terminal = pty.openpty()
     export = tmp_path / "export"
-    proc = subprocess.Popen(
-        [FLINT, "start", "--port", "0", "--export-on-exit", str(export)],
-        stdin=terminal, stdout=subprocess.PIPE, stderr=terminal, text=True,
-        start_new_session=True, preexec_fn=take_the_terminal,
-    )
-    try:
+    with running(
+        "--export-on-exit", str(export),
+        stdin=terminal, stderr=terminal, start_new_session=True, preexec_fn=take_the_terminal,
+    ) as (proc, host):
         os.close(terminal)
-        host = proc.stdout.readline().rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
         body = json.dumps({"fields": {"n": {"integerValue": "1"}}}).encode()
         url = f"http://{host}/v1/projects/hangup/databases/(default)/documents/c/kept"
         urllib.request.urlopen(urllib.request.Request(url, data=body, method="PATCH")).read()
@@ -295,10 +283,6 @@ def test_closing_its_terminal_stops_flint_with_its_export(tmp_path):
         # sends SIGHUP to its session's leader, Flint.
         os.close(main)
         status = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert status == 0
     manifest = json.loads((export / "flint-export.json").read_text())
     assert [(d["name"], d["documents"]) for d in manifest["databases"]] == [("projects/hangup/databases/(default)", 1)]
