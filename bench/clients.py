@@ -228,10 +228,13 @@ def batch_get_latency(db, n=50):
     return statistics.median(samples) * 1000
 
 
-def rss_kib(pid):
+def rss_kib(pid, kind="VmRSS"):
+    """Resident KiB: all of it (VmRSS), or only RssAnon (the heap and stacks) or RssFile (mapped
+    files, mostly the binary's code, whose share depends on how much of the file the page cache
+    holds: a binary just linked maps more of itself than one read back from disk)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(kind + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -279,7 +282,12 @@ def measure_memory(name, host, pid):
     db = client_for(host, "bench-" + name)
     idle = rss_kib(pid) / 1024
     load(db, "bench-memory", 50000)
-    return {"resident MiB idle": idle, "resident MiB after 50k documents": rss_kib(pid) / 1024}
+    return {
+        "resident MiB idle": idle,
+        "resident MiB after 50k documents": rss_kib(pid) / 1024,
+        "of which anonymous (heap, stacks)": rss_kib(pid, "RssAnon") / 1024,
+        "of which mapped files (code)": rss_kib(pid, "RssFile") / 1024,
+    }
 
 
 def measure(name, host, pid):

@@ -506,6 +506,7 @@ public actor Database {
         if request.showMissing { request.mask = nil }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
         try authorizeQuery(Query(parent: request.parent, collectionID: request.collectionID), auth: request.auth, at: readTime)
+        try NormalizedQuery.checkKeyScan(orderBy, filter: nil)
         let limit = request.pageSize <= 0 ? Int.max : request.pageSize
         // A token holds the last listed document's path below the parent: collection id, document id.
         let after = token.map { ResourcePath($0.after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)) }
@@ -647,6 +648,7 @@ public actor Database {
         try checkIndexes(normalized)
         let requested = try self.readTime(readTime, transaction)
         try authorizeQuery(query, auth: auth, at: requested)
+        try normalized.checkKeyScan()
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()
         var stats = QueryStats()

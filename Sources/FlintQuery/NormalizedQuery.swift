@@ -118,6 +118,21 @@ public struct NormalizedQuery: Sendable {
         return seen
     }
 
+    /// A query ordered by `__name__` descending alone, with no filter but on `__name__`, would
+    /// read the key index backwards; the reference refuses it as it plans it, once the read
+    /// time and the rules have passed it. An equality on another field reads that field's
+    /// index instead, so it is served.
+    public func checkKeyScan() throws(FlintError) {
+        try Self.checkKeyScan(orderBy, filter: query.filter)
+    }
+
+    /// The same rule for a full order (ending in `__name__`) and a filter.
+    public static func checkKeyScan(_ fullOrder: [Ordering], filter: Filter?) throws(FlintError) {
+        guard fullOrder.count == 1, fullOrder[0].field.isDocumentID, fullOrder[0].descending else { return }
+        if let filter, FilterRules.fields(filter).contains(where: { !$0.isDocumentID }) { return }
+        throw FlintError(.failedPrecondition, "Firestore does not support descending key scans")
+    }
+
     /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
     /// a query under a document has an ancestor, and a kindless query of any depth there also
     /// counts one filter more.

@@ -26,7 +26,7 @@ struct IndexConsistencyTests {
         Query(collectionID: "c", orderBy: [asc("t")], offset: 2, limit: 5),
         Query(collectionID: "c", filter: F("g", .equal, 1), orderBy: [asc("t")], startAt: Cursor(values: [2], before: false)),
         Query(collectionID: "c", limit: 7),
-        Query(collectionID: "c", orderBy: [desc("__name__")], limit: 7),
+        Query(collectionID: "c", filter: F("g", .equal, 2), orderBy: [desc("__name__")], limit: 7),
         Query(collectionID: "c", allDescendants: true, filter: F("g", .equal, 2), orderBy: [desc("t")]),
         Query(collectionID: "c", allDescendants: true, orderBy: [asc("t")], limit: 6),
         Query(collectionID: "c", allDescendants: true, filter: F("tags", .arrayContains, "a")),

@@ -39,6 +39,7 @@ extension Database {
                 let normalized = try NormalizedQuery(query, database: self.id)
                 try checkIndexes(normalized)
                 try authorizeQuery(query, auth: auth, at: nil)
+                try normalized.checkKeyScan()
                 matcher = .query(normalized)
             }
         } catch {
