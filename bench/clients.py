@@ -45,7 +45,7 @@ def start_flint(binary):
     while True:
         try:
             with urllib.request.urlopen(f"http://{host}/", timeout=1) as r:
-                if r.read() == b"Ok":
+                if r.read() == b"Ok\n":
                     break
         except OSError:
             time.sleep(0.001)

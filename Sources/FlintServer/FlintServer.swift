@@ -56,8 +56,9 @@ public struct FlintServer: Sendable {
         router.middlewares.add(GzipResponses())
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(CrossOriginAccess())
-        // The reference emulator answers `GET /` with `Ok`; tools poll it to see it is up.
-        router.get("/") { _, _ in "Ok" }
+        // The reference emulator answers `GET /` with `Ok` and a newline; tools poll it to see
+        // it is up, and some compare the body.
+        router.get("/") { _, _ in "Ok\n" }
         let admin = AdminAPI(engine: engine, metrics: metrics, shutdown: shutdown)
         router.delete("/emulator/v1/**") { request, _ in
             request.uri.path.hasSuffix(":ruleCoverage") ? await admin.ruleCoverage(request) : await admin.clear(request)

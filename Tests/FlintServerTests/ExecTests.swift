@@ -53,7 +53,7 @@ struct ExecTests {
             """
         let (status, output) = try await Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", script])
         #expect(status == 7)
-        #expect(output == "Ok")
+        #expect(output == "Ok\n")
         let (missing, _) = try await Self.run([Self.flint, "exec", "--", "/no/such/command"])
         #expect(missing == 127)
     }

@@ -15,7 +15,7 @@ struct HTTPClientTests {
 
         let root = try await HTTPClient.send("GET", "/", to: running.address)
         #expect(root.status == 200)
-        #expect(String(decoding: root.body, as: UTF8.self) == "Ok")
+        #expect(String(decoding: root.body, as: UTF8.self) == "Ok\n")
 
         let body = Array(#"{"fields":{"n":{"integerValue":"7"}}}"#.utf8)
         let written = try await HTTPClient.send(

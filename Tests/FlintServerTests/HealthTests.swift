@@ -10,7 +10,7 @@ struct HealthTests {
         try await server.makeApplication().test(.live) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body) == "Ok")
+                #expect(String(buffer: response.body) == "Ok\n")
             }
             try await client.execute(uri: "/nothing-here", method: .get) { response in
                 #expect(response.status == .notFound)

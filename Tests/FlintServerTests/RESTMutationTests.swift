@@ -76,7 +76,7 @@ struct RESTMutationTests {
                 if status >= 400 { refused += 1 }
             }
             #expect(refused > 100 && refused < 590, "mutations both pass and fail: \(refused) refused")
-            try await client.execute(uri: "/", method: .get) { response in #expect(String(buffer: response.body) == "Ok") }
+            try await client.execute(uri: "/", method: .get) { response in #expect(String(buffer: response.body) == "Ok\n") }
         }
     }
 }

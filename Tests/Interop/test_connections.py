@@ -168,7 +168,7 @@ def test_expect_continue_is_answered_before_the_body_is_sent(flint_host):
     sock.sendall(f"POST {BASE}:commit HTTP/1.1\r\nHost: x\r\nExpect: bread\r\nContent-Length: 2\r\n\r\n{{}}".encode())
     assert read_response(sock) == (417, b"")
     sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-    assert read_response(sock) == (200, b"Ok")
+    assert read_response(sock) == (200, b"Ok\n")
     sock.close()
 
 
@@ -182,7 +182,7 @@ def test_a_first_request_that_cannot_be_parsed_is_answered_400_and_closed(flint_
         sock.close()
     sock = connect(flint_host)
     sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-    assert read_response(sock) == (200, b"Ok")
+    assert read_response(sock) == (200, b"Ok\n")
     sock.close()
 
 
@@ -249,7 +249,7 @@ def test_a_request_that_asks_to_close_is_told_the_connection_closes(flint_host):
     answer = read_until_closed(sock)
     sock.close()
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and b"\r\nConnection: close\r\n" in answer, answer
-    assert answer.endswith(b"\r\n\r\nOk")
+    assert answer.endswith(b"\r\n\r\nOk\n")
 
 
 def test_javas_http_client_reads_and_writes(flint_host):

@@ -465,7 +465,7 @@ def test_server_keeps_serving_after_broken_and_reconnecting_clients(flint_host, 
             while chunk := conn.recv(4096):
                 answer += chunk
             conn.close()
-            assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"Ok")
+            assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"\r\n\r\nOk\n")
         col.document("after").set({"ok": True})
         assert col.document("after").get().to_dict() == {"ok": True}
     finally:

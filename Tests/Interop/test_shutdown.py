@@ -161,7 +161,7 @@ COMMAND = """
 import os, signal, sys, time, urllib.request
 
 def clean_up(sig, frame):
-    answer = urllib.request.urlopen("http://" + os.environ["FIRESTORE_EMULATOR_HOST"] + "/").read().decode()
+    answer = urllib.request.urlopen("http://" + os.environ["FIRESTORE_EMULATOR_HOST"] + "/").read().decode().strip()
     print("cleaned up after", signal.Signals(sig).name, "and Flint answered", answer, flush=True)
     sys.exit(7)
 
@@ -241,7 +241,7 @@ def test_a_flint_started_to_ignore_hangups_keeps_ignoring_them():
         time.sleep(0.5)
         assert proc.poll() is None, proc.stderr.read()
         with urllib.request.urlopen(f"http://{host}/", timeout=5) as answer:
-            assert answer.read() == b"Ok"
+            assert answer.read() == b"Ok\n"
     result = flint_exec("--", "grep", "^SigIgn:", "/proc/self/status", preexec_fn=ignoring_hangups)
     assert int(result.stdout.split(":\t")[1], 16) >> (signal.SIGHUP - 1) & 1, result.stdout
 
