@@ -11,7 +11,7 @@ struct DescendingKeyScanDifferentialTests {
     static let byNameDescending = #""orderBy": [{"field": {"fieldPath": "__name__"}, "direction": "DESCENDING"}]"#
 
     static func filter(_ field: String, _ op: String, _ value: String) -> String {
-        #""where": {"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": \#(value)}}"#
+        #""where": \#(QueryNamesDifferentialTests.filter(field, op, value))"#
     }
 
     static func name(_ id: String) -> String { #"{"referenceValue": "\#(documents)/c/\#(id)"}"# }
@@ -44,15 +44,11 @@ struct DescendingKeyScanDifferentialTests {
 
     /// The documents' ids in order, or the error's status and message.
     static func outcome(_ answer: (status: Int, json: Any?)) -> String {
-        if answer.status == 200, let rows = answer.json as? [[String: Any]] {
-            let names = rows.compactMap { ($0["document"] as? [String: Any])?["name"] as? String }
-            return names.map { String($0.split(separator: "/").last ?? "") }.joined(separator: ",")
-        }
-        if answer.status == 200, let page = answer.json as? [String: Any] {
-            let names = (page["documents"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-            return names.map { String($0.split(separator: "/").last ?? "") }.joined(separator: ",")
-        }
-        return "\(answer.status) \(RawHTTP.message(answer.json) ?? "")"
+        guard answer.status == 200 else { return "\(answer.status) \(RawHTTP.message(answer.json) ?? "")" }
+        // A query answers rows holding documents, a listing one page of them.
+        let documents = (answer.json as? [[String: Any]])?.compactMap { $0["document"] as? [String: Any] }
+            ?? ((answer.json as? [String: Any])?["documents"] as? [[String: Any]] ?? [])
+        return documents.compactMap { ($0["name"] as? String)?.split(separator: "/").last }.joined(separator: ",")
     }
 
     @Test func descendingKeyScansAreRefusedAsOnTheReference() async throws {

@@ -1,8 +1,6 @@
 import FlintEngine
 import FlintModel
 import FlintQuery
-import FlintRules
-import FlintTesting
 import Testing
 
 /// A query ordered by `__name__` descending alone, filtering on nothing but `__name__`, is
@@ -72,7 +70,6 @@ struct DescendingKeyScanTests {
     }
 
     @Test func theReadTimeAndTheRulesAreToldFirst() async throws {
-        let registry = RulesRegistry()
         let rules = """
             rules_version = '2';
             service cloud.firestore {
@@ -82,8 +79,7 @@ struct DescendingKeyScanTests {
               }
             }
             """
-        #expect(registry.load(rules, project: "k").isEmpty)
-        let db = Database(id: DatabaseID(project: "k"), clock: ManualClock(), rules: registry)
+        let db = RulesEnforcementTests.database(rules, project: "k")
         let future = Timestamp(microseconds: 4_102_444_800_000_000)
         let open = Query(collectionID: "open", orderBy: Self.byNameDescending)
         let closed = Query(collectionID: "closed", orderBy: Self.byNameDescending)
