@@ -42,6 +42,13 @@ public enum Precondition: Sendable, Equatable {
     case updateTime(Timestamp)
 }
 
+extension Precondition {
+    /// The update time this precondition requires, if it names one.
+    public var updateTime: Timestamp? {
+        if case .updateTime(let t) = self { t } else { nil }
+    }
+}
+
 /// A server-side change to one field.
 public struct FieldTransform: Sendable {
     public enum Kind: Sendable {

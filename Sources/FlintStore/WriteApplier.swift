@@ -28,40 +28,67 @@ public enum WriteApplier {
         public var transformResults: [Value]
     }
 
-    /// A later write to a document whose existence precondition an earlier write in the same
-    /// commit has already settled against it (a create after a set, an update after a delete)
-    /// is refused before anything runs, as the reference refuses it.
+    /// The reference folds every write to one document in a commit into one mutation, whose
+    /// preconditions are checked once, against the stored document. So a later write whose
+    /// existence precondition the earlier writes already settle against it (a create after a
+    /// set, an update after a delete) is refused before anything runs, and so is a later
+    /// update-time precondition other than the first write's.
     public static func checkRepeatedWrites(_ writes: [Write]) throws(FlintError) {
         guard writes.count > 1 else { return }
-        var latest: [DocumentKey: WriteKind] = [:]
+        var folded: [DocumentKey: FoldedWrites] = [:]
         for w in writes {
             let isDelete = if case .delete = w.operation { true } else { false }
-            if let earlier = latest[w.key] {
-                let requiresMissing = w.precondition == .exists(false)
-                let requiresExisting: Bool =
-                    switch w.precondition {
-                    case .exists(true): true
-                    case .updateTime: !isDelete
-                    default: false
-                    }
-                if (earlier != .delete && requiresMissing) || (earlier == .delete && requiresExisting) {
-                    let later: WriteKind = isDelete ? .delete : requiresMissing ? .insert : .update
-                    throw .invalidArgument("Cannot \(earlier.rawValue) then \(later.rawValue) an entity in the same request.")
-                }
+            guard var earlier = folded[w.key] else {
+                folded[w.key] = FoldedWrites(first: WriteKind(w.precondition, isDelete: isDelete), deletes: isDelete, version: w.precondition.updateTime)
+                continue
             }
-            latest[w.key] = isDelete ? .delete : WriteKind(w.precondition)
+            let requiresMissing = w.precondition == .exists(false)
+            let requiresExisting: Bool =
+                switch w.precondition {
+                case .exists(true): true
+                case .updateTime: !isDelete
+                default: false
+                }
+            if (!earlier.deletes && requiresMissing) || (earlier.deletes && requiresExisting) {
+                let later: WriteKind = isDelete ? .delete : requiresMissing ? .insert : .update
+                throw .invalidArgument("Cannot \(earlier.name.rawValue) then \(later.rawValue) an entity in the same request.")
+            }
+            if let version = w.precondition.updateTime, version != earlier.version {
+                throw .invalidArgument(
+                    "Cannot collapse mutations with different version preconditions (\(versionText(earlier.version)) and \(versionText(version)))")
+            }
+            earlier.deletes = isDelete
+            folded[w.key] = earlier
         }
+    }
+
+    /// The writes to one document so far: named after the first (by its precondition) until
+    /// one deletes it, with the first write's update-time precondition.
+    private struct FoldedWrites {
+        let first: WriteKind
+        var deletes: Bool
+        let version: Timestamp?
+
+        var name: WriteKind { deletes ? .delete : first }
+    }
+
+    /// The reference's own rendering of an update-time precondition, in microseconds.
+    private static func versionText(_ t: Timestamp?) -> String {
+        guard let t else { return "null" }
+        return "VersionPrecondition{exactBaseVersion=\(t.microseconds), maxBaseVersion=null}"
     }
 
     /// The reference's words for the kinds of write, in its repeated-write messages.
     private enum WriteKind: String {
         case insert, update, delete, upsert
 
-        /// A non-delete write with this precondition.
-        init(_ precondition: Precondition) {
+        /// What the reference calls writes folded after one with this precondition: a delete
+        /// at an update time does not require the document, so it counts as an upsert.
+        init(_ precondition: Precondition, isDelete: Bool) {
             switch precondition {
             case .exists(false): self = .insert
-            case .exists(true), .updateTime: self = .update
+            case .exists(true): self = .update
+            case .updateTime: self = isDelete ? .upsert : .update
             case .none: self = .upsert
             }
         }

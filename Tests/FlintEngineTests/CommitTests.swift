@@ -37,6 +37,7 @@ struct CommitTests {
         let a = key("c/a")
         let create = Write(.update(a, [:]), precondition: .exists(false))
         let update = Write(.update(a, ["x": 1]), updateMask: [field("x")], precondition: .exists(true))
+        let old = Timestamp(microseconds: 978_307_200_000_000)
         let cases: [([Write], String)] = [
             ([.set(a, [:]), create], "Cannot upsert then insert an entity in the same request."),
             ([create, create], "Cannot insert then insert an entity in the same request."),
@@ -44,6 +45,18 @@ struct CommitTests {
             ([.delete(a), update], "Cannot delete then update an entity in the same request."),
             ([.set(a, [:]), .delete(a), Write(.delete(a), precondition: .exists(true))], "Cannot delete then delete an entity in the same request."),
             ([Write(.transform(a), transforms: [FieldTransform(field("n"), .serverTimestamp)]), Write(.delete(a), precondition: .exists(false))], "Cannot upsert then delete an entity in the same request."),
+            // Named after the first write, unless the last one deleted the document.
+            ([create, update, create], "Cannot insert then insert an entity in the same request."),
+            ([update, .set(a, [:]), create], "Cannot update then insert an entity in the same request."),
+            ([Write(.delete(a), precondition: .exists(false)), .delete(a), .set(a, [:]), create], "Cannot insert then insert an entity in the same request."),
+            ([Write(.delete(a), precondition: .updateTime(old)), .set(a, [:]), create], "Cannot upsert then insert an entity in the same request."),
+            ([Write(.update(a, [:]), precondition: .updateTime(old)), .set(a, [:]), create], "Cannot update then insert an entity in the same request."),
+            // A later update time must be the first write's; the existence check speaks first.
+            ([.set(a, [:]), Write(.update(a, [:]), precondition: .updateTime(old))],
+             "Cannot collapse mutations with different version preconditions (null and VersionPrecondition{exactBaseVersion=978307200000000, maxBaseVersion=null})"),
+            ([Write(.delete(a), precondition: .updateTime(Timestamp(microseconds: 1))), Write(.delete(a), precondition: .updateTime(old))],
+             "Cannot collapse mutations with different version preconditions (VersionPrecondition{exactBaseVersion=1, maxBaseVersion=null} and VersionPrecondition{exactBaseVersion=978307200000000, maxBaseVersion=null})"),
+            ([.delete(a), Write(.update(a, [:]), precondition: .updateTime(old))], "Cannot delete then update an entity in the same request."),
         ]
         for (writes, message) in cases {
             await #expect(throws: FlintError.invalidArgument(message), "\(message)") { try await db.commit(writes) }
@@ -56,6 +69,32 @@ struct CommitTests {
         // A write that reads back what an earlier one made is fine.
         _ = try await db.commit([Write(.update(key("c/b"), [:]), precondition: .exists(false)), Write(.update(key("c/b"), ["y": 2]), updateMask: [field("y")], precondition: .exists(true))])
         #expect(try await db.get(key("c/b"))?.fields == ["y": 2])
+    }
+
+    /// Every write to a document in a commit requiring the update time it had before the commit
+    /// is checked against the stored document once, so the first write changing that time does
+    /// not fail the later ones; a wrong time still fails the commit.
+    @Test func writesAtOneUpdateTimeAreCheckedAgainstTheStoredDocument() async throws {
+        let (db, clock) = makeDatabase()
+        let a = key("c/a")
+        let stored = try await db.commit([.set(a, ["n": 1])]).commitTime
+        clock.advance(seconds: 1)
+        let atStored = Precondition.updateTime(stored)
+        let result = try await db.commit([
+            Write(.update(a, ["n": 2]), updateMask: [field("n")], precondition: atStored),
+            Write(.update(a, ["m": 3]), updateMask: [field("m")], precondition: atStored),
+        ])
+        #expect(try await db.get(a)?.fields == ["n": 2, "m": 3])
+        #expect(try await db.get(a)?.updateTime == result.commitTime)
+        clock.advance(seconds: 1)
+        let stale = await #expect(throws: FlintError.self) {
+            try await db.commit([
+                Write(.update(a, ["n": 4]), updateMask: [field("n")], precondition: atStored),
+                Write(.delete(a), precondition: atStored),
+            ])
+        }
+        #expect(stale?.code == .failedPrecondition)
+        #expect(try await db.get(a)?.fields == ["n": 2, "m": 3], "nothing ran")
     }
 
     @Test func setThenUpdateKeepsCreateTime() async throws {
