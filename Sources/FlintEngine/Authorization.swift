@@ -31,11 +31,64 @@ struct StoreDocumentReader: DocumentReader {
     }
 }
 
-/// One write as its rule sees it: the stored document before and the document after.
-struct StagedWrite {
-    let write: Write
+/// A commit's writes to one document as its rules see them. The reference folds them into one
+/// mutation, judged once: from the stored document to the commit's final state, by the method
+/// the folded writes make (so a create followed by an update in one batch is a create).
+struct FoldedWrites {
+    let key: DocumentKey
+    /// In commit order; never empty.
+    let writes: [Write]
     let before: DocumentState?
     let after: DocumentState?
+
+    /// A last delete makes a delete, whatever came before. Otherwise the first write's
+    /// precondition names the method (`exists: false` a create, `exists: true` or an update time
+    /// an update, whatever is stored, as on the reference); without one, what is stored does.
+    var method: Method {
+        if case .delete = writes[writes.count - 1].operation { return .delete }
+        switch writes[0].precondition {
+        case .exists(false): return .create
+        case .exists(true), .updateTime: return .update
+        case .none: return before == nil ? .create : .update
+        }
+    }
+
+    /// A set or update with no precondition, which creates or updates depending on what is stored.
+    var createsOrUpdates: Bool { method != .delete && writes[0].precondition == .none }
+
+    /// The last write that replaced the whole document (a set or a delete), if any: the final
+    /// document is shaped by it and the writes after it only.
+    private var lastReplacing: Int? {
+        writes.lastIndex { w in
+            switch w.operation {
+            case .delete: true
+            case .update: w.updateMask == nil
+            case .transform: false
+            }
+        }
+    }
+
+    /// Whether `request.resource` is known only once the stored document is read: it is
+    /// merged into (a mask or transforms with nothing replacing it first), or a transform may
+    /// take the commit time.
+    var requestResourceNeedsReading: Bool {
+        guard method != .delete else { return false }
+        guard let replaced = lastReplacing else { return true }
+        return writes[replaced...].contains { !$0.transforms.isEmpty }
+    }
+
+    /// `request.writeFields`, as the reference folds it: the masks, unless a set or delete
+    /// replaced the document (then there is no mask), and the transforms since then, each once;
+    /// nil (null) when that leaves no mask and no transform, as for a plain set.
+    var writeFields: [FieldPath]? {
+        let replaced = lastReplacing
+        var paths: [FieldPath] = []
+        for w in writes[(replaced ?? 0)...] {
+            let named = (replaced == nil ? w.updateMask ?? [] : []) + w.transforms.map(\.field)
+            for path in named where !paths.contains(path) { paths.append(path) }
+        }
+        return replaced != nil && paths.isEmpty ? nil : paths
+    }
 }
 
 extension Database {
@@ -102,46 +155,36 @@ extension Database {
         }
     }
 
-    /// Every write of a commit; `getAfter` sees the whole commit's final states.
+    /// Every document a commit writes, each once (`FoldedWrites`); `getAfter` sees the whole
+    /// commit's final states.
     func authorizeWrites(
-        _ staged: [StagedWrite], final pending: [DocumentKey: DocumentState?], auth: AuthContext, time: Timestamp, inTransaction: Bool
+        _ documents: [FoldedWrites], final pending: [DocumentKey: DocumentState?], auth: AuthContext, time: Timestamp,
+        writeCount: Int, inTransaction: Bool
     ) throws(FlintError) {
         guard let ruleset = ruleset(for: auth) else { return }
         var reader = StoreDocumentReader(store: store, database: id, readTime: nil)
         reader.pending = pending
-        let maxReads = staged.count > 1 ? 20 : 10
+        let maxReads = writeCount > 1 ? 20 : 10
         var requests: [RulesRequest] = []
         var decisions: [RulesDecision] = []
-        for s in staged {
-            let key = s.write.key
-            let method = Self.method(of: s)
+        for document in documents {
+            let key = document.key
+            let method = document.method
             var request = RulesRequest(
                 method: method, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth),
-                time: RulesTimestamp(time), resource: resource(key, s.before),
-                requestResource: method == .delete ? .null : resource(key, s.after), inTransaction: inTransaction)
-            request.writeFields = method == .delete ? .null : Self.writeFields(s.write)
-            request.createsOrUpdates = method != .delete && s.write.precondition == .none
-            request.requestResourceNeedsReading = method != .delete && (s.write.updateMask != nil || !s.write.transforms.isEmpty)
+                time: RulesTimestamp(time), resource: resource(key, document.before),
+                requestResource: method == .delete ? .null : resource(key, document.after), inTransaction: inTransaction)
+            request.writeFields = method == .delete ? .null : document.writeFields.map { .list($0.map { .string($0.segments.joined(separator: ".")) }) } ?? .null
+            request.createsOrUpdates = document.createsOrUpdates
+            request.requestResourceNeedsReading = document.requestResourceNeedsReading
             let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
             requests.append(request)
             decisions.append(decision)
         }
         guard let denial = decisions.first(where: { !$0.allowed }) else { return }
-        guard staged.count > 1 else { throw Self.denied(denial) }
+        guard documents.count > 1 else { throw Self.denied(denial) }
         throw Self.denied(denial, naming: requests, decisions, ruleset.ruleset, reader, maxReads, namingAllowed: false)
-    }
-
-    /// The method a write's rules are chosen by: a precondition names it (`exists: false` a
-    /// create, `exists: true` or an update time an update, whatever is stored, as on the
-    /// reference); without one, whether the document exists.
-    private static func method(of staged: StagedWrite) -> Method {
-        if case .delete = staged.write.operation { return .delete }
-        switch staged.write.precondition {
-        case .exists(false): return .create
-        case .exists(true), .updateTime: return .update
-        case .none: return staged.before == nil ? .create : .update
-        }
     }
 
     /// The reference's denial of a request on several documents. It names each document's
@@ -176,17 +219,6 @@ extension Database {
         combined.message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
         combined.debugLog = decisions.flatMap(\.debugLog)
         return denied(combined)
-    }
-
-    /// The paths a write names, as `request.writeFields` lists them: its mask (none for a whole
-    /// set), then its transforms, each once. The reference's order is its own; this one is stable.
-    static func writeFields(_ write: Write) -> RulesValue {
-        var names: [String] = []
-        for path in (write.updateMask ?? []) + write.transforms.map(\.field) {
-            let name = path.segments.joined(separator: ".")
-            if !names.contains(name) { names.append(name) }
-        }
-        return .list(names.map { .string($0) })
     }
 
     /// A query or listing (`list`): every document it could return must be allowed, judged from

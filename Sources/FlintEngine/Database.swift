@@ -111,7 +111,7 @@ public actor Database {
         var order: [DocumentKey] = []
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
-        var staged: [StagedWrite] = []
+        var writesTo: [DocumentKey: [Write]] = [:]
         var unmet: FlintError?
         for write in writes {
             let key = write.key
@@ -138,10 +138,13 @@ public actor Database {
             let (next, result) = try stage(write, on: current, at: commitTime)
             pending[key] = .some(next)
             results.append(result)
-            staged.append(StagedWrite(write: write, before: current, after: next))
+            writesTo[key, default: []].append(write)
         }
         // Rules come first: a denied write is refused as such even when its precondition fails.
-        try authorizeWrites(staged, final: pending, auth: auth, time: commitTime, inTransaction: inTransaction)
+        let folded = order.map { key in
+            FoldedWrites(key: key, writes: writesTo[key] ?? [], before: original[key] ?? nil, after: pending[key] ?? nil)
+        }
+        try authorizeWrites(folded, final: pending, auth: auth, time: commitTime, writeCount: writes.count, inTransaction: inTransaction)
         if let unmet { throw unmet }
         // Documents whose final state equals the stored one are not rewritten, so they keep
         // their update time.

@@ -529,3 +529,54 @@ extension RulesEnforcementTests {
         #expect(equalNull?.code == .permissionDenied)
     }
 }
+
+extension RulesEnforcementTests {
+    /// A commit's writes to one document are judged once, as the reference folds them: from
+    /// the stored document to the final one, by the method the folded writes make.
+    @Test func writesToOneDocumentAreJudgedOnceFromStoredToFinal() async throws {
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /created/{doc} { allow create: if request.resource.data.n == 2; }
+                match /updated/{doc} { allow update: if resource.data.n == 1 && request.resource.data.n == 3; }
+                match /deleted/{doc} { allow delete: if true; }
+                match /fields/{doc} {
+                  allow create: if request.writeFields == null;
+                  allow update: if request.writeFields.hasOnly(['b', 'c']) && request.writeFields.size() == 2;
+                }
+              }
+            }
+            """
+        let db = Self.database(source, project: "fold")
+        let ann = Self.user("ann")
+        let set = { (path: String, v: Int64) in Write.set(key(path), ["n": .integer(v)]) }
+        // As the SDKs send `update`: a mask, and the document required to exist.
+        let update = { (path: String, v: Int64) in Write(.update(key(path), ["n": .integer(v)]), updateMask: [field("n")], precondition: .exists(true)) }
+
+        // A set then an update of a new document is one create of the final document.
+        _ = try await db.commit([set("created/a", 1), update("created/a", 2)], auth: ann)
+        #expect(try await db.get(key("created/a"))?.fields == ["n": 2])
+        let createdWrong = await Self.denial { _ = try await db.commit([set("created/b", 2), update("created/b", 1)], auth: ann) }
+        #expect(createdWrong?.code == .permissionDenied)
+
+        // An update sees the stored document as `resource`, not an earlier write's result.
+        _ = try await db.commit([set("updated/a", 1)])
+        _ = try await db.commit([set("updated/a", 5), update("updated/a", 3)], auth: ann)
+        #expect(try await db.get(key("updated/a"))?.fields == ["n": 3])
+
+        // Anything followed by a delete is a delete: no create rule is needed for the set.
+        _ = try await db.commit([set("deleted/a", 1), .delete(key("deleted/a"))], auth: ann)
+        #expect(try await db.get(key("deleted/a")) == nil)
+        let recreated = await Self.denial { _ = try await db.commit([.delete(key("deleted/a")), set("deleted/a", 1)], auth: ann) }
+        #expect(recreated?.code == .permissionDenied)
+
+        // A plain set names no fields (null), even when masked writes follow it; masks name theirs.
+        let mask = { (name: String) in Write(.update(key("fields/a"), [name: 1]), updateMask: [field(name)]) }
+        _ = try await db.commit([set("fields/a", 1), mask("b")], auth: ann)
+        _ = try await db.commit([mask("b"), mask("c"), mask("b")], auth: ann)
+        let wider = await Self.denial { _ = try await db.commit([mask("b"), mask("d")], auth: ann) }
+        #expect(wider?.code == .permissionDenied)
+        #expect(try await db.get(key("fields/a"))?.fields == ["n": 1, "b": 1, "c": 1])
+    }
+}
