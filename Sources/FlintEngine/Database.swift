@@ -140,14 +140,24 @@ public actor Database {
             results.append(result)
             writesTo[key, default: []].append(write)
         }
+        // The reference folds a document's writes into one mutation: a document whose fields end
+        // as they were stored (and that was not deleted on the way) keeps its times, and every
+        // write to a document reports the folded mutation's update time.
+        for key in order {
+            if let before = original[key] ?? nil, let final = pending[key] ?? nil,
+                final.createTime == before.createTime, final.fields.isIdentical(to: before.fields)
+            {
+                pending[key] = .some(before)
+            }
+        }
+        for i in results.indices { results[i].updateTime = (pending[writes[i].key] ?? nil)?.updateTime }
         // Rules come first: a denied write is refused as such even when its precondition fails.
         let folded = order.map { key in
             FoldedWrites(key: key, writes: writesTo[key] ?? [], before: original[key] ?? nil, after: pending[key] ?? nil)
         }
         try authorizeWrites(folded, final: pending, auth: auth, time: commitTime, writeCount: writes.count, inTransaction: inTransaction)
         if let unmet { throw unmet }
-        // Documents whose final state equals the stored one are not rewritten, so they keep
-        // their update time.
+        // Only documents whose state changed are written (and told to listeners).
         let changed = order.compactMap { key -> DocumentWrite? in
             guard let final = pending[key], let before = original[key], before != final else { return nil }
             return DocumentWrite(key: key, state: final)

@@ -152,6 +152,8 @@ struct RepeatedWriteDifferentialTests {
         "deleteExisting": { name, _ in #"{"delete": "\#(name)", "currentDocument": {"exists": true}}"# },
         "deleteMissing": { name, _ in #"{"delete": "\#(name)", "currentDocument": {"exists": false}}"# },
         "deleteAtTime": { #"{"delete": "\#($0)", "currentDocument": {"updateTime": "\#($1)"}}"# },
+        // Sets what an existing document already holds.
+        "restore": { name, _ in #"{"update": {"name": "\#(name)", "fields": {"n": {"integerValue": "5"}}}}"# },
         "increment": { name, _ in #"{"transform": {"document": "\#(name)", "fieldTransforms": [{"fieldPath": "n", "increment": {"integerValue": "1"}}]}}"# },
     ]
     static let oldTime = "2001-01-01T00:00:00Z"
@@ -167,6 +169,7 @@ struct RepeatedWriteDifferentialTests {
             ["deleteMissing", "delete", "set", "create"], ["delete", "deleteMissing", "set", "create"],
             ["updateAtTime", "set", "updateAtTime"], ["updateAtTime", "delete", "deleteAtTime"], ["updateAtTime", "delete", "updateAtTime"],
             ["set", "update", "updateAtTime"], ["delete", "create", "updateAtTime"], ["updateAtTime", "updateAtTime", "updateAtTime"],
+            ["restore", "restore"], ["set", "restore"], ["delete", "restore"], ["restore", "delete"], ["set", "delete", "restore"],
         ]
     }
 
@@ -178,7 +181,7 @@ struct RepeatedWriteDifferentialTests {
         for (n, sequence) in Self.sequences.enumerated() {
             for existing in [false, true] {
                 let name = "\(documents)/c/d\(n)\(existing ? "e" : "m")"
-                var answers: [(status: Int, message: String?, document: [String: Any]?)] = []
+                var answers: [(status: Int, message: String?, document: [String: Any]?, times: [String])] = []
                 for base in [reference.base, flint] {
                     var time = Self.oldTime
                     if existing {
@@ -190,7 +193,14 @@ struct RepeatedWriteDifferentialTests {
                     // The reference's version numbers are each server's own times.
                     let message = RawHTTP.message(json)?.replacing(existing ? "\(try #require(RFC3339.parse(time)).microseconds)" : "\u{0}", with: "<stored>")
                     let read = try await RawHTTP.send("GET", base + "/v1/" + name, nil)
-                    answers.append((status, message, (read.json as? [String: Any])?["fields"] as? [String: Any]))
+                    let stored = read.json as? [String: Any]
+                    // Each write's reported update time, then the document's times: this
+                    // commit's, an earlier one's, or none.
+                    let committed = (json as? [String: Any])?["commitTime"] as? String
+                    let label = { (t: Any?) in t == nil ? "none" : (t as? String) == committed ? "commit" : "earlier" }
+                    let results = ((json as? [String: Any])?["writeResults"] as? [[String: Any]] ?? []).map { label($0["updateTime"]) }
+                    let times = results + [label(stored?["updateTime"]), label(stored?["createTime"])]
+                    answers.append((status, message, stored?["fields"] as? [String: Any], times))
                 }
                 let (expected, found) = (answers[0], answers[1])
                 let label = "\(sequence) existing: \(existing)"
@@ -202,9 +212,10 @@ struct RepeatedWriteDifferentialTests {
                     #expect(found.message == expected.message, "\(label)")
                 }
                 #expect(found.document.map(Self.text) == expected.document.map(Self.text), "\(label)")
+                #expect(found.times == expected.times, "\(label)")
             }
         }
-        #expect(refused == 113)
+        #expect(refused == 123)
     }
 
     static func text(_ fields: [String: Any]) -> String {

@@ -97,6 +97,30 @@ struct CommitTests {
         #expect(try await db.get(a)?.fields == ["n": 2, "m": 3], "nothing ran")
     }
 
+    /// A document's writes in one commit fold into one change: each reports the document's
+    /// final update time, and one whose fields end as stored keeps its times, as on the reference.
+    @Test func writesToOneDocumentReportTheFoldedResult() async throws {
+        let (db, clock) = makeDatabase()
+        let a = key("c/a")
+        let stored = try await db.commit([.set(a, ["x": 1])]).commitTime
+        clock.advance(seconds: 1)
+        let there = try await db.commit([.set(a, ["x": 2]), .set(a, ["x": 1])])
+        #expect(there.writeResults.map(\.updateTime) == [stored, stored])
+        #expect(try await db.get(a)?.updateTime == stored)
+        clock.advance(seconds: 1)
+        let changed = try await db.commit([.set(a, ["x": 1]), .set(a, ["x": 3])])
+        #expect(changed.writeResults.map(\.updateTime) == [changed.commitTime, changed.commitTime])
+        clock.advance(seconds: 1)
+        let gone = try await db.commit([.set(a, ["x": 4]), .delete(a)])
+        #expect(gone.writeResults.map(\.updateTime) == [nil, nil])
+        // Deleted and written again with the same fields: a new document, created now.
+        _ = try await db.commit([.set(a, ["x": 3])])
+        clock.advance(seconds: 1)
+        let recreated = try await db.commit([.delete(a), .set(a, ["x": 3])])
+        #expect(recreated.writeResults.map(\.updateTime) == [recreated.commitTime, recreated.commitTime])
+        #expect(try await db.get(a)?.createTime == recreated.commitTime)
+    }
+
     @Test func setThenUpdateKeepsCreateTime() async throws {
         let (db, clock) = makeDatabase()
         let first = try await db.commit([.set(key("c/a"), ["x": 1])])
