@@ -56,10 +56,10 @@ struct FoldedWrites {
     /// A set or update with no precondition, which creates or updates depending on what is stored.
     var createsOrUpdates: Bool { method != .delete && writes[0].precondition == .none }
 
-    /// The last write that replaced the whole document (a set or a delete), if any: the final
-    /// document is shaped by it and the writes after it only.
-    private var lastReplacing: Int? {
-        writes.lastIndex { w in
+    /// Whether a set or a delete replaces the document somewhere in the writes: then the folded
+    /// mutation is a whole set, with no mask, and does not merge into the stored document.
+    private var replaces: Bool {
+        writes.contains { w in
             switch w.operation {
             case .delete: true
             case .update: w.updateMask == nil
@@ -68,26 +68,31 @@ struct FoldedWrites {
         }
     }
 
-    /// Whether `request.resource` is known only once the stored document is read: it is
-    /// merged into (a mask or transforms with nothing replacing it first), or a transform may
-    /// take the commit time.
-    var requestResourceNeedsReading: Bool {
-        guard method != .delete else { return false }
-        guard let replaced = lastReplacing else { return true }
-        return writes[replaced...].contains { !$0.transforms.isEmpty }
+    /// The transforms the folded mutation keeps: every one since the last delete (a set after a
+    /// transform does not drop it from the mutation, though it overwrites its value).
+    private var foldedTransforms: [FieldTransform] {
+        let deleted = writes.lastIndex { if case .delete = $0.operation { true } else { false } }
+        return writes[(deleted.map { $0 + 1 } ?? 0)...].flatMap(\.transforms)
     }
 
-    /// `request.writeFields`, as the reference folds it: the masks, unless a set or delete
-    /// replaced the document (then there is no mask), and the transforms since then, each once;
-    /// nil (null) when that leaves no mask and no transform, as for a plain set.
+    /// Whether `request.resource` is known only once the stored document is read: it is
+    /// merged into, or a transform may take the commit time.
+    var requestResourceNeedsReading: Bool {
+        method != .delete && (!replaces || !foldedTransforms.isEmpty)
+    }
+
+    /// `request.writeFields`, as the reference folds it: the masks' paths, each once, unless a
+    /// set or delete replaces the document; then each kept transform's path, repeats included.
+    /// Nil (null) for a whole set without transforms.
     var writeFields: [FieldPath]? {
-        let replaced = lastReplacing
         var paths: [FieldPath] = []
-        for w in writes[(replaced ?? 0)...] {
-            let named = (replaced == nil ? w.updateMask ?? [] : []) + w.transforms.map(\.field)
-            for path in named where !paths.contains(path) { paths.append(path) }
+        if !replaces {
+            for w in writes {
+                for path in w.updateMask ?? [] where !paths.contains(path) { paths.append(path) }
+            }
         }
-        return replaced != nil && paths.isEmpty ? nil : paths
+        paths += foldedTransforms.map(\.field)
+        return replaces && paths.isEmpty ? nil : paths
     }
 }
 

@@ -15,6 +15,9 @@ struct RulesFoldDifferentialTests {
         ("shaped", "allow create, update: if request.resource.data.get('a', 0) == 1 && !('b' in request.resource.data);"),
         ("stored", "allow create: if true; allow update: if resource.data.get('a', 0) == 1;"),
         ("named", "allow create, update: if request.writeFields == null || request.writeFields.hasOnly(['b', 'n']);"),
+        ("unnamed", "allow create, update: if request.writeFields == null;"),
+        ("oneNamed", "allow create, update: if request.writeFields.size() == 1;"),
+        ("twoNamed", "allow create, update: if request.writeFields.size() == 2;"),
     ]
 
     /// Each write given the document's name.
@@ -29,6 +32,7 @@ struct RulesFoldDifferentialTests {
         "setN2": { #"{"update": {"name": "\#($0)", "fields": {"n": {"integerValue": "2"}}}}"# },
         "setB": { #"{"update": {"name": "\#($0)", "fields": {"b": {"integerValue": "1"}}}}"# },
         "mergeB": { #"{"update": {"name": "\#($0)", "fields": {"b": {"integerValue": "1"}}}, "updateMask": {"fieldPaths": ["b"]}}"# },
+        "incrementTwice": { #"{"transform": {"document": "\#($0)", "fieldTransforms": [{"fieldPath": "n", "increment": {"integerValue": "1"}}, {"fieldPath": "n", "increment": {"integerValue": "1"}}]}}"# },
         "unsetB": { #"{"update": {"name": "\#($0)", "fields": {}}, "updateMask": {"fieldPaths": ["b"]}}"# },
     ]
 
@@ -37,6 +41,7 @@ struct RulesFoldDifferentialTests {
         return plain.flatMap { a in plain.map { [a, $0] } } + [
             ["setN1", "setN2"], ["setN2", "setN1"], ["setN1", "increment"], ["delete", "setN1"], ["setB", "set"], ["set", "setB"],
             ["mergeB", "unsetB"], ["set", "mergeB", "unsetB"], ["mergeB", "merge"], ["mergeB", "increment"], ["set", "mergeB", "increment"],
+            ["incrementTwice"], ["mergeB", "mergeB"], ["increment", "set", "increment"], ["increment", "delete", "set"], ["mergeB", "set"],
         ]
     }
 
