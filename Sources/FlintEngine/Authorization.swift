@@ -142,7 +142,7 @@ extension Database {
         guard let ruleset = ruleset(for: auth) else { return }
         let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
         let now = RulesTimestamp(clock.now())
-        let maxReads = keys.count > 1 ? 20 : 10
+        let budget = RulesReadBudget(limit: keys.count > 1 ? 20 : 10)
         let requests = keys.map { key in
             RulesRequest(
                 method: .get, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth), time: now,
@@ -150,12 +150,12 @@ extension Database {
         }
         var decisions: [RulesDecision] = []
         for (key, request) in zip(keys, requests) {
-            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
+            let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
             logDebug(decision, .get, key.path.segments)
             decisions.append(decision)
             guard decision.allowed else {
                 guard keys.count > 1 else { throw Self.denied(decision) }
-                throw Self.denied(decision, naming: requests, decisions, ruleset.ruleset, reader, maxReads, namingAllowed: true)
+                throw Self.denied(decision, naming: requests, decisions, ruleset.ruleset, reader, namingAllowed: true)
             }
         }
     }
@@ -169,7 +169,7 @@ extension Database {
         guard let ruleset = ruleset(for: auth) else { return }
         var reader = StoreDocumentReader(store: store, database: id, readTime: nil)
         reader.pending = pending
-        let maxReads = writeCount > 1 ? 20 : 10
+        let budget = RulesReadBudget(limit: writeCount > 1 ? 20 : 10)
         var requests: [RulesRequest] = []
         var decisions: [RulesDecision] = []
         for document in documents {
@@ -182,14 +182,14 @@ extension Database {
             request.writeFields = method == .delete ? .null : document.writeFields.map { .list($0.map { .string($0.segments.joined(separator: ".")) }) } ?? .null
             request.createsOrUpdates = document.createsOrUpdates
             request.requestResourceNeedsReading = document.requestResourceNeedsReading
-            let decision = ruleset.ruleset.decide(request, reader: reader, maxReads: maxReads, coverage: ruleset.coverage)
+            let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
             logDebug(decision, method, key.path.segments)
             requests.append(request)
             decisions.append(decision)
         }
         guard let denial = decisions.first(where: { !$0.allowed }) else { return }
         guard documents.count > 1 else { throw Self.denied(denial) }
-        throw Self.denied(denial, naming: requests, decisions, ruleset.ruleset, reader, maxReads, namingAllowed: false)
+        throw Self.denied(denial, naming: requests, decisions, ruleset.ruleset, reader, namingAllowed: false)
     }
 
     /// The reference's denial of a request on several documents. It names each document's
@@ -198,13 +198,13 @@ extension Database {
     /// passes that allowed on the way; commits do not.
     private static func denied(
         _ denial: RulesDecision, naming requests: [RulesRequest], _ decisions: [RulesDecision], _ ruleset: Ruleset,
-        _ reader: StoreDocumentReader, _ maxReads: Int, namingAllowed: Bool
+        _ reader: StoreDocumentReader, namingAllowed: Bool
     ) -> FlintError {
         var named: [String] = []
         var open: [Int] = []
         var settled = false
         for (i, request) in requests.enumerated() {
-            let first = ruleset.firstPass(request, reader: reader, maxReads: maxReads)
+            let first = ruleset.firstPass(request, reader: reader)
             named += first.outcomes
             if first.allowed { continue }
             if first.settled {

@@ -145,12 +145,16 @@ enum MatchSegment: Equatable {
 }
 
 extension Ruleset {
+    /// Distinct documents one decision's rules may read.
+    static let maxReads = 10
+
     /// Decides a request: allowed when any allow statement of a complete match for its method
-    /// evaluates to true. `maxReads` bounds distinct get/exists calls (10 for one document,
-    /// 20 for batches and transactions).
-    public func decide(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10, coverage: Coverage? = nil) -> RulesDecision {
+    /// evaluates to true. It may read 10 distinct documents through get/exists and their After
+    /// forms; `budget` shares a wider bound among the decisions of one request (20 for batch
+    /// gets, commits and transactions).
+    public func decide(_ request: RulesRequest, reader: any DocumentReader, budget: RulesReadBudget? = nil, coverage: Coverage? = nil) -> RulesDecision {
         let segments = Self.segments(request)
-        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: Self.target(request))
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: Self.maxReads, budget: budget, target: Self.target(request))
         if coverage != nil { evaluator.observed = [:] }
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         var outcomes: [String] = []
@@ -165,7 +169,7 @@ extension Ruleset {
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
-        let first = firstPass(request, reader: reader, maxReads: maxReads)
+        let first = firstPass(request, reader: reader)
         let named = first.allowed ? outcomes : first.outcomes + (first.settled ? [] : outcomes)
         let message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
         return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog, secondPass: outcomes)
@@ -220,11 +224,11 @@ extension Ruleset {
     /// yet. For a document request only a pass of plain `false`s settles it; a query, whose
     /// `resource` is known, is settled by its first pass unless that pass needed a read (and
     /// then named only once).
-    public func firstPass(_ request: RulesRequest, reader: any DocumentReader, maxReads: Int = 10) -> RulesFirstPass {
+    public func firstPass(_ request: RulesRequest, reader: any DocumentReader) -> RulesFirstPass {
         let segments = Self.segments(request)
         let methods: [Method] = request.createsOrUpdates ? [.create, .update] : [request.method]
         let isQuery = request.method == .list
-        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: maxReads, target: Self.target(request))
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: Self.maxReads, target: Self.target(request))
         evaluator.withoutReads = true
         var outcomes: [String] = []
         var settled = true

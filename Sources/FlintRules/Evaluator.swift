@@ -58,7 +58,10 @@ final class Evaluator {
     /// Distinct documents read through get/exists (or their After forms); repeated reads are
     /// cached and free. At most 20, so a scan beats hashing paths.
     private var reads: [(after: Bool, path: RulesPath, document: RulesValue?)] = []
+    /// Distinct documents one decision may read: 10, whatever the request.
     let maxReads: Int
+    /// The request's reads across all its decisions, when it decides several documents.
+    let budget: RulesReadBudget?
     private var expressions = 0
     private var depth = 0
     var debugLog: [String] = []
@@ -79,10 +82,11 @@ final class Evaluator {
     static let unreadText = "\u{0}unread"
     static let unread = RulesValue.error(unreadText)
 
-    init(ruleset: Ruleset, reader: any DocumentReader, maxReads: Int, target: RulesPath? = nil) {
+    init(ruleset: Ruleset, reader: any DocumentReader, maxReads: Int, budget: RulesReadBudget? = nil, target: RulesPath? = nil) {
         self.ruleset = ruleset
         self.reader = reader
         self.maxReads = maxReads
+        self.budget = budget
         self.target = target
     }
 
@@ -292,7 +296,10 @@ final class Evaluator {
             document = cached.document
         } else {
             guard reads.count < maxReads else {
-                return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per request.")
+                return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per document.")
+            }
+            if let budget, !budget.admit(after: after, path: path) {
+                return .error("Exceeded maximum of \(budget.limit) get, exists, getAfter and existsAfter calls per request.")
             }
             guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases", path.segments[2] == "documents" else {
                 return .error("Invalid document path \(path.text): expected /databases/{database}/documents/{collection}/{document}.")
@@ -314,5 +321,23 @@ final class Evaluator {
         if let document { return document }
         if path == target { return .null }
         return .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: there is no document at this path.")
+    }
+}
+
+/// The distinct documents a request's rules read across all the documents it decides (a
+/// batch get, a commit): each decision may read 10, and the request as a whole `limit`, as
+/// on the reference; a document read by two decisions counts once.
+public final class RulesReadBudget {
+    public let limit: Int
+    private var read: [(after: Bool, path: RulesPath)] = []
+
+    public init(limit: Int) { self.limit = limit }
+
+    /// Whether this read fits: counted already, or room for it (then it is counted).
+    func admit(after: Bool, path: RulesPath) -> Bool {
+        if read.contains(where: { $0.after == after && $0.path == path }) { return true }
+        guard read.count < limit else { return false }
+        read.append((after, path))
+        return true
     }
 }

@@ -580,3 +580,39 @@ extension RulesEnforcementTests {
         #expect(try await db.get(key("fields/a"))?.fields == ["n": 1, "b": 1, "c": 1])
     }
 }
+
+extension RulesEnforcementTests {
+    /// A request deciding several documents may read 10 distinct documents for each and 20 in
+    /// all, a document read for two of them counting once, as on the reference.
+    @Test func readsAreBoundedPerDocumentAndPerRequest() async throws {
+        // Document `c/{n}` reads `x/{n * k}` to `x/{n * k + k - 1}`; `same/{n}` reads `x/0` to `x/9`.
+        func reading(_ k: Int) -> String {
+            let own = (0..<k).map { "get(/databases/$(database)/documents/x/$(string(int(n) * \(k) + \($0)))).data.v == 1" }
+            let shared = (0..<10).map { "get(/databases/$(database)/documents/x/\($0)).data.v == 1" }
+            return """
+                rules_version = '2';
+                service cloud.firestore {
+                  match /databases/{database}/documents {
+                    match /c/{n} { allow read, write: if \(own.joined(separator: " && ")); }
+                    match /same/{n} { allow read, write: if \(shared.joined(separator: " && ")); }
+                  }
+                }
+                """
+        }
+        var verdicts: [String] = []
+        for (k, count) in [(10, 2), (7, 3), (5, 4), (5, 5), (11, 1)] {
+            let db = Self.database(reading(k), project: "reads\(k)x\(count)")
+            _ = try await db.commit((0..<30).map { .set(key("x/\($0)"), ["v": 1]) })
+            let keys = (0..<count).map { key("c/\($0)") }
+            let commit = await Self.denial { _ = try await db.commit(keys.map { .set($0, [:]) } + [.set(key("same/a"), [:])], auth: Self.user("u")) }
+            let read = await Self.denial { _ = try await db.batchGet(keys, auth: Self.user("u")) }
+            verdicts.append("\(k)x\(count): \(commit?.code.name ?? "OK") \(read?.code.name ?? "OK")")
+            if k == 7 { #expect(commit?.message.contains("Exceeded maximum of 20 get, exists, getAfter and existsAfter calls per request.") == true) }
+            if k == 11 { #expect(read?.message.contains("Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per document.") == true) }
+        }
+        #expect(verdicts == [
+            "10x2: OK OK", "7x3: PERMISSION_DENIED PERMISSION_DENIED", "5x4: OK OK",
+            "5x5: PERMISSION_DENIED PERMISSION_DENIED", "11x1: PERMISSION_DENIED PERMISSION_DENIED",
+        ])
+    }
+}

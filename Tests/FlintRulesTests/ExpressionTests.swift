@@ -336,7 +336,7 @@ struct ExpressionTests {
 
     @Test func readsBeyondTheLimitAreErrors() {
         let source = (0..<11).map { "exists(/databases/(default)/documents/c/d\($0))" }.joined(separator: " || ")
-        #expect(evaluate(source).errorText == "Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per request.")
+        #expect(evaluate(source).errorText == "Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per document.")
     }
 }
 
