@@ -249,6 +249,9 @@ extension Database {
             "limit": query.limit.map { .int(Int64($0)) } ?? .null, "offset": .int(Int64(query.offset)), "orderBy": .map(orderBy),
         ]
         let now = RulesTimestamp(clock.now())
+        // A query may read 10 documents however many ways its filter has, as production
+        // documents it (the reference allows 20, shared among the ways).
+        let budget = RulesReadBudget(limit: 10)
         for way in Self.ways(query.filter) {
             var request = RulesRequest(
                 method: .list, database: id.database, target: target,
@@ -260,7 +263,7 @@ extension Database {
             } else {
                 request.resource = .map(["data": .map(way.data)])
             }
-            let decision = ruleset.ruleset.decide(request, reader: reader, coverage: ruleset.coverage)
+            let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
             logDebug(decision, .list, logged)
             if !decision.allowed { throw Self.denied(decision) }
         }

@@ -150,11 +150,13 @@ extension Ruleset {
 
     /// Decides a request: allowed when any allow statement of a complete match for its method
     /// evaluates to true. It may read 10 distinct documents through get/exists and their After
-    /// forms; `budget` shares a wider bound among the decisions of one request (20 for batch
-    /// gets, commits and transactions).
+    /// forms; `budget` is the request's bound, shared among the decisions of one request (20
+    /// for batch gets, commits and transactions; 10 when none is given).
     public func decide(_ request: RulesRequest, reader: any DocumentReader, budget: RulesReadBudget? = nil, coverage: Coverage? = nil) -> RulesDecision {
         let segments = Self.segments(request)
-        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: Self.maxReads, budget: budget, target: Self.target(request))
+        let evaluator = Evaluator(
+            ruleset: self, reader: reader, maxReads: Self.maxReads, budget: budget ?? RulesReadBudget(limit: Self.maxReads),
+            target: Self.target(request))
         if coverage != nil { evaluator.observed = [:] }
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         var outcomes: [String] = []

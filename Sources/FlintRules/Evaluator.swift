@@ -295,11 +295,13 @@ final class Evaluator {
         if let cached = reads.first(where: { $0.after == after && $0.path == path }) {
             document = cached.document
         } else {
-            guard reads.count < maxReads else {
-                return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per document.")
-            }
+            // The request's bound speaks first: for a single document or a query it is also
+            // the decision's.
             if let budget, !budget.admit(after: after, path: path) {
                 return .error("Exceeded maximum of \(budget.limit) get, exists, getAfter and existsAfter calls per request.")
+            }
+            guard reads.count < maxReads else {
+                return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per document.")
             }
             guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases", path.segments[2] == "documents" else {
                 return .error("Invalid document path \(path.text): expected /databases/{database}/documents/{collection}/{document}.")

@@ -608,11 +608,41 @@ extension RulesEnforcementTests {
             let read = await Self.denial { _ = try await db.batchGet(keys, auth: Self.user("u")) }
             verdicts.append("\(k)x\(count): \(commit?.code.name ?? "OK") \(read?.code.name ?? "OK")")
             if k == 7 { #expect(commit?.message.contains("Exceeded maximum of 20 get, exists, getAfter and existsAfter calls per request.") == true) }
-            if k == 11 { #expect(read?.message.contains("Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per document.") == true) }
+            if k == 11 {
+                #expect(read?.message.contains("Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per request.") == true)
+                let ofTwo = await Self.denial { _ = try await db.batchGet([key("c/0"), key("same/a")], auth: Self.user("u")) }
+                #expect(ofTwo?.message.contains("Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per document.") == true)
+            }
         }
         #expect(verdicts == [
             "10x2: OK OK", "7x3: PERMISSION_DENIED PERMISSION_DENIED", "5x4: OK OK",
             "5x5: PERMISSION_DENIED PERMISSION_DENIED", "11x1: PERMISSION_DENIED PERMISSION_DENIED",
         ])
+    }
+}
+
+extension RulesEnforcementTests {
+    /// A query may read 10 documents in all, however many ways (`in` values, OR branches) its
+    /// filter is decided in, as production documents it.
+    @Test func aQueryReadsAtMostTenDocumentsAcrossItsWays() async throws {
+        // A way pinning `k` reads `x/{k * 5}` to `x/{k * 5 + 4}`.
+        let reads = (0..<5).map { "get(/databases/$(database)/documents/x/$(string(resource.data.k * 5 + \($0)))).data.v == 1" }
+        let db = Self.database(
+            """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /c/{doc} { allow list: if \(reads.joined(separator: " && ")); }
+              }
+            }
+            """, project: "query-reads")
+        _ = try await db.commit((0..<20).map { .set(key("x/\($0)"), ["v": 1]) })
+        let within = (0..<2).map { Value.integer(Int64($0)) }
+        let beyond = (0..<3).map { Value.integer(Int64($0)) }
+        _ = try await db.runQuery(Query(collectionID: "c", filter: .field(FieldFilter(field("k"), .in, .array(within)))), auth: Self.user("u"))
+        let denied = await Self.denial {
+            _ = try await db.runQuery(Query(collectionID: "c", filter: .field(FieldFilter(field("k"), .in, .array(beyond)))), auth: Self.user("u"))
+        }
+        #expect(denied?.message.contains("Exceeded maximum of 10 get, exists, getAfter and existsAfter calls per request.") == true)
     }
 }
