@@ -50,6 +50,12 @@ struct RulesEnforcementTests {
         return Database(id: DatabaseID(project: project), clock: ManualClock(), rules: registry)
     }
 
+    /// A database of its own whose v2 rules are these matches, inside the documents match.
+    static func database(matching matches: [String], project: String) -> Database {
+        let body = matches.map { "    " + $0 + "\n" }.joined()
+        return database("rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n\(body)  }\n}\n", project: project)
+    }
+
     static func user(_ uid: String) -> AuthContext { .user(uid: uid, token: ["sub": .string(uid)]) }
 
     static func denial(_ body: () async throws -> Void) async -> FlintError? {
@@ -534,21 +540,14 @@ extension RulesEnforcementTests {
     /// A commit's writes to one document are judged once, as the reference folds them: from
     /// the stored document to the final one, by the method the folded writes make.
     @Test func writesToOneDocumentAreJudgedOnceFromStoredToFinal() async throws {
-        let source = """
-            rules_version = '2';
-            service cloud.firestore {
-              match /databases/{database}/documents {
-                match /created/{doc} { allow create: if request.resource.data.n == 2; }
-                match /updated/{doc} { allow update: if resource.data.n == 1 && request.resource.data.n == 3; }
-                match /deleted/{doc} { allow delete: if true; }
-                match /fields/{doc} {
-                  allow create: if request.writeFields == null;
-                  allow update: if request.writeFields.hasOnly(['b', 'c']) && request.writeFields.size() == 2;
-                }
-              }
-            }
-            """
-        let db = Self.database(source, project: "fold")
+        let db = Self.database(
+            matching: [
+                "match /created/{doc} { allow create: if request.resource.data.n == 2; }",
+                "match /updated/{doc} { allow update: if resource.data.n == 1 && request.resource.data.n == 3; }",
+                "match /deleted/{doc} { allow delete: if true; }",
+                "match /fields/{doc} { allow create: if request.writeFields == null;"
+                    + " allow update: if request.writeFields.hasOnly(['b', 'c']) && request.writeFields.size() == 2; }",
+            ], project: "fold")
         let ann = Self.user("ann")
         let set = { (path: String, v: Int64) in Write.set(key(path), ["n": .integer(v)]) }
         // As the SDKs send `update`: a mask, and the document required to exist.
@@ -586,22 +585,17 @@ extension RulesEnforcementTests {
     /// all, a document read for two of them counting once, as on the reference.
     @Test func readsAreBoundedPerDocumentAndPerRequest() async throws {
         // Document `c/{n}` reads `x/{n * k}` to `x/{n * k + k - 1}`; `same/{n}` reads `x/0` to `x/9`.
-        func reading(_ k: Int) -> String {
+        func reading(_ k: Int) -> [String] {
             let own = (0..<k).map { "get(/databases/$(database)/documents/x/$(string(int(n) * \(k) + \($0)))).data.v == 1" }
             let shared = (0..<10).map { "get(/databases/$(database)/documents/x/\($0)).data.v == 1" }
-            return """
-                rules_version = '2';
-                service cloud.firestore {
-                  match /databases/{database}/documents {
-                    match /c/{n} { allow read, write: if \(own.joined(separator: " && ")); }
-                    match /same/{n} { allow read, write: if \(shared.joined(separator: " && ")); }
-                  }
-                }
-                """
+            return [
+                "match /c/{n} { allow read, write: if \(own.joined(separator: " && ")); }",
+                "match /same/{n} { allow read, write: if \(shared.joined(separator: " && ")); }",
+            ]
         }
         var verdicts: [String] = []
         for (k, count) in [(10, 2), (7, 3), (5, 4), (5, 5), (11, 1)] {
-            let db = Self.database(reading(k), project: "reads\(k)x\(count)")
+            let db = Self.database(matching: reading(k), project: "reads\(k)x\(count)")
             _ = try await db.commit((0..<30).map { .set(key("x/\($0)"), ["v": 1]) })
             let keys = (0..<count).map { key("c/\($0)") }
             let commit = await Self.denial { _ = try await db.commit(keys.map { .set($0, [:]) } + [.set(key("same/a"), [:])], auth: Self.user("u")) }
@@ -627,15 +621,7 @@ extension RulesEnforcementTests {
     @Test func aQueryReadsAtMostTenDocumentsAcrossItsWays() async throws {
         // A way pinning `k` reads `x/{k * 5}` to `x/{k * 5 + 4}`.
         let reads = (0..<5).map { "get(/databases/$(database)/documents/x/$(string(resource.data.k * 5 + \($0)))).data.v == 1" }
-        let db = Self.database(
-            """
-            rules_version = '2';
-            service cloud.firestore {
-              match /databases/{database}/documents {
-                match /c/{doc} { allow list: if \(reads.joined(separator: " && ")); }
-              }
-            }
-            """, project: "query-reads")
+        let db = Self.database(matching: ["match /c/{doc} { allow list: if \(reads.joined(separator: " && ")); }"], project: "query-reads")
         _ = try await db.commit((0..<20).map { .set(key("x/\($0)"), ["v": 1]) })
         let within = (0..<2).map { Value.integer(Int64($0)) }
         let beyond = (0..<3).map { Value.integer(Int64($0)) }
