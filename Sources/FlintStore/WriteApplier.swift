@@ -97,8 +97,10 @@ public enum WriteApplier {
     /// Checks what can be checked without the stored document: masks, transforms, field values.
     public static func validate(_ write: Write) throws(FlintError) {
         if let mask = write.updateMask {
-            guard case .update = write.operation else {
-                throw .invalidArgument("An update mask can only be used with an update.")
+            switch write.operation {
+            case .update: break
+            case .delete: throw .invalidArgument("a delete must not specify a document mask.")
+            case .transform: throw .invalidArgument("a transform must not specify a document mask.")
             }
             try validateMask(mask)
         }

@@ -17,6 +17,9 @@ extension Wire {
         case .delete(let name):
             operation = .delete(try documentKey(name, in: db, checkingIDLengths: false))
         case .transform(let t):
+            // The model keeps one list of transforms; the wire has two, and only an update may
+            // carry `update_transforms`.
+            guard p.updateTransforms.isEmpty else { throw .invalidArgument("a transform must not specify a update transform.") }
             operation = .transform(try documentKey(t.document, in: db))
             for ft in t.fieldTransforms { transforms.append(try transform(ft, db)) }
         }

@@ -26,6 +26,11 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":commit", #"{"writes": [{"update": {"name": "$D/c/a"}, "updateTransforms": [{"fieldPath": "", "increment": {"integerValue": "1"}}]}]}"#),
         ("POST", ":commit", #"{"writes": [{"update": {"name": "$D/c/a", "fields": {}}, "updateTransforms": [{"fieldPath": "x", "increment": {"integerValue": "1"}}, {"fieldPath": "a.b.c", "increment": {"integerValue": "1"}}, {"fieldPath": "a", "increment": {"integerValue": "1"}}]}]}"#),
         ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "n", "increment": {"integerValue": "1"}}, {"fieldPath": "n.x", "setToServerValue": "REQUEST_TIME"}]}}]}"#),
+        // A mask or update transforms on a write that is not an update.
+        ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "updateMask": {"fieldPaths": ["a"]}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "updateTransforms": [{"fieldPath": "a", "increment": {"integerValue": "1"}}]}]}"#),
+        ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "a", "increment": {"integerValue": "1"}}]}, "updateMask": {"fieldPaths": ["a"]}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"transform": {"document": "$D/c/a", "fieldTransforms": [{"fieldPath": "a", "increment": {"integerValue": "1"}}]}, "updateTransforms": [{"fieldPath": "b", "increment": {"integerValue": "1"}}]}]}"#),
         // A parameter read once, given twice; a document path's GET also counts a listing's.
         ("GET", "/c?pageSize=1&pageSize=2", nil),
         ("GET", "/c?orderBy=x&orderBy=x", nil),
