@@ -4,7 +4,8 @@
 
 Starts the given flint binary (a release build) on a free port, once the reference emulator (when
 one is given) has gone idle, and measures, for it and for the reference: the time from spawn to
-the first answered request, sequential single-document writes with google-cloud-firestore (gRPC)
+the first answered request, sequential single-document writes with google-cloud-firestore (gRPC;
+also the resident memory 20,000 more of them add, each sent with the client's deadline)
 and over REST on one keep-alive connection (from Python, and from wrk when it is installed:
 `apt-get install wrk`), reads by a signed-in user checked by the elder-care sample rules (wrk),
 equality + orderBy queries on 10,000 documents (gRPC and REST),
@@ -69,6 +70,16 @@ def grpc_writes(db, n=1000):
     for i in range(n):
         col.document(f"w{i}").set({"i": i, "name": "write", "ok": True})
     return rate(n, time.perf_counter() - began)
+
+
+def grpc_write_growth(db, pid, n=20000):
+    """Resident memory gained over many calls, each with the client's default deadline, which a
+    server that times calls itself may hold on to for as long as the deadline."""
+    if not pid:
+        return float("nan")
+    before = rss_kib(pid)
+    grpc_writes(db, n)
+    return (rss_kib(pid) - before) / 1024
 
 
 def rest_writes(host, project, n=10000):
@@ -295,6 +306,7 @@ def measure(name, host, pid):
     db = client_for(host, project)
     out = {}
     out["grpc single-document writes/s"] = grpc_writes(db)
+    out["resident MiB gained over 20k gRPC writes"] = grpc_write_growth(db, pid)
     out["REST single-document writes/s (keep-alive)"] = rest_writes(host, project)
     writes, cost = wrk_write_cost(host, project, pid)
     out["REST single-document writes/s (wrk, one connection)"] = writes

@@ -140,7 +140,7 @@ public struct FlintServer: Sendable {
     }
 
     /// The gRPC server for connections the shared port recognises as HTTP/2.
-    func makeGRPCServer(_ handoff: GRPCHandoff) -> GRPCServer<HTTP2ServerTransport.Custom<GRPCHandoff>> {
+    func makeGRPCServer(_ handoff: GRPCHandoff) -> GRPCServer<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>> {
         var config = HTTP2ServerTransport.Custom<GRPCHandoff>.Config.defaults
         // Firestore refuses requests over 10 MiB with a clear error, which the engine gives; the
         // transport only resets streams, so its own cap sits well above that.
@@ -148,8 +148,12 @@ public struct FlintServer: Sendable {
         // The reference takes gzip-compressed requests and refuses deflate. Answers stay plain for
         // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
         config.compression.enabledAlgorithms = [.gzip]
+        // Coalescing flushes holds each answer back up to 100 µs, waiting for more to send with
+        // it. Test suites make one call at a time and wait for each answer, so nothing comes
+        // to share the flush: the wait, and the timer set for it, are all it costs them.
+        config.connection.flushCoalescing = nil
         return GRPCServer(
-            transport: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config),
+            transport: DeadlineFreeTransport(base: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config)),
             services: [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices,
             interceptors: [GRPCCallLog(logger: logger, metrics: metrics)])
     }
