@@ -148,10 +148,6 @@ public struct FlintServer: Sendable {
         // The reference takes gzip-compressed requests and refuses deflate. Answers stay plain for
         // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
         config.compression.enabledAlgorithms = [.gzip]
-        // Coalescing flushes holds each answer back up to 100 µs, waiting for more to send with
-        // it. Test suites make one call at a time and wait for each answer, so nothing comes
-        // to share the flush: the wait, and the timer set for it, are all it costs them.
-        config.connection.flushCoalescing = nil
         return GRPCServer(
             transport: DeadlineFreeTransport(base: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config)),
             services: [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices,
