@@ -56,7 +56,7 @@ final class Evaluator {
     let ruleset: Ruleset
     let reader: any DocumentReader
     /// Distinct documents read through get/exists (or their After forms); repeated reads are
-    /// cached and free. At most 20, so a scan beats hashing paths.
+    /// cached and free. At most 10, so a scan beats hashing paths.
     private var reads: [(after: Bool, path: RulesPath, document: RulesValue?)] = []
     /// Distinct documents one decision may read: 10, whatever the request.
     let maxReads: Int
@@ -297,7 +297,7 @@ final class Evaluator {
         } else {
             // The request's bound speaks first: for a single document or a query it is also
             // the decision's.
-            if let budget, !budget.admit(after: after, path: path) {
+            if let budget, !budget.fits(after: after, path: path) {
                 return .error("Exceeded maximum of \(budget.limit) get, exists, getAfter and existsAfter calls per request.")
             }
             guard reads.count < maxReads else {
@@ -310,6 +310,7 @@ final class Evaluator {
                 // The reference fails the call, as for a missing document.
                 return .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: rules read only their own database, \(own).")
             }
+            budget?.count(after: after, path: path)
             document = reader.document(at: path, afterWrites: after)
             reads.append((after, path, document))
         }
@@ -335,11 +336,13 @@ public final class RulesReadBudget {
 
     public init(limit: Int) { self.limit = limit }
 
-    /// Whether this read fits: counted already, or room for it (then it is counted).
-    func admit(after: Bool, path: RulesPath) -> Bool {
-        if read.contains(where: { $0.after == after && $0.path == path }) { return true }
-        guard read.count < limit else { return false }
-        read.append((after, path))
-        return true
+    /// Whether this read fits: counted already, or room for one more.
+    func fits(after: Bool, path: RulesPath) -> Bool {
+        read.count < limit || read.contains { $0.after == after && $0.path == path }
+    }
+
+    /// Counts a read made, once per document.
+    func count(after: Bool, path: RulesPath) {
+        if !read.contains(where: { $0.after == after && $0.path == path }) { read.append((after, path)) }
     }
 }
