@@ -197,9 +197,9 @@ struct RepeatedWriteDifferentialTests {
                     // Each write's reported update time, then the document's times: this
                     // commit's, an earlier one's, or none.
                     let committed = (json as? [String: Any])?["commitTime"] as? String
-                    let label = { (t: Any?) in t == nil ? "none" : (t as? String) == committed ? "commit" : "earlier" }
-                    let results = ((json as? [String: Any])?["writeResults"] as? [[String: Any]] ?? []).map { label($0["updateTime"]) }
-                    let times = results + [label(stored?["updateTime"]), label(stored?["createTime"])]
+                    let when = { (t: Any?) in t == nil ? "none" : (t as? String) == committed ? "commit" : "earlier" }
+                    let results = ((json as? [String: Any])?["writeResults"] as? [[String: Any]] ?? []).map { when($0["updateTime"]) }
+                    let times = results + [when(stored?["updateTime"]), when(stored?["createTime"])]
                     answers.append((status, message, stored?["fields"] as? [String: Any], times))
                 }
                 let (expected, found) = (answers[0], answers[1])
