@@ -111,6 +111,8 @@ public actor Database {
         var order: [DocumentKey] = []
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
+        // Each document's writes, kept only for the rules, which judge them together.
+        let judged = rulesApply(to: auth)
         var writesTo: [DocumentKey: [Write]] = [:]
         var unmet: FlintError?
         for write in writes {
@@ -138,7 +140,7 @@ public actor Database {
             let (next, result) = try stage(write, on: current, at: commitTime)
             pending[key] = .some(next)
             results.append(result)
-            writesTo[key, default: []].append(write)
+            if judged { writesTo[key, default: []].append(write) }
         }
         // The reference folds a document's writes into one mutation: a document whose fields end
         // as they were stored (and that was not deleted on the way) keeps its times, and every
@@ -152,10 +154,12 @@ public actor Database {
         }
         for i in results.indices { results[i].updateTime = (pending[writes[i].key] ?? nil)?.updateTime }
         // Rules come first: a denied write is refused as such even when its precondition fails.
-        let folded = order.map { key in
-            FoldedWrites(key: key, writes: writesTo[key] ?? [], before: original[key] ?? nil, after: pending[key] ?? nil)
+        if judged {
+            let folded = order.map { key in
+                FoldedWrites(key: key, writes: writesTo[key] ?? [], before: original[key] ?? nil, after: pending[key] ?? nil)
+            }
+            try authorizeWrites(folded, final: pending, auth: auth, time: commitTime, writeCount: writes.count, inTransaction: inTransaction)
         }
-        try authorizeWrites(folded, final: pending, auth: auth, time: commitTime, writeCount: writes.count, inTransaction: inTransaction)
         if let unmet { throw unmet }
         // Only documents whose state changed are written (and told to listeners).
         let changed = order.compactMap { key -> DocumentWrite? in
