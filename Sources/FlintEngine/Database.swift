@@ -144,15 +144,18 @@ public actor Database {
         }
         // The reference folds a document's writes into one mutation: a document whose fields end
         // as they were stored (and that was not deleted on the way) keeps its times, and every
-        // write to a document reports the folded mutation's update time.
-        for key in order {
-            if let before = original[key] ?? nil, let final = pending[key] ?? nil,
-                final.createTime == before.createTime, final.fields.isIdentical(to: before.fields)
-            {
-                pending[key] = .some(before)
+        // write to a document reports the folded mutation's update time. A document written
+        // once is already so (`stage` keeps an unchanged document), which is the common case.
+        if order.count < writes.count {
+            for key in order {
+                if let before = original[key] ?? nil, let final = pending[key] ?? nil,
+                    final.createTime == before.createTime, final.fields.isIdentical(to: before.fields)
+                {
+                    pending[key] = .some(before)
+                }
             }
+            for i in results.indices { results[i].updateTime = (pending[writes[i].key] ?? nil)?.updateTime }
         }
-        for i in results.indices { results[i].updateTime = (pending[writes[i].key] ?? nil)?.updateTime }
         // Rules come first: a denied write is refused as such even when its precondition fails.
         if judged {
             let folded = order.map { key in
