@@ -35,11 +35,11 @@ public enum WriteApplier {
     /// update-time precondition other than the first write's.
     public static func checkRepeatedWrites(_ writes: [Write]) throws(FlintError) {
         guard writes.count > 1 else { return }
-        var folded: [DocumentKey: FoldedWrites] = [:]
+        var folded: [DocumentKey: RepeatedWrites] = [:]
         for w in writes {
             let isDelete = if case .delete = w.operation { true } else { false }
             guard var earlier = folded[w.key] else {
-                folded[w.key] = FoldedWrites(first: WriteKind(w.precondition, isDelete: isDelete), deletes: isDelete, version: w.precondition.updateTime)
+                folded[w.key] = RepeatedWrites(first: WriteKind(w.precondition, isDelete: isDelete), deletes: isDelete, version: w.precondition.updateTime)
                 continue
             }
             let requiresMissing = w.precondition == .exists(false)
@@ -62,9 +62,10 @@ public enum WriteApplier {
         }
     }
 
-    /// The writes to one document so far: named after the first (by its precondition) until
-    /// one deletes it, with the first write's update-time precondition.
-    private struct FoldedWrites {
+    /// The writes to one document so far, as the check folds them (the engine's `FoldedWrites`
+    /// folds them again for the rules): named after the first, by its precondition, until one
+    /// deletes the document; with the first write's update-time precondition.
+    private struct RepeatedWrites {
         let first: WriteKind
         var deletes: Bool
         let version: Timestamp?
