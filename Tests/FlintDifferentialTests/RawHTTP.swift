@@ -45,6 +45,13 @@ enum RawHTTP {
         })
     }
 
+    /// Loads a rules source for `project` on the server at `base` through the admin API: the
+    /// answer's status.
+    static func loadRules(_ source: String, project: String, on base: String) async throws -> Int {
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]]), as: UTF8.self)
+        return try await send("PUT", base + "/emulator/v1/projects/\(project):securityRules", body).status
+    }
+
     /// The message of a google.rpc.Status answer.
     static func message(_ json: Any?) -> String? {
         ((json as? [String: Any])?["error"] as? [String: Any])?["message"] as? String

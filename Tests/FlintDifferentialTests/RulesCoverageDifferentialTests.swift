@@ -22,11 +22,10 @@ struct RulesCoverageDifferentialTests {
         for (n, condition) in Self.conditions.enumerated() {
             let project = "flint-coverage\(n)"
             let rules = RulesDifferential.ruleset(["function f(x) { return x; }", "match /c/{doc} { allow read: if \(condition); }"])
-            let load = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": rules]]]]), as: UTF8.self)
             var reports: [[String]] = []
             for base in [reference.base, flint] {
                 let documents = base + "/v1/projects/\(project)/databases/(default)/documents"
-                _ = try await RawHTTP.send("PUT", base + "/emulator/v1/projects/\(project):securityRules", load)
+                _ = try await RawHTTP.loadRules(rules, project: project, on: base)
                 _ = try await RawHTTP.send("PATCH", documents + "/c/d", #"{"fields": {"s": {"stringValue": "abc"}, "m": {"mapValue": {}}, "l": {"arrayValue": {}}}}"#)
                 let (status, _) = try await RawHTTP.send("GET", documents + "/c/d", nil, authorization: user)
                 #expect(status == 200, "\(condition)")

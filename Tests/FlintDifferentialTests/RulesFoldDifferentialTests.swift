@@ -51,9 +51,8 @@ struct RulesFoldDifferentialTests {
         let project = "flint-folded-rules"
         let documents = "projects/\(project)/databases/(default)/documents"
         let source = RulesDifferential.ruleset(Self.rules.map { "match /\($0.collection)/{doc} { \($0.rule) }" })
-        let load = #"{"rules": {"files": [{"content": \#(try String(decoding: JSONEncoder().encode(source), as: UTF8.self))}]}}"#
         for base in [reference.base, flint] {
-            #expect(try await RawHTTP.send("PUT", base + "/emulator/v1/projects/\(project):securityRules", load).status == 200)
+            #expect(try await RawHTTP.loadRules(source, project: project, on: base) == 200)
         }
         var verdicts: [Int: Int] = [:]
         for (collection, _) in Self.rules {

@@ -23,13 +23,12 @@ struct RulesReadLimitDifferentialTests {
             let project = "flint-read-limits-\(k)-\(count)"
             let documents = "/v1/projects/\(project)/databases/(default)/documents"
             let names = (0..<count).map { "projects/\(project)/databases/(default)/documents/c/\($0)" }
-            let load = #"{"rules": {"files": [{"content": \#(String(decoding: try JSONEncoder().encode(Self.rules(reading: k)), as: UTF8.self))}]}}"#
             let stored = (0..<30).map { #"{"update": {"name": "projects/\#(project)/databases/(default)/documents/x/\#($0)", "fields": {"v": {"integerValue": "1"}}}}"# }
             let commit = #"{"writes": [\#((names + ["projects/\(project)/databases/(default)/documents/same/a"]).map { #"{"update": {"name": "\#($0)", "fields": {}}}"# }.joined(separator: ", "))]}"#
             let batchGet = #"{"documents": [\#(names.map { "\"\($0)\"" }.joined(separator: ", "))]}"#
             var answers: [String] = []
             for base in [reference.base, flint] {
-                #expect(try await RawHTTP.send("PUT", base + "/emulator/v1/projects/\(project):securityRules", load).status == 200)
+                #expect(try await RawHTTP.loadRules(Self.rules(reading: k), project: project, on: base) == 200)
                 #expect(try await RawHTTP.send("POST", base + documents + ":commit", #"{"writes": [\#(stored.joined(separator: ", "))]}"#).status == 200)
                 let written = try await RawHTTP.send("POST", base + documents + ":commit", commit, authorization: nil).status
                 let read = try await RawHTTP.send("POST", base + documents + ":batchGet", batchGet, authorization: nil).status
