@@ -38,9 +38,9 @@ import time
 import urllib.request
 
 
-def start_flint(binary):
+def start_flint(binary, *options):
     began = time.perf_counter()
-    proc = subprocess.Popen([binary, "start", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([binary, "start", "--port", "0", *options], stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     host = line.rsplit("FIRESTORE_EMULATOR_HOST=", 1)[1].strip().rstrip(")")
     while True:

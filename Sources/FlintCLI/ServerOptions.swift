@@ -50,9 +50,37 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info (one line per request), notice, warning, error, critical.")
     var logLevel = "notice"
 
+    @Option(
+        help: ArgumentHelp(
+            "How long earlier versions stay readable with read_time, as 90s, 10m, 1h or 7d (default 1h, production's window); a shorter one bounds what a long run of overwrites holds in memory.",
+            valueName: "duration"),
+        transform: { try RetentionWindow(parsing: $0) })
+    var versionRetention: RetentionWindow = .init(seconds: 3600)
+
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
+    }
+
+    /// The engine's settings these options give, with the indexes file (from the command line or
+    /// firebase.json) read.
+    func databaseConfiguration(indexes: String?) throws -> DatabaseConfiguration {
+        var configuration = DatabaseConfiguration()
+        configuration.requireIndexes = requireIndexes
+        configuration.versionRetentionMicros = versionRetention.seconds * 1_000_000
+        if let indexes {
+            guard let data = FileManager.default.contents(atPath: indexes) else {
+                throw CLIFailure("Cannot read \(indexes).")
+            }
+            do throws(FlintError) {
+                let parsed = try IndexFile.parse(data)
+                configuration.declaredIndexes = parsed.indexes
+                configuration.fieldOverrides = parsed.overrides
+            } catch {
+                throw CLIFailure("\(indexes): \(error.message)")
+            }
+        }
+        return configuration
     }
 
     /// What firebase.json says, paths made relative to it.
@@ -102,20 +130,7 @@ struct ServerOptions: ParsableArguments {
         let port = portOverride ?? self.port ?? file?.port ?? 8080
         let rules = self.rules ?? file?.rules
         let indexes = self.indexes ?? file?.indexes
-        var configuration = DatabaseConfiguration()
-        configuration.requireIndexes = requireIndexes
-        if let indexes {
-            guard let data = FileManager.default.contents(atPath: indexes) else {
-                throw CLIFailure("Cannot read \(indexes).")
-            }
-            do throws(FlintError) {
-                let parsed = try IndexFile.parse(data)
-                configuration.declaredIndexes = parsed.indexes
-                configuration.fieldOverrides = parsed.overrides
-            } catch {
-                throw CLIFailure("\(indexes): \(error.message)")
-            }
-        }
+        var configuration = try databaseConfiguration(indexes: indexes)
         var logger = Logger(label: "flint")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
         let rulesLogger = logger
@@ -216,3 +231,27 @@ struct CLIFailure: Error, CustomStringConvertible {
 }
 
 extension FlintExport.Format: ExpressibleByArgument {}
+
+/// `--version-retention`: a whole number of seconds, minutes, hours or days, from a second to the
+/// seven days production keeps with point-in-time recovery.
+struct RetentionWindow: Equatable {
+    static let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+    static let range: ClosedRange<Int64> = 1...(7 * 86400)
+
+    let seconds: Int64
+
+    init(seconds: Int64) {
+        self.seconds = seconds
+    }
+
+    init(parsing argument: String) throws(ValidationError) {
+        let unit = argument.last.flatMap { Self.units[$0] }
+        guard let count = Int64(unit == nil ? argument : String(argument.dropLast())), count > 0,
+              case let (seconds, overflow) = count.multipliedReportingOverflow(by: unit ?? 1), !overflow,
+              Self.range.contains(seconds)
+        else {
+            throw ValidationError("expected a whole number of seconds (s), minutes (m), hours (h) or days (d), from 1s to 7d, such as 10m")
+        }
+        self.seconds = seconds
+    }
+}

@@ -25,6 +25,18 @@ struct StartOptionsTests {
         #expect(throws: (any Error).self) { try ServerOptions.FirebaseConfig(path: dir + "/missing.json") }
     }
 
+    @Test func versionRetentionTakesAUnitAndStaysWithinAWeek() throws {
+        #expect(try ServerOptions.parse([]).databaseConfiguration(indexes: nil).versionRetentionMicros == 3_600_000_000)
+        let valid: [(String, Int64)] = [("90", 90), ("90s", 90), ("10m", 600), ("2h", 7200), ("7d", 604_800), ("1s", 1), ("604800", 604_800)]
+        for (argument, seconds) in valid {
+            let options = try ServerOptions.parse(["--version-retention", argument])
+            #expect(try options.databaseConfiguration(indexes: nil).versionRetentionMicros == seconds * 1_000_000, "\(argument)")
+        }
+        for bad in ["0", "0s", "-5m", "8d", "604801", "1w", "", "m", "1.5h", "10 m", "99999999999999999d", "9223372036854775807s"] {
+            #expect(throws: (any Error).self, "\(bad)") { try ServerOptions.parse(["--version-retention", bad]) }
+        }
+    }
+
     @Test func theRulesFileIsReloadedWhenItChanges() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-watch-\(UUID().uuidString).rules").path
         let first = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if false; } }"
