@@ -69,7 +69,7 @@ struct AdminAPI: Sendable {
             "databases": databases,
         ]
         if let resident = ServerMetrics.residentBytes() { report["memory"] = ["residentBytes": resident] }
-        let data = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return RESTAPI.respond(data)
     }
 
@@ -136,7 +136,7 @@ struct AdminAPI: Sendable {
                 }
                 return ["sourcePosition": position, "description": d.message, "severity": "WARNING"]
             }
-            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["issues": issues], options: [.sortedKeys])) ?? Data("{}".utf8))
+            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["issues": issues], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
         }
@@ -188,7 +188,7 @@ struct AdminAPI: Sendable {
             guard let source = engine.rules.rules(for: target.project, database: target.database ?? DatabaseID.defaultDatabase)?.source else {
                 return Self.openRulesResponse
             }
-            let data = try? JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]], options: [.sortedKeys])
+            let data = try? JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]], options: [.sortedKeys, .withoutEscapingSlashes])
             return RESTAPI.respond(data ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
@@ -208,9 +208,11 @@ struct AdminAPI: Sendable {
         }
         """
 
+    static let openRuleset = Ruleset.compile(openRules).ruleset
+
     static var openRulesResponse: Response {
         let files: [[String: String]] = [["content": openRules, "name": "OPEN_RULES"]]
-        return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["rules": ["files": files]], options: [.sortedKeys])) ?? Data("{}".utf8))
+        return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["rules": ["files": files]], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
     }
 
     /// `GET /emulator/v1/projects/{p}[/databases/{d}]:ruleCoverage` (JSON, the reference's
@@ -223,19 +225,21 @@ struct AdminAPI: Sendable {
             let html = request.uri.path.hasSuffix(":ruleCoverage.html")
             let target = try Self.rulesTarget(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
             let database = target.database ?? DatabaseID.defaultDatabase
-            guard let loaded = engine.rules.rules(for: target.project, database: database) else {
-                // The open rules have nothing to count.
-                if !html && request.method != .delete { return Self.openRulesResponse }
-                throw FlintError(.notFound, "No rules are loaded for projects/\(target.project)/databases/\(database).")
-            }
+            let loaded = engine.rules.rules(for: target.project, database: database)
             if request.method == .delete {
+                guard let loaded else {
+                    throw FlintError(.notFound, "No rules are loaded for projects/\(target.project)/databases/\(database).")
+                }
                 loaded.coverage.reset()
                 return RESTAPI.respond(Data("{}".utf8))
             }
-            guard html else { return RESTAPI.respond(Data(loaded.coverage.reportJSON(loaded.ruleset).utf8)) }
+            // Without rules the open rules are shown, as on the reference, with nothing counted.
+            guard html else { return loaded.map { RESTAPI.respond(Data($0.coverage.reportJSON($0.ruleset).utf8)) } ?? Self.openRulesResponse }
+            guard let ruleset = loaded?.ruleset ?? Self.openRuleset else { throw FlintError(.internal, "The open rules do not compile.") }
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: loaded.coverage.reportHTML(loaded.ruleset))))
+            let report = (loaded?.coverage ?? Coverage()).reportHTML(ruleset)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: report)))
         } catch {
             return error.restResponse()
         }
@@ -314,7 +318,7 @@ struct AdminAPI: Sendable {
                 "directory": directory, "documents": summary.documents,
                 "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
             ]
-            return RESTAPI.respond(try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]))
+            return RESTAPI.respond(try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes]))
         } catch let error as FlintError {
             return error.restResponse()
         } catch {
@@ -356,7 +360,7 @@ struct AdminAPI: Sendable {
                     ["line": l.line, "text": l.text, "expressions": l.values.map { ["expression": $0.expression, "values": $0.values] }] as [String: Any]
                 },
             ]
-            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8))
+            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
         } catch {
             return error.restResponse()
         }

@@ -217,8 +217,14 @@ extension RulesAPITests {
             #expect((open as? [String: Any])?["report"] == nil)
             let (_, shown) = try await Self.call(client, .get, "/emulator/v1/projects/cv:securityRules")
             #expect((((shown as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: String]])?.first == openFile)
-            (status, _) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage.html")
-            #expect(status == .notFound)
+            let openHTML = try await client.execute(uri: "/emulator/v1/projects/cv:ruleCoverage.html", method: .get) { response in
+                (response.status, String(buffer: response.body))
+            }
+            #expect(openHTML.0 == .ok && openHTML.1.contains("allow read, write: if true;") && !openHTML.1.contains(#"<span class="false""#))
+            #expect(try await Self.call(client, .delete, "/emulator/v1/projects/cv:ruleCoverage").0 == .notFound)
+            // Slashes are not escaped, as the reference writes them, so the rules read as written.
+            let raw = try await client.execute(uri: "/emulator/v1/projects/cv:securityRules", method: .get) { String(buffer: $0.body) }
+            #expect(raw.contains("match /databases/{database}/documents"))
             let rules = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if request.auth != null; } }"
             (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/cv:securityRules", Self.rulesBody(rules))
             #expect(status == .ok)
