@@ -234,7 +234,7 @@ extension FlintExport.Format: ExpressibleByArgument {}
 
 /// `--version-retention`: a whole number of seconds, minutes, hours or days, from a second to the
 /// seven days production keeps with point-in-time recovery.
-struct RetentionWindow: Equatable {
+struct RetentionWindow {
     static let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
     static let range: ClosedRange<Int64> = 1...(7 * 86400)
 

@@ -69,8 +69,7 @@ struct AdminAPI: Sendable {
             "databases": databases,
         ]
         if let resident = ServerMetrics.residentBytes() { report["memory"] = ["residentBytes": resident] }
-        let data = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return RESTAPI.respond(data)
+        return Self.respond(json: report)
     }
 
     /// `GET /emulator/v1/projects/{p}/databases/{d}:indexUsage`: the composite indexes and field
@@ -136,7 +135,7 @@ struct AdminAPI: Sendable {
                 }
                 return ["sourcePosition": position, "description": d.message, "severity": "WARNING"]
             }
-            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["issues": issues], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+            return Self.respond(json: ["issues": issues])
         } catch {
             return error.restResponse()
         }
@@ -188,8 +187,7 @@ struct AdminAPI: Sendable {
             guard let source = engine.rules.rules(for: target.project, database: target.database ?? DatabaseID.defaultDatabase)?.source else {
                 return Self.openRulesResponse
             }
-            let data = try? JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]], options: [.sortedKeys, .withoutEscapingSlashes])
-            return RESTAPI.respond(data ?? Data("{}".utf8))
+            return Self.respond(json: ["rules": ["files": [["content": source]]]])
         } catch {
             return error.restResponse()
         }
@@ -210,9 +208,15 @@ struct AdminAPI: Sendable {
 
     static let openRuleset = Ruleset.compile(openRules).ruleset
 
+    /// An admin answer built from plain values: keys sorted, and slashes left as they are, as the
+    /// reference writes them, so rules and paths read as written.
+    static func respond(json object: Any) -> Response {
+        RESTAPI.respond((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+    }
+
     static var openRulesResponse: Response {
         let files: [[String: String]] = [["content": openRules, "name": "OPEN_RULES"]]
-        return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: ["rules": ["files": files]], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+        return respond(json: ["rules": ["files": files]])
     }
 
     /// `GET /emulator/v1/projects/{p}[/databases/{d}]:ruleCoverage` (JSON, the reference's
@@ -318,7 +322,7 @@ struct AdminAPI: Sendable {
                 "directory": directory, "documents": summary.documents,
                 "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
             ]
-            return RESTAPI.respond(try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes]))
+            return Self.respond(json: report)
         } catch let error as FlintError {
             return error.restResponse()
         } catch {
@@ -360,7 +364,7 @@ struct AdminAPI: Sendable {
                     ["line": l.line, "text": l.text, "expressions": l.values.map { ["expression": $0.expression, "values": $0.values] }] as [String: Any]
                 },
             ]
-            return RESTAPI.respond((try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+            return Self.respond(json: report)
         } catch {
             return error.restResponse()
         }
