@@ -45,6 +45,8 @@ done
 
 flint="$(swift build --show-bin-path)/flint"
 export PYTHON="$PWD/.venv/bin/python" GCLOUD_PROJECT=flint-client-system-tests
+# The plugin that ends the run once its results are reported (see the module's docstring).
+export PYTHONPATH="$PWD/Tests/Interop${PYTHONPATH:+:$PYTHONPATH}"
 cd "$tests"
 exec "$flint" exec --log-level error -- bash -c '
   set -e
@@ -55,5 +57,5 @@ from bootstrap_vector_index import create_vector_documents
 from google.cloud import firestore
 create_vector_documents(firestore.Client(), \"vector_search\")
 "
-  exec "$PYTHON" -m pytest -p no:cacheprovider -o faulthandler_timeout=120 -q test_system.py test_system_async.py -k "not enterprise and not bson"
+  exec "$PYTHON" -m pytest -p no:cacheprovider -p exit_after_report -o faulthandler_timeout=120 -q test_system.py test_system_async.py -k "not enterprise and not bson"
 '

@@ -6,6 +6,8 @@ import uuid
 
 import pytest
 
+pytest_plugins = ["exit_after_report"]
+
 # The session's Flint process, for tests that watch its memory.
 FLINT_PROCESS = {}
 
