@@ -50,7 +50,8 @@ extension FlintError {
             code: Int(code.httpStatus.code), details: details.isEmpty ? nil : details.map { .init(detail: $0) },
             message: message, status: code.name))
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        // Slashes stay as they are, as Google's front ends write them: messages name paths.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(envelope)) ?? Data()
         return Response(
             status: code.httpStatus, headers: [.contentType: "application/json; charset=UTF-8"],

@@ -85,6 +85,10 @@ struct RESTTests {
             #expect((shortMask?["fields"] as? [String: Any])?.keys.sorted() == ["k", "n"])
             let missing = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=true", #"{"fields":{}}"#, expect: .notFound)
             #expect(Self.error(missing)?.1 == "No document to update: \(Self.name)/c/nope")
+            let raw = try await client.execute(uri: Self.base + "/c/nope?currentDocument.exists=true", method: .patch, body: ByteBuffer(string: #"{"fields":{}}"#)) {
+                String(buffer: $0.body)
+            }
+            #expect(raw.contains("No document to update: \(Self.name)/c/nope"))
             // Query-string booleans are read in any case; anything else is refused, not taken as false.
             _ = try await Self.call(client, .patch, Self.base + "/c/nope?currentDocument.exists=TRUE", #"{"fields":{}}"#, expect: .notFound)
             _ = try await Self.call(client, .patch, Self.base + "/c/new?currentDocument.exists=False", #"{"fields":{}}"#)
