@@ -129,7 +129,7 @@ struct RulesAPITests {
                 #expect(response.status == .forbidden)
                 return String(buffer: response.body)
             }
-            #expect(raw.hasPrefix(#"{"error":{"code":403,"details":[{"@type":"type.googleapis.com\/google.rpc.DebugInfo","detail":"debug: "#))
+            #expect(raw.hasPrefix(#"{"error":{"code":403,"details":[{"@type":"type.googleapis.com/google.rpc.DebugInfo","detail":"debug: "#))
             let error = try #require((try JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any])?["error"] as? [String: Any])
             #expect(error["status"] as? String == "PERMISSION_DENIED")
             let details = try #require(error["details"] as? [[String: String]])
