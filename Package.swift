@@ -131,12 +131,14 @@ let package = Package(
             swiftSettings: strict),
         // Test support: a manual clock and ready-made engines.
         .target(name: "FlintTesting", dependencies: ["FlintModel", "FlintEngine"], swiftSettings: strict),
+        // `flint exec`'s command is told when Flint dies (prctl is variadic, out of Swift's reach).
+        .target(name: "CParentDeath"),
         // The command line, kept thin: it builds configurations and calls the library.
         .target(
             name: "FlintCLI",
             dependencies: [
                 "FlintModel", "FlintEngine", "FlintFixtures", "FlintServer", "FlintRules", "FlintRulesTesting", "FlintDurable", "FlintExport",
-                "FlintHTTPClient",
+                "FlintHTTPClient", "CParentDeath",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

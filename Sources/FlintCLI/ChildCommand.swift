@@ -87,7 +87,10 @@ final class ChildCommand: Sendable {
             Thread.detachNewThread {
                 var env = ProcessInfo.processInfo.environment
                 for (k, v) in environment { env[k] = v }
-                let cArgs = argv.map { strdup($0) } + [nil]
+                // Through a stand-in where there is one, so that the command is stopped if Flint dies.
+                // The kernel signals it when this thread ends, and this thread outlives the command.
+                let standIn = CommandStandIn.invocation(for: argv)
+                let cArgs = (standIn?.arguments ?? argv).map { strdup($0) } + [nil]
                 let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
                 defer {
                     for p in cArgs { free(p) }
@@ -130,7 +133,13 @@ final class ChildCommand: Sendable {
                 let pid = self.state.withLock { state -> pid_t? in
                     guard case .notStarted = state else { return nil }
                     var pid: pid_t = 0
-                    guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else {
+                    let spawned: Int32
+                    if let standIn {
+                        spawned = posix_spawn(&pid, standIn.path, &actions, &attributes, cArgs, cEnv)
+                    } else {
+                        spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
+                    }
+                    guard spawned == 0 else {
                         Console.error("flint exec: cannot run \(argv[0])\n")
                         state = .ended(127)
                         return nil

@@ -3,6 +3,7 @@ import FlintCLI
 @main
 enum FlintMain {
     static func main() async {
+        CommandStandIn.becomeTheCommandIfAsked()
         await FlintCommand.main(nil)
     }
 }

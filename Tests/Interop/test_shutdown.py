@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import pty
+import select
 import signal
 import socket
 import subprocess
@@ -227,6 +228,31 @@ def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
     # glibc's spawn leaves its own two internal signals (32 and 33) ignored; no others.
     ignored = [n + 1 for n in range(64) if int(masks["SigIgn"], 16) >> n & 1]
     assert not set(ignored) & {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE}, ignored
+
+
+# The command of a flint exec killed outright (SIGKILL, a crash), which could pass nothing on, is
+# sent SIGTERM by the kernel. Before, it ran on, orphaned, against a port nobody answered.
+TOLD_OF_DEATH = """
+import os, signal, sys, time
+
+def stop(sig, frame):
+    print("stopped by", signal.Signals(sig).name, flush=True)
+    sys.exit(3)
+
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+time.sleep(30)
+"""
+
+
+def test_the_command_of_a_killed_flint_exec_is_stopped_too():
+    with exec_command(script=TOLD_OF_DEATH) as proc:
+        proc.kill()
+        assert proc.wait(timeout=5) == -signal.SIGKILL
+        # The command shares flint exec's stdout; it answers within seconds, not after its sleep.
+        ready, _, _ = select.select([proc.stdout], [], [], 5)
+        assert ready, "the command was not told that flint exec died"
+        assert proc.stdout.readline() == "stopped by SIGTERM\n"
 
 
 def ignoring_hangups():
