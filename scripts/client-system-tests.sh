@@ -3,8 +3,20 @@
 # against production Firestore) against a Flint started by `flint exec`. The release is the
 # version the interop suite pins, checked against its hash and kept under .build. Run after
 # scripts/interop.sh, which installs the test dependencies into .venv.
+#   scripts/client-system-tests.sh            # databases in memory
+#   scripts/client-system-tests.sh durable    # databases in a new SQLite data directory
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+store=()
+case "${1:-}" in
+  "") ;;
+  durable)
+    data=$(mktemp -d)
+    trap 'rm -rf "$data"' EXIT
+    store=(--data-dir "$data") ;;
+  *) echo "usage: $0 [durable]" >&2; exit 2 ;;
+esac
 
 version=2.34.1
 sha256=d403b12375e4f68176bb638451417330a7a66d11c9cace98f7778109b884d9ab
@@ -48,7 +60,7 @@ export PYTHON="$PWD/.venv/bin/python" GCLOUD_PROJECT=flint-client-system-tests
 # The plugin that ends the run once its results are reported (see the module's docstring).
 export PYTHONPATH="$PWD/Tests/Interop${PYTHONPATH:+:$PYTHONPATH}"
 cd "$tests"
-exec "$flint" exec --log-level error -- bash -c '
+"$flint" exec --log-level error "${store[@]}" -- bash -c '
   set -e
   "$PYTHON" -c "
 import sys

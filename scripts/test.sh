@@ -53,5 +53,7 @@ stage 15m swift test --skip-build --filter FlintDifferentialTests
 stage 10m scripts/interop.sh
 # The Python client's own system tests, written against production, against `flint exec`.
 stage 10m scripts/client-system-tests.sh
+# The same, with Flint keeping its databases in SQLite (--data-dir).
+stage 10m scripts/client-system-tests.sh durable
 # Google's Go client (grpc-go): the integration tests it ships, then Flint's own Go tests.
 stage 10m scripts/go-client-tests.sh
