@@ -233,7 +233,7 @@ def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
 # The command of a flint exec killed outright (SIGKILL, a crash), which could pass nothing on, is
 # sent SIGTERM by the kernel. Before, it ran on, orphaned, against a port nobody answered.
 TOLD_OF_DEATH = """
-import os, signal, sys, time
+import signal, sys, time
 
 def stop(sig, frame):
     print("stopped by", signal.Signals(sig).name, flush=True)
