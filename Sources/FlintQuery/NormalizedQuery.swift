@@ -61,8 +61,10 @@ public struct NormalizedQuery: Sendable {
         if !aggregated.isEmpty,
             query.orderBy.last?.field.isDocumentID == true || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
         {
+            // The reference names the fields by their segments, unquoted (`a-b.c`, not `` `a-b`.c ``).
+            let names = aggregated.map { $0.segments.joined(separator: ".") }
             throw .invalidArgument(
-                "This query requires an index that has fields [\(aggregated.map(\.canonical).joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
+                "This query requires an index that has fields [\(names.joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
             )
         }
         let implicit = Array(Set(inequalities).subtracting(seen))

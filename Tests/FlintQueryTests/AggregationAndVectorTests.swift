@@ -96,6 +96,13 @@ struct AggregationTests {
         )) {
             try await db.runAggregation(Query(collectionID: "c", orderBy: [asc("__name__")]), aggregations: [sumB, sumA])
         }
+        // Named as the reference names them: by their segments, unquoted.
+        let quoted = Aggregation(alias: "q", .sum(try FieldPath(parsing: "`a-b`.`x\\`y`")))
+        await #expect(throws: FlintError.invalidArgument(
+            "This query requires an index that has fields [a-b.x`y, b] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
+        )) {
+            try await db.runAggregation(Query(collectionID: "c", orderBy: [asc("__name__")]), aggregations: [sumB, quoted])
+        }
         // A plain query of the same collection is not changed by any of this.
         #expect(try await db.ids(Query(collectionID: "c", limit: 2)) == ["p", "q"])
     }
