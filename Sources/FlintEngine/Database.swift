@@ -540,18 +540,16 @@ public actor Database {
         guard after.map({ $0.count == 2 }) ?? true else { throw .invalidArgument("invalid page token") }
         let collections = store.collectionPaths(under: request.parent, withID: request.collectionID, anyDepth: false).sorted()
 
-        // One more than a page, to know whether another follows.
-        let wanted = limit == Int.max ? limit : limit + 1
         var listed: [ListedDocument] = []
         if orderBy.isEmpty {
-            for collection in collections where listed.count < wanted {
+            for collection in collections where listed.count < limit {
                 var startAfter: String?
                 if let after {
                     let c = compareSegments(collection.last ?? "", after.segments[0])
                     if c < 0 { continue }
                     if c == 0 { startAfter = after.segments[1] }
                 }
-                listed += listing(collection, startAfter: startAfter, atMost: wanted - listed.count, request, readTime)
+                listed += listing(collection, startAfter: startAfter, atMost: limit - listed.count, request, readTime)
             }
         } else {
             var all: [(DocumentKey, DocumentState)] = []
@@ -569,12 +567,14 @@ public actor Database {
                 let last = request.parent.appending(after)
                 start = (all.firstIndex { $0.0.path == last }).map { $0 + 1 } ?? all.count
             }
-            for (key, state) in all[start...].prefix(wanted) {
+            for (key, state) in all[start...].prefix(limit) {
                 listed.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
             }
         }
-        let more = listed.count > limit
-        let page = Array(listed.prefix(limit))
+        // A full page is followed by a token, as on the reference, without looking further:
+        // the page after the last full one is empty.
+        let more = limit != Int.max && listed.count == limit
+        let page = listed
         if let transaction = request.transaction {
             for listed in page {
                 let state = listed.document.map { DocumentState(fields: $0.fields, createTime: $0.createTime, updateTime: $0.updateTime) }
@@ -646,7 +646,8 @@ public actor Database {
         guard auth == .owner else { throw FlintError(.permissionDenied, "Metadata operations require admin authentication.") }
         var ids = store.collectionIDs(under: parent, at: t)
         if let after = token?.after { ids = ids.filter { compareUTF8($0, after) > 0 } }
-        guard pageSize > 0, ids.count > pageSize else {
+        // A full page is followed by a token, as on the reference, even when nothing follows.
+        guard pageSize > 0, ids.count >= pageSize else {
             return CollectionIDsPage(collectionIDs: ids, nextPageToken: nil)
         }
         let page = Array(ids.prefix(pageSize))

@@ -162,6 +162,32 @@ struct ReadTests {
         #expect(first.collectionIDs == ["c", "l"])
         let second = try await db.listCollectionIDs(parent: .root, pageSize: 2, pageToken: first.nextPageToken)
         #expect(second == CollectionIDsPage(collectionIDs: ["t"], nextPageToken: nil))
+        // A full page is followed by a token even when nothing follows, as on the reference.
+        let whole = try await db.listCollectionIDs(parent: ResourcePath(["l", "m"]), pageSize: 2)
+        #expect(whole.collectionIDs == ["other", "sub"])
+        let after = try await db.listCollectionIDs(parent: ResourcePath(["l", "m"]), pageSize: 2, pageToken: try #require(whole.nextPageToken))
+        #expect(after == CollectionIDsPage(collectionIDs: [], nextPageToken: nil))
+    }
+
+    @Test func aFullLastPageOfDocumentsIsFollowedByAnEmptyOne() async throws {
+        let (db, _) = makeDatabase()
+        _ = try await db.commit(["a", "b", "c", "d"].map { .set(key("l/\($0)"), ["n": 1]) } + [.set(key("l/m/s/x"), [:])])
+        for request in [
+            ListDocumentsRequest(collectionID: "l", pageSize: 2), ListDocumentsRequest(collectionID: "l", pageSize: 2, orderBy: "n"),
+            ListDocumentsRequest(collectionID: "l", pageSize: 5, showMissing: true),
+        ] {
+            var pages: [[String]] = []
+            var page = try await db.listDocuments(request)
+            pages.append(page.documents.map(\.key.documentID))
+            while let token = page.nextPageToken, pages.count < 5 {
+                var next = request
+                next.pageToken = token
+                page = try await db.listDocuments(next)
+                pages.append(page.documents.map(\.key.documentID))
+            }
+            let expected = request.showMissing ? [["a", "b", "c", "d", "m"], []] : [["a", "b"], ["c", "d"], []]
+            #expect(pages == expected, "\(request)")
+        }
     }
 
     @Test func clearRemovesASubtreeOrEverything() async throws {
