@@ -14,7 +14,7 @@ struct ListDocumentsDifferentialTests {
         "c?showMissing=true&pageSize=-1", "c?showMissing=true&pageSize=-1&pageToken=abc", "c?showMissing=false&pageSize=-1",
         "c?showMissing=true&pageSize=-1&mask.fieldPaths=__x__", "c?showMissing=true&mask.fieldPaths=i",
         "c?showMissing=true&mask.fieldPaths=__name__", "c?mask.fieldPaths=i", "c?showMissing=true&pageSize=1",
-        "c?orderBy=i&mask.fieldPaths=__x__&showMissing=true",
+        "c?orderBy=i&mask.fieldPaths=__x__&showMissing=true", "c?pageSize=2", "c?showMissing=true&pageSize=3", "c?orderBy=i&pageSize=2",
     ]
 
     @Test func listingsAnswerAsOnTheReference() async throws {
