@@ -177,7 +177,7 @@ final class Evaluator {
             switch v {
             case .int(let i): return i == Int64.min ? .error("Integer overflow error.") : .int(-i)
             case .float(let f): return .float(-f)
-            case .duration(let d): return .duration(RulesDuration(nanos: -d.nanos))
+            case .duration(let d): return .duration(d.negated)
             default: return Operators.unsupported("-\(v.typeName)", "-int, -float, -duration")
             }
         case .binary(let op, let l, let r):

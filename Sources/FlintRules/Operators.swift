@@ -179,18 +179,15 @@ enum Operators {
             }
         case (.string(let x), .string(let y)) where op == "+": return .string(x + y)
         case (.timestamp(let t), .duration(let d)) where op == "+" || op == "-":
-            let signed = op == "+" ? d : RulesDuration(nanos: -d.nanos)
+            let signed = op == "+" ? d : d.negated
             return t.adding(signed).map { .timestamp($0) } ?? .error(RulesTimestamp.invalid)
         case (.duration(let d), .timestamp(let t)) where op == "+":
             return t.adding(d).map { .timestamp($0) } ?? .error(RulesTimestamp.invalid)
         case (.timestamp(let x), .timestamp(let y)) where op == "-":
-            let seconds = x.seconds - y.seconds
-            let (n, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-            guard !overflow else { return .error("Duration out of range.") }
-            return .duration(RulesDuration(nanos: n + Int64(x.nanos) - Int64(y.nanos)))
+            // Years 1 to 9999 apart at most: always within a duration's range.
+            return RulesDuration.value(nanos: Int128(x.seconds - y.seconds) * 1_000_000_000 + Int128(x.nanos) - Int128(y.nanos))
         case (.duration(let x), .duration(let y)) where op == "+" || op == "-":
-            let (n, overflow) = op == "+" ? x.nanos.addingReportingOverflow(y.nanos) : x.nanos.subtractingReportingOverflow(y.nanos)
-            return overflow ? .error("Duration out of range.") : .duration(RulesDuration(nanos: n))
+            return RulesDuration.value(nanos: op == "+" ? x.nanos + y.nanos : x.nanos - y.nanos)
         default:
             let expected: String
             switch op {

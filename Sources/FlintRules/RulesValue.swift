@@ -153,27 +153,45 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
 
     /// Adds a duration; nil outside Firestore's years 1 to 9999.
     func adding(_ d: RulesDuration) -> RulesTimestamp? {
-        let (total, overflow) = (Int64(nanos)).addingReportingOverflow(d.nanos % 1_000_000_000)
-        guard !overflow else { return nil }
-        var secs = seconds + d.nanos / 1_000_000_000
-        var n = total
+        // No overflow in 128 bits: both are within about 2^69 nanoseconds of the epoch.
+        let total = Int128(seconds) * 1_000_000_000 + Int128(nanos) + d.nanos
+        var secs = total / 1_000_000_000
+        var n = total % 1_000_000_000
         if n < 0 {
             n += 1_000_000_000
             secs -= 1
-        } else if n >= 1_000_000_000 {
-            n -= 1_000_000_000
-            secs += 1
         }
-        guard Self.validSeconds.contains(secs) else { return nil }
-        return RulesTimestamp(seconds: secs, nanos: Int32(n))
+        guard secs >= Int128(Self.validSeconds.lowerBound), secs <= Int128(Self.validSeconds.upperBound) else { return nil }
+        return RulesTimestamp(seconds: Int64(secs), nanos: Int32(n))
     }
 }
 
-/// A signed span of time in nanoseconds.
+/// A signed span of time in nanoseconds, within Firestore's ±315,576,000,000.999999999 seconds
+/// (10,000 years, as the reference's durations; more than an Int64 of nanoseconds holds).
 public struct RulesDuration: Sendable, Equatable, Comparable {
-    public var nanos: Int64
+    public let nanos: Int128
 
-    public init(nanos: Int64) { self.nanos = nanos }
+    static let limit: Int128 = 315_576_000_000 * 1_000_000_000 + 999_999_999
+    /// The reference's words for a duration outside the range.
+    static let outOfRange = "Duration out of range."
+
+    /// nil outside the range.
+    public init?(nanos: Int128) {
+        guard -Self.limit...Self.limit ~= nanos else { return nil }
+        self.nanos = nanos
+    }
+
+    /// The duration, or the rules error for one outside the range.
+    static func value(nanos: Int128) -> RulesValue {
+        RulesDuration(nanos: nanos).map { .duration($0) } ?? .error(outOfRange)
+    }
+
+    /// Whole seconds, and the nanoseconds left over, both with the duration's sign.
+    public var seconds: Int64 { Int64(nanos / 1_000_000_000) }
+    public var nanosOfSecond: Int64 { Int64(nanos % 1_000_000_000) }
+
+    /// The range is symmetric, so the negation of a duration is one.
+    var negated: RulesDuration { RulesDuration(nanos: -nanos)! }
 
     public static func < (a: RulesDuration, b: RulesDuration) -> Bool { a.nanos < b.nanos }
 }

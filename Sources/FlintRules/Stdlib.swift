@@ -247,8 +247,7 @@ enum Stdlib {
         case .timestamp(let t):
             return numbers("timestamp_value", [("seconds", "\(t.seconds)", t.seconds != 0), ("nanos", "\(t.nanos)", t.nanos != 0)])
         case .duration(let d):
-            let seconds = d.nanos / 1_000_000_000
-            let nanos = d.nanos % 1_000_000_000
+            let (seconds, nanos) = (d.seconds, d.nanosOfSecond)
             return numbers("duration_value", [("seconds", "\(seconds)", seconds != 0), ("nanos", "\(nanos)", nanos != 0)])
         case .latlng(let lat, let lng):
             return numbers("latlng_value", [("latitude", formatFloat(lat), lat != 0), ("longitude", formatFloat(lng), lng != 0)])
@@ -449,8 +448,8 @@ enum Stdlib {
         case .timestamp(let t): return timestampMethod(t, name, args)
         case .duration(let d):
             switch name {
-            case "seconds": return arity(name, args, 0) ?? .int(d.nanos / 1_000_000_000)
-            case "nanos": return arity(name, args, 0) ?? .int(d.nanos % 1_000_000_000)
+            case "seconds": return arity(name, args, 0) ?? .int(d.seconds)
+            case "nanos": return arity(name, args, 0) ?? .int(d.nanosOfSecond)
             default: return notFound(name)
             }
         case .latlng(let lat, let lng):
@@ -573,7 +572,7 @@ enum Stdlib {
         case "dayOfWeek": return .int((days % 7 + 7 + 3) % 7 + 1)  // 1970-01-01 was a Thursday (4)
         case "dayOfYear": return .int(days - daysFromCivil(y, 1, 1) + 1)
         case "date": return .timestamp(RulesTimestamp(seconds: days * 86_400, nanos: 0))
-        case "time": return .duration(RulesDuration(nanos: secondOfDay * 1_000_000_000 + Int64(t.nanos)))
+        case "time": return RulesDuration.value(nanos: Int128(secondOfDay) * 1_000_000_000 + Int128(t.nanos))
         case "toMillis": return .int(t.seconds * 1000 + Int64(t.nanos / 1_000_000))
         default: return notFound(name)
         }
@@ -689,19 +688,19 @@ enum Stdlib {
             // The reference's words for a unit it does not know.
             default: return .error("Invalid regular expression pattern. Pattern: \(unit).")
             }
-            let (v, overflow) = n.multipliedReportingOverflow(by: scale)
-            return overflow ? .error("Duration out of range.") : .duration(RulesDuration(nanos: v))
+            return RulesDuration.value(nanos: Int128(n) * Int128(scale))
         case "duration.time":
             guard args.count == 4 else { return arity(name, args, 4)! }
-            var parts: [Int64] = []
+            var parts: [Int128] = []
             for a in args {
                 guard case .int(let i) = a else { return Operators.unsupported("duration.time(\(args.map(\.typeName).joined(separator: ", ")))", "duration.time(int, int, int, int)") }
-                parts.append(i)
+                parts.append(Int128(i))
             }
-            return .duration(RulesDuration(nanos: ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1_000_000_000 + parts[3]))
+            // Int64 hours make at most about 2^105 nanoseconds: no overflow in 128 bits.
+            return RulesDuration.value(nanos: ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1_000_000_000 + parts[3])
         case "duration.abs":
             guard args.count == 1, case .duration(let d) = args[0] else { return Operators.unsupported("duration.abs(\(args.map(\.typeName).joined(separator: ", ")))", "duration.abs(duration)") }
-            return .duration(RulesDuration(nanos: abs(d.nanos)))
+            return .duration(d.nanos < 0 ? d.negated : d)
         case "latlng.value":
             guard args.count == 2, let lat = Operators.number(args[0]), let lng = Operators.number(args[1]) else {
                 return Operators.unsupported("latlng.value(\(args.map(\.typeName).joined(separator: ", ")))", "latlng.value(number, number)")

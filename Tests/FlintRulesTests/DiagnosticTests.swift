@@ -144,7 +144,7 @@ struct DiagnosticTests {
 struct KnownNamesTests {
     static let receivers: [RulesValue] = [
         .string("s"), .int(1), .float(1.5), .bytes([1]), .list([.int(1)]), .set([.int(1)]), .map(["a": .int(1)]), .mapDiff(MapDiff(new: [:], old: [:])),
-        .path(RulesPath(["a", "b"])), .timestamp(RulesTimestamp(seconds: 0, nanos: 0)), .duration(RulesDuration(nanos: 1)), .latlng(1, 2),
+        .path(RulesPath(["a", "b"])), .timestamp(RulesTimestamp(seconds: 0, nanos: 0)), .duration(RulesDuration(nanos: 1)!), .latlng(1, 2),
     ]
 
     @Test func everyKnownFunctionAndMethodIsImplemented() {

@@ -165,6 +165,26 @@ private let moreErrors: [(String, String?)] = [
     ("debug()", nil), ("timestamp.value(0) + 1", nil), ("duration.value(1, 's') + 1", nil), ("timestamp.value(0) < 1", nil),
 ]
 
+/// Durations reach ±315,576,000,000.999999999 seconds, as on the reference: further than an
+/// Int64 of nanoseconds, whose bounds once trapped.
+private let longDurations: [String] = [
+    "duration.time(0, 0, 315576000000, 999999999) > duration.value(0, 's')",
+    "duration.value(315576000000, 's').seconds() == 315576000000",
+    "(timestamp.date(9999, 12, 31) - timestamp.date(1, 1, 1)).seconds() == 315537811200",
+    "timestamp.date(1, 1, 1) + (timestamp.date(9999, 12, 31) - timestamp.date(1, 1, 1)) == timestamp.date(9999, 12, 31)",
+    "duration.value(106752, 'd') > duration.value(0, 's')",
+    "-duration.value(-9223372036854775808, 'ns') > duration.value(0, 's')",
+    "duration.abs(duration.value(-9223372036854775808, 'ns')) == duration.value(9223372036854775807, 'ns') + duration.value(1, 'ns')",
+    "timestamp.value(0) - duration.value(-9223372036854775808, 'ns') > timestamp.value(0)",
+    "duration.time(0, 0, 1, -1500000000).nanos() == -500000000", "duration.time(0, 0, 1, -1500000000).seconds() == 0",
+]
+private let durationsOutOfRange: [(String, String?)] = [
+    ("duration.time(9223372036854775807, 0, 0, 0)", "Duration out of range."), ("duration.value(315576000001, 's')", "Duration out of range."),
+    ("duration.value(315576000000, 's') + duration.value(1000000000, 'ns')", "Duration out of range."),
+    ("duration.time(0, 0, 315576000000, 1000000000)", "Duration out of range."),
+    ("timestamp.date(2000, 1, 1) + duration.value(315576000000, 's')", nil),
+]
+
 /// Plain falsehoods, so a broken evaluator cannot pass by answering true.
 /// Slices that leave out a bound, which the reference emulator accepts: `i` defaults to 0, `j` to the size.
 private let openSlices: [String] = [
@@ -280,7 +300,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -288,13 +308,13 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages).map(\.0)) func evaluatesToAnError(_ source: String) {
+    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange).map(\.0)) func evaluatesToAnError(_ source: String) {
         let v = evaluate(source)
         guard case .error(let message) = v else {
             Issue.record("\(source) gave \(v), not an error")
             return
         }
-        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
     }
 
     @Test func getAndExistsReadThroughTheReaderAndAreCached() {
