@@ -83,6 +83,22 @@ public struct RulesPath: Sendable, Equatable {
         segments = text.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
+    /// `path(text)`: segments split on `/` after an optional leading one, each trimmed as Java
+    /// trims (characters up to U+0020); an empty text or segment is the reference's error.
+    static func template(_ text: String) -> RulesValue {
+        guard !text.isEmpty else { return .error("Empty Path Template is not allowed.") }
+        var parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if text.hasPrefix("/") { parts.removeFirst() }
+        var segments: [String] = []
+        for part in parts {
+            let trimmed = part.drop { $0.unicodeScalars.allSatisfy { $0.value <= 0x20 } }
+            let segment = String(trimmed.reversed().drop { $0.unicodeScalars.allSatisfy { $0.value <= 0x20 } }.reversed())
+            guard !segment.isEmpty else { return .error("Invalid Path Template \(text). Empty segment is not allowed.") }
+            segments.append(segment)
+        }
+        return .path(RulesPath(segments))
+    }
+
     public var text: String { "/" + segments.joined(separator: "/") }
 }
 

@@ -442,6 +442,7 @@ enum Stdlib {
             for (key, value) in bindings {
                 guard let i = segments.firstIndex(of: "{\(key)}") else { return .error("Path \(p.text) has no variable \(key) to bind.") }
                 guard let text = stringify(value) else { return Operators.unsupported("bind of \(value.typeName)", "string") }
+                guard !text.isEmpty else { return .error("Cannot bind empty value to path template variable \(key).") }
                 segments[i] = text
             }
             return .path(RulesPath(segments))
@@ -580,15 +581,22 @@ enum Stdlib {
 
     // MARK: - Functions
 
+    /// A double as a Java `long` cast makes it: toward zero, NaN as 0, beyond the range the
+    /// nearest bound (the reference's `int(x)` and `math.round(x)`).
+    static func javaLong(_ d: Double) -> Int64 {
+        if d.isNaN { return 0 }
+        if d >= 9_223_372_036_854_775_808.0 { return .max }
+        if d <= -9_223_372_036_854_775_808.0 { return .min }
+        return Int64(d.rounded(.towardZero))
+    }
+
     static func function(_ name: String, _ args: [RulesValue]) -> RulesValue {
         switch name {
         case "int":
             if let e = arity(name, args, 1) { return e }
             switch args[0] {
             case .int: return args[0]
-            case .float(let f):
-                guard f.isFinite, let i = Int64(exactly: f.rounded(.towardZero)) else { return .error("Integer overflow error.") }
-                return .int(i)
+            case .float(let f): return .int(javaLong(f))
             case .string(let s):
                 guard let i = javaInteger(s) else { return conversionError(s, to: "int") }
                 return .int(i)
@@ -613,7 +621,7 @@ enum Stdlib {
         case "path":
             if let e = arity(name, args, 1) { return e }
             guard case .string(let text) = args[0] else { return Operators.unsupported("path(\(args[0].typeName))", "path(string)") }
-            return .path(RulesPath(parsing: text))
+            return RulesPath.template(text)
         case "math.abs":
             if let e = arity(name, args, 1) { return e }
             switch args[0] {
@@ -629,9 +637,9 @@ enum Stdlib {
             case "math.ceil": return .float(x.rounded(.up))
             case "math.floor": return .float(x.rounded(.down))
             case "math.round":
-                let r = (x + 0.5).rounded(.down)
-                guard r.isFinite, let i = Int64(exactly: r) else { return .error("Integer overflow error.") }
-                return .int(i)
+                // Half up, as Java's Math.round: x - floor(x) is exact, where x + 0.5 may round.
+                let floor = x.rounded(.down)
+                return .int(javaLong(x - floor >= 0.5 ? floor + 1 : floor))
             case "math.sqrt": return .float(x.squareRoot())
             default: return .bool(x.isNaN)
             }

@@ -178,6 +178,20 @@ private let longDurations: [String] = [
     "timestamp.value(0) - duration.value(-9223372036854775808, 'ns') > timestamp.value(0)",
     "duration.time(0, 0, 1, -1500000000).nanos() == -500000000", "duration.time(0, 0, 1, -1500000000).seconds() == 0",
 ]
+/// Doubles become integers as a Java `long` cast makes them, and path texts are trimmed per
+/// segment, as on the reference.
+private let javaConversions: [String] = [
+    "int(123456789012345678901234.5) == 9223372036854775807", "int(-1.0 / 0.0) == -9223372036854775808", "int(math.sqrt(-1.0)) == 0",
+    "math.round(123456789012345678901234.5) == 9223372036854775807", "math.round(math.sqrt(-1.0)) == 0",
+    "math.round(0.49999999999999994) == 0", "math.round(-0.5) == 0", "math.round(-2.5) == -2", "math.round(4503599627370497.0) == 4503599627370497",
+    "string(path('a/ b')) == '/a/b'", "string(path(' a')) == '/a'", "string(path('a/{x}').bind({'x': ' '})) == '/a/ '",
+]
+private let emptyPathSegments: [(String, String?)] = [
+    ("path('')", "Empty Path Template is not allowed."), ("path('/')", "Invalid Path Template /. Empty segment is not allowed."),
+    ("path('a//b')", "Invalid Path Template a//b. Empty segment is not allowed."), ("path('a/ /b')", "Invalid Path Template a/ /b. Empty segment is not allowed."),
+    ("path('/a/b/')", "Invalid Path Template /a/b/. Empty segment is not allowed."),
+    ("path('a/{x}').bind({'x': ''})", "Cannot bind empty value to path template variable x."),
+]
 private let durationsOutOfRange: [(String, String?)] = [
     ("duration.time(9223372036854775807, 0, 0, 0)", "Duration out of range."), ("duration.value(315576000001, 's')", "Duration out of range."),
     ("duration.value(315576000000, 's') + duration.value(1000000000, 'ns')", "Duration out of range."),
@@ -300,7 +314,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations + javaConversions) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -308,13 +322,13 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange).map(\.0)) func evaluatesToAnError(_ source: String) {
+    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments).map(\.0)) func evaluatesToAnError(_ source: String) {
         let v = evaluate(source)
         guard case .error(let message) = v else {
             Issue.record("\(source) gave \(v), not an error")
             return
         }
-        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
     }
 
     @Test func getAndExistsReadThroughTheReaderAndAreCached() {
