@@ -290,6 +290,7 @@ final class Evaluator {
         guard args.count == 1, case .path(let path) = args[0] else {
             return Operators.unsupported("\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(name)(path)")
         }
+        if let unbound = path.unboundError { return unbound }
         if withoutReads { return Self.unread }
         let document: RulesValue?
         if let cached = reads.first(where: { $0.after == after && $0.path == path }) {

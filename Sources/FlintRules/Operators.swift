@@ -34,7 +34,9 @@ enum Operators {
             guard x.count == y.count else { return false }
             let members = Membership(y, numbers: .everywhere)
             return x.allSatisfy(members.contains)
-        case (.path(let x), .path(let y)): return x == y
+        // A template with a variable left unbound equals nothing at the top level, not even
+        // itself; inside lists and maps paths compare as they are (the reference's answers).
+        case (.path(let x), .path(let y)): return numbers == .topLevel && (x.unbound != nil || y.unbound != nil) ? false : x == y
         case (.timestamp(let x), .timestamp(let y)): return x == y
         case (.duration(let x), .duration(let y)): return x == y
         case (.latlng(let a1, let o1), .latlng(let a2, let o2)): return a1 == a2 && o1 == o2
@@ -213,6 +215,8 @@ enum Operators {
 
     static func contains(_ container: RulesValue, _ item: RulesValue) -> RulesValue {
         switch container {
+        // A template with a variable left unbound is in no list, as it equals nothing.
+        case .list where { if case .path(let p) = item { p.unbound != nil } else { false } }(): return .bool(false)
         case .list(let items): return .bool(items.contains { equal($0, item, numbers: .never) })
         case .set(let items): return .bool(items.contains { equal($0, item, numbers: .everywhere) })
         case .constraint(let c) where !c.contains.isEmpty: return .bool(c.contains.contains { equal($0, item) })

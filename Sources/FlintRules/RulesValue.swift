@@ -75,8 +75,18 @@ public struct MapDiff: Sendable {
 /// A path: segments, some of which may be `{name}` placeholders for `bind`.
 public struct RulesPath: Sendable, Equatable {
     public var segments: [String]
+    /// The capture segments of a `path()` template not yet bound: position → variable name.
+    /// While one is left the path equals nothing and its segments cannot be read, as on the
+    /// reference.
+    public var captures: [Int: String] = [:]
 
     public init(_ segments: [String]) { self.segments = segments }
+
+    /// The first variable left unbound, by position.
+    var unbound: String? { captures.min { $0.key < $1.key }?.value }
+
+    /// `string(p)`: unbound captures write as empty segments.
+    var rendered: String { "/" + segments.indices.map { captures[$0] == nil ? segments[$0] : "" }.joined(separator: "/") }
 
     /// `'/a/b'` or `'a/b'`.
     public init(parsing text: String) {
@@ -89,14 +99,52 @@ public struct RulesPath: Sendable, Equatable {
         guard !text.isEmpty else { return .error("Empty Path Template is not allowed.") }
         var parts = text.split(separator: "/", omittingEmptySubsequences: false)
         if text.hasPrefix("/") { parts.removeFirst() }
-        var segments: [String] = []
+        var path = RulesPath([])
         for part in parts {
             let trimmed = part.drop { $0.unicodeScalars.allSatisfy { $0.value <= 0x20 } }
             let segment = String(trimmed.reversed().drop { $0.unicodeScalars.allSatisfy { $0.value <= 0x20 } }.reversed())
             guard !segment.isEmpty else { return .error("Invalid Path Template \(text). Empty segment is not allowed.") }
-            segments.append(segment)
+            if segment.hasPrefix("{") {
+                // `{name}`, `{name=*}` or `{name=**}`.
+                guard segment.count > 1, segment.hasSuffix("}") else { return .error("Invalid Path Template \(text). The capture segment is not closed.") }
+                let name = String(segment.dropFirst().dropLast().prefix { $0 != "=" })
+                guard isIdentifier(name) else {
+                    return .error("Invalid Path Template \(text). [Identifier [\(name)] should start with letter, dollar sign, or underscore and should not start with digit and must not contain spaces.")
+                }
+                path.captures[path.segments.count] = name
+            }
+            path.segments.append(segment)
         }
-        return .path(RulesPath(segments))
+        return .path(path)
+    }
+
+    private static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.first, first.isLetter || first == "$" || first == "_" else { return false }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "$" || $0 == "_" }
+    }
+
+    /// The error for reading a path with a capture left unbound, if it has one.
+    var unboundError: RulesValue? { unbound.map { .error("Variable \($0) is not bound in path template.") } }
+
+    /// Binds `key` to `value`: a capture of that name (a `{name=**}` one takes a path, whose
+    /// segments replace it), else a `{key}` segment.
+    func binding(_ key: String, to value: RulesValue) -> RulesValue {
+        var out = self
+        let i = captures.first { $0.value == key }?.key ?? segments.firstIndex(of: "{\(key)}")
+        guard let i else { return .error("Path \(text) has no variable \(key) to bind.") }
+        if captures[i] != nil, segments[i].hasSuffix("=**}") {
+            guard case .path(let inner) = value else { return .error("Type error. Received: [\(value.typeName)] Expected: [path].") }
+            out.segments.replaceSubrange(i...i, with: inner.segments)
+            out.captures = Dictionary(uniqueKeysWithValues: captures.compactMap { k, v in
+                k == i ? nil : (k > i ? k + inner.segments.count - 1 : k, v)
+            })
+            return .path(out)
+        }
+        guard let text = Stdlib.stringify(value) else { return Operators.unsupported("bind of \(value.typeName)", "string") }
+        guard !text.isEmpty else { return .error("Cannot bind empty value to path template variable \(key).") }
+        out.segments[i] = text
+        out.captures[i] = nil
+        return .path(out)
     }
 
     public var text: String { "/" + segments.joined(separator: "/") }

@@ -16,7 +16,8 @@ enum Stdlib {
         case .error: return base
         case .null: return .error("Null value error.")
         case .map(let m): return m[name] ?? .error("Property \(name) is undefined on object.")
-        case .constraint, .path: return .error("Property \(name) is undefined on object.")
+        case .path(let p): return p.unboundError ?? .error("Property \(name) is undefined on object.")
+        case .constraint: return .error("Property \(name) is undefined on object.")
         default: return .error("Type error. Received: [\(base.typeName)] Expected: [map,path].")
         }
     }
@@ -32,6 +33,7 @@ enum Stdlib {
             let units = Array(s.utf16)
             guard n >= 0, n < units.count else { return outOfBounds(n, units.count) }
             return .string(String(decoding: [units[Int(n)]], as: UTF16.self))
+        case (.path(let p), _) where p.unbound != nil: return p.unboundError!
         case (.path(let p), .int(let n)):
             guard n >= 0, n < p.segments.count else { return outOfBounds(n, p.segments.count) }
             return .string(p.segments[Int(n)])
@@ -104,7 +106,7 @@ enum Stdlib {
         case .int(let i): return String(i)
         case .float(let f): return formatFloat(f)
         case .null: return "null"
-        case .path(let p): return p.text
+        case .path(let p): return p.rendered
         default: return nil
         }
     }
@@ -438,14 +440,16 @@ enum Stdlib {
         case .path(let p):
             guard name == "bind" else { return notFound(name) }
             guard args.count == 1, case .map(let bindings) = args[0] else { return Operators.unsupported("path.bind(\(args.map(\.typeName).joined(separator: ", ")))", "path.bind(map)") }
-            var segments = p.segments
-            for (key, value) in bindings {
-                guard let i = segments.firstIndex(of: "{\(key)}") else { return .error("Path \(p.text) has no variable \(key) to bind.") }
-                guard let text = stringify(value) else { return Operators.unsupported("bind of \(value.typeName)", "string") }
-                guard !text.isEmpty else { return .error("Cannot bind empty value to path template variable \(key).") }
-                segments[i] = text
+            var bound = p
+            for (key, value) in bindings.sorted(by: { $0.key < $1.key }) {
+                let next = bound.binding(key, to: value)
+                guard case .path(let path) = next else { return next }
+                bound = path
             }
-            return .path(RulesPath(segments))
+            // What bind makes is a path: the captures it leaves unbound are dropped.
+            bound.segments = bound.segments.indices.filter { bound.captures[$0] == nil }.map { bound.segments[$0] }
+            bound.captures = [:]
+            return .path(bound)
         case .timestamp(let t): return timestampMethod(t, name, args)
         case .duration(let d):
             switch name {

@@ -186,6 +186,22 @@ private let javaConversions: [String] = [
     "math.round(0.49999999999999994) == 0", "math.round(-0.5) == 0", "math.round(-2.5) == -2", "math.round(4503599627370497.0) == 4503599627370497",
     "string(path('a/ b')) == '/a/b'", "string(path(' a')) == '/a'", "string(path('a/{x}').bind({'x': ' '})) == '/a/ '",
 ]
+/// A `path()` template with a capture left unbound equals nothing, not even itself, at the top
+/// level, writes the capture as empty, and cannot be read; `bind` makes a plain path of it,
+/// dropping the captures it leaves. All as on the reference.
+private let pathTemplates: [String] = [
+    "!(path('a/{x}') == path('a/{x}'))", "path('a/{x}') != path('a/{x}')", "[path('a/{x}')] == [path('a/{x}')]",
+    "!(path('a/{x}') in [path('a/{x}')])", "string(path('a/{x}')) == '/a/'", "string(path('a/x{y}')) == '/a/x{y}'",
+    "path('a/{x}').bind({'x': 'b'}) == path('a/b')", "path('a/{x}/{y}').bind({'x': 'b'}) == path('a/b').bind({})",
+    "path('a/{x=**}/{y}').bind({'x': path('b/c'), 'y': 'd'}) == path('a/b/c/d')", "path('a/{x=*}').bind({'x': 'b'}) == path('a/b')",
+]
+private let unreadableTemplates: [(String, String?)] = [
+    ("path('a/{x}')[0]", "Variable x is not bound in path template."), ("path('a/{x}').x", "Variable x is not bound in path template."),
+    ("exists(path('/databases/x/documents/a/{x}'))", "Variable x is not bound in path template."),
+    ("path('a/{x')", "Invalid Path Template a/{x. The capture segment is not closed."),
+    ("path('a/{1x}')", "Invalid Path Template a/{1x}. [Identifier [1x] should start with letter, dollar sign, or underscore and should not start with digit and must not contain spaces."),
+    ("path('a/{x=**}').bind({'x': 'b'})", "Type error. Received: [string] Expected: [path]."),
+]
 private let emptyPathSegments: [(String, String?)] = [
     ("path('')", "Empty Path Template is not allowed."), ("path('/')", "Invalid Path Template /. Empty segment is not allowed."),
     ("path('a//b')", "Invalid Path Template a//b. Empty segment is not allowed."), ("path('a/ /b')", "Invalid Path Template a/ /b. Empty segment is not allowed."),
@@ -314,7 +330,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations + javaConversions) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations + javaConversions + pathTemplates) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")
@@ -322,13 +338,13 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments).map(\.0)) func evaluatesToAnError(_ source: String) {
+    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments + unreadableTemplates).map(\.0)) func evaluatesToAnError(_ source: String) {
         let v = evaluate(source)
         guard case .error(let message) = v else {
             Issue.record("\(source) gave \(v), not an error")
             return
         }
-        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments + unreadableTemplates).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
     }
 
     @Test func getAndExistsReadThroughTheReaderAndAreCached() {
