@@ -37,8 +37,9 @@ public struct NormalizedQuery: Sendable {
         var deduplicated = query
         deduplicated.filter = query.filter.map(FilterRules.deduplicated)
         try Self.checkSize(deduplicated)
+        if let filter = deduplicated.filter { try FilterRules.validateArrays(filter) }
+        if query.allDescendants && query.parent.count > 0 { try Self.checkScopedGroup(query) }
         if let filter = deduplicated.filter {
-            try FilterRules.validateArrays(filter)
             try FilterRules.validateNames(filter, database: database)
             try FilterRules.validateSizes(filter)
         }
@@ -151,6 +152,27 @@ public struct NormalizedQuery: Sendable {
     /// A query without a collection id reads documents of every kind, so it can only filter on
     /// and order by what every document has: its name, ascending. A nearest-neighbour search
     /// over them is served, as on the reference.
+    /// Below the root, a collection group or subtree query may only scan names in ascending
+    /// order, as the reference allows: no other field filtered or ordered on.
+    static func checkScopedGroup(_ query: Query) throws(FlintError) {
+        func scansNames(_ filter: Filter) -> Bool {
+            switch filter {
+            case .composite(let c): return c.filters.allSatisfy(scansNames)
+            case .unary(let u): return u.field.isDocumentID
+            case .field(let f): return f.field.isDocumentID && f.op != .arrayContains && f.op != .arrayContainsAny
+            }
+        }
+        if !(query.filter.map(scansNames) ?? true) || query.orderBy.contains(where: { !$0.field.isDocumentID }) {
+            throw .invalidArgument("collection group queries are only allowed at the root parent")
+        }
+        if query.orderBy.contains(where: \.descending) {
+            throw .invalidArgument(
+                query.collectionID == nil
+                    ? "kind is required for all orders except __key__ ascending"
+                    : "collection group queries are only allowed if they're at the root or they're an ascending primary key scan")
+        }
+    }
+
     static func checkKindless(_ query: Query) throws(FlintError) {
         for o in query.orderBy where !o.field.isDocumentID || o.descending {
             throw .invalidArgument(

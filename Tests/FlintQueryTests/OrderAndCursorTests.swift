@@ -63,9 +63,22 @@ struct OrderAndCursorTests {
         #expect(try await database.runQuery(all).documents.map(\.key.path.canonical) == [
             "profiles/p0", "users/a/profiles/p1", "users/b/profiles/p2/profiles/p3",
         ])
-        var scoped = all
+        // Below the root a group query may only scan names in ascending order, as on the reference.
+        var scoped = Query(collectionID: "profiles", allDescendants: true)
         scoped.parent = try DocumentKey(parsing: "users/b").path
-        #expect(try await database.runQuery(scoped).documents.map(\.key.path.canonical) == ["users/b/profiles/p2/profiles/p3"])
+        #expect(try await database.runQuery(scoped).documents.map(\.key.path.canonical) == ["users/b/profiles/p2", "users/b/profiles/p2/profiles/p3"])
+        var filtered = all
+        filtered.parent = scoped.parent
+        await #expect(throws: FlintError.invalidArgument("collection group queries are only allowed at the root parent")) {
+            try await database.runQuery(filtered)
+        }
+        var descending = scoped
+        descending.orderBy = [desc("__name__")]
+        await #expect(throws: FlintError.invalidArgument(
+            "collection group queries are only allowed if they're at the root or they're an ascending primary key scan"
+        )) {
+            try await database.runQuery(descending)
+        }
         let direct = Query(parent: try DocumentKey(parsing: "users/a").path, collectionID: "profiles")
         #expect(try await database.ids(direct) == ["p1"])
     }
