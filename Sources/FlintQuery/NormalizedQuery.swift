@@ -165,12 +165,10 @@ public struct NormalizedQuery: Sendable {
         if !(query.filter.map(scansNames) ?? true) || query.orderBy.contains(where: { !$0.field.isDocumentID }) {
             throw .invalidArgument("collection group queries are only allowed at the root parent")
         }
-        if query.orderBy.contains(where: \.descending) {
-            throw .invalidArgument(
-                query.collectionID == nil
-                    ? "kind is required for all orders except __key__ ascending"
-                    : "collection group queries are only allowed if they're at the root or they're an ascending primary key scan")
-        }
+        guard query.orderBy.contains(where: \.descending) else { return }
+        if query.collectionID == nil { throw .invalidArgument("kind is required for all orders except __key__ ascending") }
+        // FAILED_PRECONDITION, as the reference answers this one.
+        throw FlintError(.failedPrecondition, "collection group queries are only allowed if they're at the root or they're an ascending primary key scan")
     }
 
     static func checkKindless(_ query: Query) throws(FlintError) {

@@ -170,6 +170,48 @@ struct QueryDifferentialTests {
         #expect(nonEmpty > queries.count / 3)
     }
 
+    /// Group and subtree queries below a document: only ascending name scans are served.
+    @Test func groupQueriesBelowADocumentAgreeWithTheReference() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential scoped group test skipped")
+            return
+        }
+        defer { reference.stop() }
+        var rng = SeededGenerator(seed: 5)
+        let flint = try await Self.prepare("flint-scoped-groups", reference, &rng)
+        let parent = try DocumentKey(parsing: "d/doc1").path
+        let a = try FieldPath(["a"])
+        let name = Value.reference(DocumentReference(database: flint.id, key: try DocumentKey(parsing: "d/doc1/d/x")))
+        let queries: [Query] = [
+            Query(parent: parent, collectionID: "d", allDescendants: true),
+            Query(parent: parent, collectionID: "d", allDescendants: true, filter: .field(FieldFilter(a, .equal, 1))),
+            Query(parent: parent, collectionID: "d", allDescendants: true, orderBy: [Ordering(a)]),
+            Query(parent: parent, collectionID: "d", allDescendants: true, orderBy: [Ordering(.documentID, descending: true)]),
+            Query(parent: parent, collectionID: "d", allDescendants: true, filter: .field(FieldFilter(.documentID, .greaterThan, name))),
+            Query(parent: parent, collectionID: "d", allDescendants: true, filter: .field(FieldFilter(.documentID, .arrayContains, name))),
+            Query(parent: parent, collectionID: nil, allDescendants: true, filter: .unary(UnaryFilter(a, .isNull))),
+            Query(parent: parent, collectionID: "d", allDescendants: false, filter: .field(FieldFilter(a, .equal, 1))),
+        ]
+        _ = try await flint.commit([.set(try DocumentKey(parsing: "d/doc1/d/x"), ["a": 1]), .set(try DocumentKey(parsing: "d/doc1/d/y/d/z"), ["a": 1])])
+        let root = "/v1/" + flint.id.documentsRoot
+        let writes: [[String: Any]] = ["d/doc1/d/x", "d/doc1/d/y/d/z"].map { ["update": ["name": flint.id.documentsRoot + "/" + $0, "fields": ["a": ["integerValue": "1"]]]] }
+        #expect(try await reference.request("POST", root + ":commit", ["writes": writes]).0 == 200)
+        var refused = 0
+        for q in queries {
+            let (status, body) = try await reference.request("POST", root + "/d/doc1:runQuery", Self.json(q))
+            let expected = Self.outcome(status, body) { String($0.split(separator: "/documents/").last ?? "") }
+            let message = ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String
+            do throws(FlintError) {
+                let got = try await flint.runQuery(q).documents.map(\.key.path.canonical)
+                #expect(Outcome.ids(got) == expected, "\(Self.json(q))")
+            } catch {
+                refused += 1
+                #expect(Outcome.error(error.code) == expected && error.message == message, "\(Self.json(q)): \(error.message)")
+            }
+        }
+        #expect(refused == 5)
+    }
+
     @Test func randomQueriesAgreeWithTheReference() async throws {
         guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential query test skipped")

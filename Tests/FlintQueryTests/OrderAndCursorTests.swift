@@ -74,8 +74,8 @@ struct OrderAndCursorTests {
         }
         var descending = scoped
         descending.orderBy = [desc("__name__")]
-        await #expect(throws: FlintError.invalidArgument(
-            "collection group queries are only allowed if they're at the root or they're an ascending primary key scan"
+        await #expect(throws: FlintError(
+            .failedPrecondition, "collection group queries are only allowed if they're at the root or they're an ascending primary key scan"
         )) {
             try await database.runQuery(descending)
         }
