@@ -107,18 +107,18 @@ struct RulesMethodFuzzTests {
 
         mutating func literal(_ kind: Kind) -> String {
             switch kind {
-            case .string: return pick(["'a'", "'ab'", "''", "'a,b,,c'", "'H\u{e9}llo'", "' x '", "'12'", "'1.5'", "'/a/b'", "'A b C'", "'\u{1F600}x'"])
-            case .int: return pick(["0", "1", "-2", "3", "7", "-1", "9223372036854775807", "1600000000000"])
+            case .string: return pick(["request.auth.uid", "request.method", "request.auth.token.email", "request.path[4]", "request.auth.token.firebase.sign_in_provider", "'a'", "'ab'", "''", "'a,b,,c'", "'H\u{e9}llo'", "' x '", "'12'", "'1.5'", "'/a/b'", "'A b C'", "'\u{1F600}x'"])
+            case .int: return pick(["request.auth.token.n", "request.auth.token.iat", "0", "1", "-2", "3", "7", "-1", "9223372036854775807", "1600000000000"])
             case .float: return pick(["1.5", "-0.5", "0.0", "2.0", "-2.5", "123456789012345678901234.5", "0.1"])
             case .bool: return pick(["true", "false"])
-            case .list: return pick(["[]", "[1, 'a']", "[1, 2, 2]", "['a', 'b']", "[1.0, 2]", "[[1], {'a': 1}]", "['b', 'a', 'b']"])
-            case .map: return pick(["{}", "{'a': 1}", "{'a': {'b': 1}, 'c': [1]}", "{'b': 2, 'a': 1}", "{'a': 1.0, 'z': null}"])
+            case .list: return pick(["request.auth.token.roles", "[]", "[1, 'a']", "[1, 2, 2]", "['a', 'b']", "[1.0, 2]", "[[1], {'a': 1}]", "['b', 'a', 'b']"])
+            case .map: return pick(["request.auth.token", "request.auth", "request.resource", "resource", "request.query", "{}", "{'a': 1}", "{'a': {'b': 1}, 'c': [1]}", "{'b': 2, 'a': 1}", "{'a': 1.0, 'z': null}"])
             case .set: return pick(["[1, 2].toSet()", "['a'].toSet()", "[].toSet()", "[1, 1.0, 'a'].toSet()"])
             case .bytes: return pick(["b'x'", "b''", "b'\\xFB\\xEF'", "b'abc'"])
-            case .timestamp: return pick(["timestamp.date(2020, 1, 2)", "timestamp.value(0)", "timestamp.value(1600000000123)"])
+            case .timestamp: return pick(["request.auth.token.exp", "timestamp.date(2020, 1, 2)", "timestamp.value(0)", "timestamp.value(1600000000123)"])
             case .duration: return pick(["duration.value(90, 's')", "duration.value(-1, 'ms')", "duration.time(1, 2, 3, 4)"])
             case .latlng: return pick(["latlng.value(0, 0)", "latlng.value(1.5, -2)", "latlng.value(-90, 180)"])
-            case .path: return pick(["path('/a/b')", "(/databases/x/documents/a/b)", "path('a/{x}')"])
+            case .path: return pick(["request.path", "path('/a/b')", "(/databases/x/documents/a/b)", "path('a/{x}')"])
             }
         }
 
@@ -145,7 +145,8 @@ struct RulesMethodFuzzTests {
         let source = RulesDifferential.ruleset(expressions.enumerated().map { i, e in "match /m\(i)/{doc} { allow get: if \(e); }" })
         let (loaded, problems) = try await RulesDifferential.referenceRefusal(source, project: "flint-method-fuzz", on: reference)
         try #require(loaded, "the reference refused the generated rules: \(problems.prefix(5))")
-        let allowed = try await RulesDifferential.compareGets(expressions, prefix: "m", project: "flint-method-fuzz", on: reference)
+        let token = RulesDifferential.bearer(#"{"sub": "u1", "user_id": "u1", "email": "a@b.c", "roles": ["x", "y"], "n": 3, "iat": 1600000000, "exp": 1900000000, "firebase": {"sign_in_provider": "password"}}"#)
+        let allowed = try await RulesDifferential.compareGets(expressions, prefix: "m", project: "flint-method-fuzz", authorization: token, on: reference)
         // Truths, falsehoods and errors all occur: an error denies both `e` and `!(e)`.
         #expect(allowed > 40 && allowed < expressions.count / 2 - 10, "\(allowed) of \(expressions.count) allowed")
     }
