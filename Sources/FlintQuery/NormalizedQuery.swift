@@ -20,8 +20,9 @@ public struct NormalizedQuery: Sendable {
 
     /// Checks the query in the reference's order, so that a query with several faults is told
     /// the same one: those of `checkShape`, then offset and limit, the count of filters and
-    /// orders, array-contains, what `__name__` is compared with, operand sizes, the kindless
-    /// rules, an equality on `__name__` beside inequalities, disjunctions, then order.
+    /// orders, array-contains, the name scan a group below a document is held to, what
+    /// `__name__` is compared with, operand sizes, the kindless rules, an equality on
+    /// `__name__` beside inequalities, disjunctions, then order.
     ///
     /// `aggregating` are the fields a sum or average reads. Production reads them from their
     /// index, so they join the order as inequality fields do: a document without one is not
@@ -149,9 +150,6 @@ public struct NormalizedQuery: Sendable {
         )
     }
 
-    /// A query without a collection id reads documents of every kind, so it can only filter on
-    /// and order by what every document has: its name, ascending. A nearest-neighbour search
-    /// over them is served, as on the reference.
     /// Below the root, a collection group or subtree query may only scan names in ascending
     /// order, as the reference allows: no other field filtered or ordered on.
     static func checkScopedGroup(_ query: Query) throws(FlintError) {
@@ -171,6 +169,9 @@ public struct NormalizedQuery: Sendable {
         throw FlintError(.failedPrecondition, "collection group queries are only allowed if they're at the root or they're an ascending primary key scan")
     }
 
+    /// A query without a collection id reads documents of every kind, so it can only filter on
+    /// and order by what every document has: its name, ascending. A nearest-neighbour search
+    /// over them is served, as on the reference.
     static func checkKindless(_ query: Query) throws(FlintError) {
         for o in query.orderBy where !o.field.isDocumentID || o.descending {
             throw .invalidArgument(

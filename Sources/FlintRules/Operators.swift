@@ -215,9 +215,10 @@ enum Operators {
 
     static func contains(_ container: RulesValue, _ item: RulesValue) -> RulesValue {
         switch container {
-        // A template with a variable left unbound is in no list, as it equals nothing.
-        case .list where { if case .path(let p) = item { p.unbound != nil } else { false } }(): return .bool(false)
-        case .list(let items): return .bool(items.contains { equal($0, item, numbers: .never) })
+        case .list(let items):
+            // A template with a variable left unbound is in no list, as it equals nothing.
+            if case .path(let p) = item, p.unbound != nil { return .bool(false) }
+            return .bool(items.contains { equal($0, item, numbers: .never) })
         case .set(let items): return .bool(items.contains { equal($0, item, numbers: .everywhere) })
         case .constraint(let c) where !c.contains.isEmpty: return .bool(c.contains.contains { equal($0, item) })
         case .map(let m):
