@@ -46,6 +46,35 @@ struct HTTPClientTests {
         #expect(answer.status == 200)
     }
 
+    /// A server that resets the connection while the request is being written: the caller gets
+    /// a Failure (which it may retry), not a channel or socket error.
+    @Test func aServerThatHangsUpMidRequestIsAFailure() async throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // Accept one connection and close it at once with a reset (linger 0).
+        let hangUp = Task.detached {
+            let connection = accept(fd, nil, nil)
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            close(connection)
+        }
+        let failure = await #expect(throws: HTTPClient.Failure.self) {
+            _ = try await HTTPClient.send("POST", "/", to: "127.0.0.1:\(port)", body: Array(repeating: 0x61, count: 8 << 20), timeout: .seconds(20))
+        }
+        #expect(failure?.description.contains("127.0.0.1:\(port)") == true)
+        await hangUp.value
+    }
+
     /// A listener that accepts (the kernel's backlog does) but never answers.
     @Test func aServerThatNeverAnswersTimesOut() async throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
