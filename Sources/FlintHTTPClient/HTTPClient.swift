@@ -60,50 +60,42 @@ public enum HTTPClient {
             throw Failure(description: "cannot connect to \(host):\(port): \(reason)")
         }
         do {
-            return try await talk(over: channel, method, path, to: target, headers: headers, body: body)
+            return try await channel.executeThenClose { inbound, outbound in
+                var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
+                head.headers.add(name: "Host", value: target.description)
+                head.headers.add(name: "Connection", value: "close")
+                head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
+                for (name, value) in headers { head.headers.add(name: name, value: value) }
+                // A server may answer and close before the whole request is written; its answer
+                // is still read, and without one the caller gets a Failure, not a channel error.
+                var unsent: (any Error)?
+                do {
+                    try await outbound.write(.head(head))
+                    if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                    try await outbound.write(.end(nil))
+                } catch {
+                    unsent = error
+                }
+
+                var status: Int?
+                var collected = ByteBuffer()
+                for try await part in inbound {
+                    switch part {
+                    case .head(let h): status = Int(h.status.code)
+                    case .body(var b): collected.writeBuffer(&b)
+                    case .end:
+                        guard let status else { break }
+                        return Response(status: status, body: Array(collected.readableBytesView))
+                    }
+                }
+                if let unsent { throw Failure(description: "the connection to \(address) closed while the request was sent: \(unsent)") }
+                throw Failure(description: "the connection to \(address) closed before a whole answer arrived")
+            }
         } catch let failure as Failure {
             throw failure
         } catch {
             // A reset or a closed channel mid-exchange is the server's doing, told as a Failure.
             throw Failure(description: "the exchange with \(address) failed: \(error)")
-        }
-    }
-
-    private static func talk(
-        over channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, _ method: String, _ path: String,
-        to target: HostAndPort, headers: [(String, String)], body: [UInt8]?
-    ) async throws -> Response {
-        let address = target.description
-        return try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
-            head.headers.add(name: "Host", value: target.description)
-            head.headers.add(name: "Connection", value: "close")
-            head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
-            for (name, value) in headers { head.headers.add(name: name, value: value) }
-            // A server may answer and close before the whole request is written; its answer
-            // is still read, and without one the caller gets a Failure, not a channel error.
-            var unsent: (any Error)?
-            do {
-                try await outbound.write(.head(head))
-                if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-                try await outbound.write(.end(nil))
-            } catch {
-                unsent = error
-            }
-
-            var status: Int?
-            var collected = ByteBuffer()
-            for try await part in inbound {
-                switch part {
-                case .head(let h): status = Int(h.status.code)
-                case .body(var b): collected.writeBuffer(&b)
-                case .end:
-                    guard let status else { break }
-                    return Response(status: status, body: Array(collected.readableBytesView))
-                }
-            }
-            if let unsent { throw Failure(description: "the connection to \(address) closed while the request was sent: \(unsent)") }
-            throw Failure(description: "the connection to \(address) closed before a whole answer arrived")
         }
     }
 

@@ -9,6 +9,22 @@ import Testing
 
 /// The NIO client that `flint export` and remote rules tests use, against a live Flint.
 struct HTTPClientTests {
+    /// A plain socket listening on a free loopback port, which answers nothing by itself.
+    static func rawListener() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        if !bound { close(fd) }
+        try #require(bound)
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     @Test func sendsARequestAndCollectsTheWholeAnswer() async throws {
         let running = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
         defer { running.stop() }
@@ -49,18 +65,8 @@ struct HTTPClientTests {
     /// A server that resets the connection while the request is being written: the caller gets
     /// a Failure (which it may retry), not a channel or socket error.
     @Test func aServerThatHangsUpMidRequestIsAFailure() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
+        let (fd, port) = try Self.rawListener()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        #expect(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         // Accept one connection and close it at once with a reset (linger 0).
         let hangUp = Task.detached {
             let connection = accept(fd, nil, nil)
@@ -77,18 +83,8 @@ struct HTTPClientTests {
 
     /// A listener that accepts (the kernel's backlog does) but never answers.
     @Test func aServerThatNeverAnswersTimesOut() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
+        let (fd, port) = try Self.rawListener()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        #expect(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let began = ContinuousClock.now
         let silence = await #expect(throws: HTTPClient.Failure.self) {
             _ = try await HTTPClient.send("GET", "/", to: "127.0.0.1:\(port)", timeout: .milliseconds(300))
