@@ -228,7 +228,8 @@ extension Database {
 
     /// A query or listing (`list`): every document it could return must be allowed, judged from
     /// its filter, never from the stored data. Each OR branch and each `in` value is one way,
-    /// and every way must pass.
+    /// and every way must pass. The filter comes without repeats (`NormalizedQuery`), so a value
+    /// listed twice is one way, as on the reference.
     func authorizeQuery(_ query: Query, auth: AuthContext, at readTime: Timestamp?) throws(FlintError) {
         guard let ruleset = ruleset(for: auth) else { return }
         let reader = StoreDocumentReader(store: store, database: id, readTime: readTime)
@@ -252,7 +253,11 @@ extension Database {
         // A query may read 10 documents however many ways its filter has, as production
         // documents it (the reference allows 20, shared among the ways).
         let budget = RulesReadBudget(limit: 10)
-        for way in Self.ways(query.filter) {
+        // A denial names the ways allowed before it, each as `false`, as the reference does.
+        var allowedBefore: [String] = []
+        // A way met again (`a in [1, 2] || a == 1`) is decided once, as on the reference.
+        var seen = Set<String>()
+        for way in Self.ways(query.filter) where seen.insert(way.identity).inserted {
             var request = RulesRequest(
                 method: .list, database: id.database, target: target,
                 auth: Self.authValue(auth), time: now, query: .map(queryMap))
@@ -265,49 +270,98 @@ extension Database {
             }
             let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
             logDebug(decision, .list, logged)
-            if !decision.allowed { throw Self.denied(decision) }
+            if !decision.allowed {
+                var denial = decision
+                if !allowedBefore.isEmpty, denial.message.hasPrefix("\n") {
+                    denial.message = "\n" + (allowedBefore + [String(denial.message.dropFirst())]).joined(separator: ", ")
+                }
+                throw Self.denied(denial)
+            }
+            allowedBefore += decision.namedSecondPass
         }
     }
 
-    /// One conjunction of a query's filter in disjunctive form: pinned field values and bounds.
+    /// One conjunction of a query's filter in disjunctive form. A field with one equality is
+    /// pinned to its value; a field any other filter touches is a constraint holding every
+    /// fact the filters give, equalities included, as the reference models it.
     struct Way {
         var data: [String: RulesValue] = [:]
         var name: DocumentKey?
 
-        /// A field an equality filter pins. The reference proves nothing of a field compared
-        /// with null or NaN this way (`== null` fails in the rule), unlike `IS_NULL`.
+        /// A field an equality filter pins. Against null or NaN no value matches, and the
+        /// reference records the impossible fact instead (`IS_NULL` and `IS_NAN` do pin).
         mutating func pin(_ path: FieldPath, _ value: RulesValue) {
-            switch value {
-            case .null: opaque(path)
-            case .float(let f) where f.isNaN: opaque(path)
-            default: pinExactly(path, value)
+            if Self.matchesNothing(value) {
+                constrain(path, FieldConstraint.impossible)
+            } else {
+                pinExactly(path, value)
             }
         }
 
         mutating func pinExactly(_ path: FieldPath, _ value: RulesValue) {
-            Self.set(&data, path.segments[...], value)
+            switch Self.get(data, path.segments[...]) {
+            case nil: Self.set(&data, path.segments[...], value)
+            // The same value of the same type: 1 and 1.0 are two facts, as on the reference.
+            case let pinned? where !pinned.isConstraint && pinned.typeName == value.typeName && pinned.equals(value): break
+            case _?: constrain(path, [.init(.equal, value)])
+            }
         }
 
-        /// An array field known to hold `element`, and nothing more.
+        /// An array field known to hold `element`.
         mutating func holds(_ path: FieldPath, _ element: RulesValue) {
-            var constraint = FieldConstraint(bounds: [])
-            if case .constraint(let existing)? = Self.get(data, path.segments[...]) { constraint = existing }
-            constraint.contains.append(element)
-            Self.set(&data, path.segments[...], .constraint(constraint))
+            constrain(path, [.init(.listContains, element)])
         }
 
-        /// A field the query pins to a value of which nothing can be proven (null, NaN).
-        mutating func opaque(_ path: FieldPath) {
-            Self.set(&data, path.segments[...], .constraint(FieldConstraint(bounds: [], unsatisfiable: true)))
-        }
-
+        /// A range or `!=` filter. A range against null or NaN matches nothing.
         mutating func bound(_ path: FieldPath, _ op: FieldConstraint.Op, _ value: RulesValue) {
-            var constraint = FieldConstraint(bounds: [])
-            if case .constraint(let existing)? = Self.get(data, path.segments[...]) { constraint = existing }
-            if case .null = value, op != .notEqual { constraint.unsatisfiable = true }
-            if case .float(let f) = value, f.isNaN { constraint.unsatisfiable = true }
-            constraint.bounds.append(FieldConstraint.Bound(op: op, value: value))
+            let impossible = op != .notEqual && Self.matchesNothing(value)
+            constrain(path, impossible ? FieldConstraint.impossible : [.init(op, value)])
+        }
+
+        private static func matchesNothing(_ value: RulesValue) -> Bool {
+            switch value {
+            case .null: true
+            case .float(let f): f.isNaN
+            default: false
+            }
+        }
+
+        /// Makes the field a constraint (a value pinned before becomes its first fact) and adds
+        /// the facts.
+        private mutating func constrain(_ path: FieldPath, _ facts: [FieldConstraint.Fact]) {
+            var constraint = FieldConstraint()
+            switch Self.get(data, path.segments[...]) {
+            case .constraint(let existing)?: constraint = existing
+            case let pinned?: constraint.facts.append(.init(.equal, pinned))
+            case nil: break
+            }
+            constraint.facts += facts
             Self.set(&data, path.segments[...], .constraint(constraint))
+        }
+
+        /// The way as the reference tells repeats apart: the same document, and the same
+        /// fields with the same values or the same facts in any order.
+        var identity: String { (name?.path.canonical ?? "") + Self.identity(.map(data)) }
+
+        private static func identity(_ value: RulesValue) -> String {
+            switch value {
+            case .map(let fields): "{" + fields.keys.sorted().map { "\($0): \(identity(fields[$0]!))" }.joined(separator: ", ") + "}"
+            case .constraint(let c): "<" + c.facts.map { "\($0.op.rawValue) \($0.value.reportText)" }.sorted().joined(separator: ", ") + ">"
+            default: value.reportText
+            }
+        }
+
+        /// Adds everything `other` knows of its fields.
+        mutating func merge(_ other: Way, under prefix: [String] = []) {
+            if prefix.isEmpty { name = name ?? other.name }
+            for (key, value) in other.data {
+                let path = FieldPath(unchecked: prefix + [key])
+                switch value {
+                case .map(let fields): merge(Way(data: fields), under: prefix + [key])
+                case .constraint(let c): constrain(path, c.facts)
+                default: pinExactly(path, value)
+                }
+            }
         }
 
         static func get(_ map: [String: RulesValue], _ path: ArraySlice<String>) -> RulesValue? {
@@ -339,7 +393,13 @@ extension Database {
             var out = [Way()]
             for f in c.filters {
                 let options = ways(f)
-                out = out.flatMap { base in options.map { merge(base, $0) } }
+                out = out.flatMap { base in
+                    options.map { option in
+                        var merged = base
+                        merged.merge(option)
+                        return merged
+                    }
+                }
                 if out.count > 512 { break }
             }
             return out
@@ -389,24 +449,6 @@ extension Database {
             }
             return [w]
         }
-    }
-
-    private static func merge(_ a: Way, _ b: Way) -> Way {
-        var out = a
-        out.name = a.name ?? b.name
-        for (k, v) in b.data {
-            if case .map(let inner)? = out.data[k], case .map(let more) = v {
-                out.data[k] = .map(inner.merging(more) { _, new in new })
-            } else if case .constraint(var c)? = out.data[k], case .constraint(let d) = v {
-                c.bounds += d.bounds
-                c.unsatisfiable = c.unsatisfiable || d.unsatisfiable
-                c.contains += d.contains
-                out.data[k] = .constraint(c)
-            } else {
-                out.data[k] = v
-            }
-        }
-        return out
     }
 }
 

@@ -675,7 +675,7 @@ public actor Database {
         let normalized = try NormalizedQuery(query, database: id, aggregating: aggregating)
         try checkIndexes(normalized)
         let requested = try self.readTime(readTime, transaction)
-        try authorizeQuery(query, auth: auth, at: requested)
+        try authorizeQuery(normalized.query, auth: auth, at: requested)
         try normalized.checkKeyScan()
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()

@@ -26,19 +26,8 @@ struct Checker {
 
     /// Functions callable without a receiver, and method names of any type: calls of other names
     /// get the reference's "Invalid function name" warning.
-    static let globalFunctions: Set<String> = [
-        "get", "exists", "getAfter", "existsAfter", "debug", "int", "float", "string", "path",
-        "math.abs", "math.ceil", "math.floor", "math.round", "math.sqrt", "math.isNaN", "math.pow",
-        "hashing.md5", "hashing.sha256", "hashing.crc32", "hashing.crc32c",
-        "timestamp.date", "timestamp.value", "duration.value", "duration.time", "duration.abs", "latlng.value",
-    ]
-    static let methods: Set<String> = [
-        "size", "lower", "upper", "trim", "toUtf8", "matches", "replace", "split", "hasAll", "hasAny", "hasOnly", "union",
-        "intersection", "difference", "concat", "join", "removeAll", "toSet", "keys", "values", "get", "diff", "year", "month",
-        "day", "hours", "minutes", "seconds", "nanos", "dayOfWeek", "dayOfYear", "date", "time", "toMillis", "toBase64",
-        "toHexString", "bind", "addedKeys", "removedKeys", "changedKeys", "unchangedKeys", "affectedKeys", "latitude",
-        "longitude", "distance",
-    ]
+    static let globalFunctions: Set<String> = Set(Signatures.functions.keys).union(["debug"])
+    static let methods: Set<String> = Set(Signatures.methods.keys.map { String($0.split(separator: ".")[1]) })
     /// Variables every condition and function can read.
     static let globalVariables: Set<String> = ["request", "resource"]
     /// Global functions that need a request to run.

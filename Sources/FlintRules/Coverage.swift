@@ -305,7 +305,12 @@ public final class Coverage: Sendable {
         case .duration(let d): return #"{"durationValue":"\#(Double(d.nanos) / 1e9)s"}"#
         case .latlng(let lat, let lng): return #"{"latlngValue":{"latitude":\#(lat),"longitude":\#(lng)}}"#
         case .vector(let values): return #"{"vectorValue":{"values":["# + values.map { json(.float($0)) }.joined(separator: ",") + "]}}"
-        case .constraint: return #"{"constraintValue":{}}"#
+        case .constraint(let c):
+            if c.facts.isEmpty { return #"{"constraintValue":{}}"# }
+            let facts = c.facts.map { #"{"comparator":"\#($0.op.rawValue)","value":\#(json($0.value))}"# }
+            return #"{"constraintValue":{"simpleConstraints":["# + facts.joined(separator: ",") + "]}}"
+        // A comparison a query's filter does not decide carries no message there.
+        case .error(Operators.notImplied): return #"{"undefined":{}}"#
         case .error(let m): return #"{"undefined":{"causeMessage":\#(str(m))}}"#
         }
     }

@@ -163,11 +163,12 @@ extension Ruleset {
         let candidates = statements(request, segments)
         for (allow, scope) in candidates {
             let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
-            let line = allow.condition.map { ranges[$0.id].start.line } ?? allow.position.line
+            let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
+            let line = at.line
             if case .bool(true) = value {
                 return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes, allowedAt: (request.method, line))
             }
-            outcomes.append(Self.outcome(value, request.method, line: line))
+            outcomes.append(Self.outcome(value, request.method, line: line, column: at.column))
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
@@ -178,13 +179,13 @@ extension Ruleset {
     }
 
     /// One statement's outcome as the reference's denial names it. An allowing outcome is named
-    /// only in a first pass that cannot use it, as `false`; an unread document as an evaluation
-    /// error at the condition's `column`.
+    /// only in a first pass that cannot use it, as `false`; an unread document, or a comparison a
+    /// query's filter does not decide, as an evaluation error at the condition's `column`.
     fileprivate static func outcome(_ value: RulesValue, _ method: Method, line: Int, column: Int = 0) -> String {
         let text: String
         switch value {
         case .bool: text = "false"
-        case .error(Evaluator.unreadText): text = "evaluation error at L\(line):\(column)"
+        case .error(Evaluator.unreadText), .error(Operators.notImplied): text = "evaluation error at L\(line):\(column)"
         case .error(let message): text = message
         default: text = "Type error. Received: [\(value.typeName)] Expected: [bool]."
         }

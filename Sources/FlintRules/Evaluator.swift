@@ -109,7 +109,8 @@ final class Evaluator {
         case .string(let s): return .string(s)
         case .bytes(let b): return .bytes(b)
         case .identifier(let name):
-            return scope.variable(name) ?? .error("Property \(name) is undefined on object.")
+            // An unknown name reads as null on the reference.
+            return scope.variable(name) ?? .error("Null value error.")
         case .list(let items):
             var out: [RulesValue] = []
             for item in items {
@@ -180,13 +181,7 @@ final class Evaluator {
             case .duration(let d): return .duration(d.negated)
             default: return Operators.unsupported("-\(v.typeName)", "-int, -float, -duration")
             }
-        case .binary(let op, let l, let r):
-            let v = binary(op, l, r, scope)
-            if case .error(Operators.notImplied) = v {
-                let at = ruleset.ranges[e.id].start
-                return .error("evaluation error at L\(at.line):\(at.column)")
-            }
-            return v
+        case .binary(let op, let l, let r): return binary(op, l, r, scope)
         case .isType(let operand, let typeName):
             let v = evaluate(operand, scope)
             if v.isError { return v }
@@ -233,12 +228,7 @@ final class Evaluator {
         if left.isError { return left }
         if right.isError { return right }
         switch op {
-        case "==": return .bool(Operators.equal(left, right))
-        case "!=":
-            // An array known to hold an element is not null.
-            if case .constraint(let c) = left, !c.contains.isEmpty, case .null = right { return .bool(true) }
-            if case .constraint(let c) = left { return Operators.implied(c, "!=", right) }
-            return .bool(!Operators.equal(left, right))
+        case "==", "!=": return Operators.equality(op, left, right)
         case "<", "<=", ">", ">=": return Operators.relational(op, left, right)
         default: return Operators.arithmetic(op, left, right)
         }
@@ -250,13 +240,17 @@ final class Evaluator {
         if let receiver {
             let target = evaluate(receiver, scope)
             if target.isError { return target }
+            if case .null = target { return .error("Null value error.") }
+            // A name the library lacks fails before the arguments are evaluated.
+            if Signatures.methods["\(target.typeName).\(name)"] == nil, !target.isConstraint { return Stdlib.notFound(name) }
             let args = arguments.map { evaluate($0, scope) }
             if let error = args.first(where: \.isError) { return error }
             return Stdlib.method(target, name, args)
         }
         if let (function, home) = scope.function(name) {
             guard function.parameters.count == arguments.count else {
-                return .error("Function \(name) takes \(function.parameters.count) arguments, \(arguments.count) given.")
+                let signature = "\(name)(\(function.parameters.joined(separator: ", ")))"
+                return .error("Incorrect number of arguments. Received: \(arguments.count). Expected: \(signature).")
             }
             // Arguments are evaluated once each and bound as they are, errors too: as on the
             // reference, an error matters only where the body uses it.
@@ -269,6 +263,7 @@ final class Evaluator {
             for (letName, letValue) in function.lets { local.bind(letName, evaluate(letValue, local)) }
             return evaluate(function.body, local)
         }
+        guard Signatures.functions[name] != nil || name == "debug" else { return Stdlib.notFound(name) }
         let args = arguments.map { evaluate($0, scope) }
         if let error = args.first(where: \.isError) { return error }
         switch name {
@@ -278,7 +273,7 @@ final class Evaluator {
         case "existsAfter": return read(name, args, after: true, exists: true)
         case "debug":
             // As on the reference: any number of values, the first logged and returned.
-            guard let first = args.first else { return .error("debug takes at least one argument.") }
+            guard let first = args.first else { return .error("Service call error. Function: [debug], Argument: [].") }
             debugLog.append(Stdlib.debugDescription(first))
             return first
         default:
@@ -287,9 +282,8 @@ final class Evaluator {
     }
 
     private func read(_ name: String, _ args: [RulesValue], after: Bool, exists: Bool) -> RulesValue {
-        guard args.count == 1, case .path(let path) = args[0] else {
-            return Operators.unsupported("\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(name)(path)")
-        }
+        if let wrongCount = Signatures.arityError(name, args.count) { return wrongCount }
+        guard case .path(let path) = args[0] else { return Stdlib.mismatch(name, args) }
         if let unbound = path.unboundError { return unbound }
         if withoutReads { return Self.unread }
         let document: RulesValue?

@@ -99,8 +99,12 @@ enum Operators {
     }
 
     static func relational(_ op: String, _ a: RulesValue, _ b: RulesValue) -> RulesValue {
-        if case .constraint(let c) = a { return implied(c, op, b) }
-        if case .constraint(let c) = b { return implied(c, flipped(op), a) }
+        switch (a, b) {
+        case (.constraint, .constraint): return typeError(received: "constraint", expected: orderedTypes)
+        case (.constraint(let c), _): return isOrdered(b) ? implied(c, op, b) : typeError(received: b.typeName, expected: orderedTypes)
+        case (_, .constraint(let c)): return isOrdered(a) ? implied(c, flipped(op), a) : typeError(received: a.typeName, expected: orderedTypes)
+        default: break
+        }
         guard let c = compare(a, b) else {
             // NaN is unordered among numbers; against any other type it is a type error.
             if case .float(let x) = a, x.isNaN, number(b) != nil { return .bool(false) }
@@ -127,33 +131,88 @@ enum Operators {
         }
     }
 
-    /// What `implied` answers when the bounds do not prove the comparison: the emulator reports
-    /// an evaluation error at the comparison, which the evaluator positions.
+    /// What a comparison with a constraint answers when no fact proves it: an error without a
+    /// message, which the reference's denial names as an evaluation error at the condition.
     static let notImplied = "\u{0}not implied"
 
-    /// Whether every value within the constraint's bounds satisfies `value op rhs`.
+    /// Whether one of the constraint's facts alone proves `value op rhs` for every value it
+    /// allows.
     static func implied(_ c: FieldConstraint, _ op: String, _ rhs: RulesValue) -> RulesValue {
-        if c.unsatisfiable { return .error(notImplied) }
-        for bound in c.bounds {
-            guard let k = compare(bound.value, rhs) else { continue }
-            let holds: Bool
-            switch (bound.op, op) {
-            case (.greaterThan, ">"): holds = k >= 0
-            case (.greaterThan, ">="): holds = k >= 0
-            case (.greaterThanOrEqual, ">"): holds = k > 0
-            case (.greaterThanOrEqual, ">="): holds = k >= 0
-            case (.lessThan, "<"): holds = k <= 0
-            case (.lessThan, "<="): holds = k <= 0
-            case (.lessThanOrEqual, "<"): holds = k < 0
-            case (.lessThanOrEqual, "<="): holds = k <= 0
-            case (.greaterThan, "!="), (.greaterThanOrEqual, "!="): holds = bound.op == .greaterThan ? k >= 0 : k > 0
-            case (.lessThan, "!="), (.lessThanOrEqual, "!="): holds = bound.op == .lessThan ? k <= 0 : k < 0
-            case (.notEqual, "!="): holds = k == 0
-            default: holds = false
-            }
-            if holds { return .bool(true) }
+        c.facts.contains { proves($0, op, rhs) } ? .bool(true) : .error(notImplied)
+    }
+
+    /// One fact against a comparison, as the reference weighs it: an int fact is widened to a
+    /// float right-hand side, and otherwise only values of one type are weighed, so a float
+    /// fact proves nothing of an int. A NaN equality (`IS_NAN` on a field other filters also
+    /// constrain) proves any comparison with a number.
+    private static func proves(_ fact: FieldConstraint.Fact, _ op: String, _ rhs: RulesValue) -> Bool {
+        var value = fact.value
+        if case .int(let i) = value, case .float = rhs { value = .float(Double(i)) }
+        let sameType = value.typeName == rhs.typeName
+        switch (fact.op, op) {
+        case (.listContains, _): return false
+        case (.equal, _) where value.isNaN: return number(rhs) != nil
+        case (.equal, "=="): return sameType && equal(value, rhs)
+        // Two numbers of different types are unequal, as the reference compares them.
+        case (.equal, "!="): return sameType ? !equal(value, rhs) : number(value) != nil && number(rhs) != nil
+        case (.notEqual, "!="): return sameType && equal(value, rhs)
+        default: break
         }
-        return .error(notImplied)
+        guard sameType, let k = compare(value, rhs) else { return false }
+        switch (fact.op, op) {
+        case (.equal, "<"): return k < 0
+        case (.equal, "<="): return k <= 0
+        case (.equal, ">"): return k > 0
+        case (.equal, ">="): return k >= 0
+        case (.greaterThan, ">"), (.greaterThan, ">="), (.greaterThan, "!="): return k >= 0
+        case (.greaterThanOrEqual, ">"), (.greaterThanOrEqual, "!="): return k > 0
+        case (.greaterThanOrEqual, ">="): return k >= 0
+        case (.lessThan, "<"), (.lessThan, "<="), (.lessThan, "!="): return k <= 0
+        case (.lessThanOrEqual, "<"), (.lessThanOrEqual, "!="): return k < 0
+        case (.lessThanOrEqual, "<="): return k <= 0
+        default: return false
+        }
+    }
+
+    /// `==` or `!=`. Against a constraint, equality holds only by an equality fact.
+    static func equality(_ op: String, _ a: RulesValue, _ b: RulesValue) -> RulesValue {
+        let c: FieldConstraint
+        let other: RulesValue
+        switch (a, b) {
+        case (.constraint, .constraint): return typeError(received: "constraint", expected: equatableTypes)
+        case (.constraint(let x), _): (c, other) = (x, b)
+        case (_, .constraint(let x)): (c, other) = (x, a)
+        default: return .bool(op == "==" ? equal(a, b) : !equal(a, b))
+        }
+        if op == "!=", case .null = other {
+            return c.facts.contains(where: provesNotNull) ? .bool(true) : .error(notImplied)
+        }
+        return implied(c, op, other)
+    }
+
+    /// Whether a fact keeps null out: an equality with a value, any `!=` or contained element,
+    /// and a range over values that have an order (not one over booleans).
+    private static func provesNotNull(_ fact: FieldConstraint.Fact) -> Bool {
+        switch fact.op {
+        case .equal: if case .null = fact.value { false } else { true }
+        case .notEqual, .listContains: true
+        default: isOrdered(fact.value)
+        }
+    }
+
+    static let equatableTypes = "bool,duration,float,int,latlng,map,null,string,bytes,timestamp,path,list,vector,set"
+    static let orderedTypes = "timestamp,duration,float,int,string,bytes"
+
+    /// The reference's error for a constraint compared with a value it cannot weigh.
+    static func typeError(received: String, expected: String) -> RulesValue {
+        .error("Type error. Received: [\(received)] Expected: [\(expected)].")
+    }
+
+    private static func isOrdered(_ v: RulesValue) -> Bool {
+        switch v {
+        case .int, .float, .string, .bytes, .timestamp, .duration: true
+        default: false
+        }
     }
 
     static func arithmetic(_ op: String, _ a: RulesValue, _ b: RulesValue) -> RulesValue {
@@ -220,7 +279,8 @@ enum Operators {
             if case .path(let p) = item, p.unbound != nil { return .bool(false) }
             return .bool(items.contains { equal($0, item, numbers: .never) })
         case .set(let items): return .bool(items.contains { equal($0, item, numbers: .everywhere) })
-        case .constraint(let c) where !c.contains.isEmpty: return .bool(c.contains.contains { equal($0, item) })
+        // Only a known element is in the array; anything else is not implied.
+        case .constraint(let c): return c.contained.contains { equal($0, item) } ? .bool(true) : .error(notImplied)
         case .map(let m):
             guard case .string(let key) = item else { return unsupported("\(item.typeName) in map", "string in map") }
             return .bool(m[key] != nil)

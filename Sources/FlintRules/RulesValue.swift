@@ -26,9 +26,17 @@ public indirect enum RulesValue: Sendable {
     case error(String)
 
     public var isError: Bool { if case .error = self { true } else { false } }
+    public var isConstraint: Bool { if case .constraint = self { true } else { false } }
+    var isNaN: Bool { if case .float(let f) = self { f.isNaN } else { false } }
+    /// The value as the coverage report writes it: equal texts are the same value of the same
+    /// type, constraints included, so it tells repeated query ways apart.
+    public var reportText: String { Coverage.json(self) }
+
+    /// Equal as the rules' `==` sees it (an int equals the float of the same value).
+    public func equals(_ other: RulesValue) -> Bool { Operators.equal(self, other) }
 
     /// The type's name in messages (`Received: int + string`).
-    var typeName: String {
+    public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "bool"
@@ -260,34 +268,36 @@ public struct RulesDuration: Sendable, Equatable, Comparable {
     public static func < (a: RulesDuration, b: RulesDuration) -> Bool { a.nanos < b.nanos }
 }
 
-/// What a list query's filter allows a field to be, for fields it does not pin to one value:
-/// bounds that every returned document satisfies. A comparison against it holds only when the
-/// bounds imply it.
+/// What a list query's filter says of a field it does not pin to one value: one fact per
+/// filter, in the filter's order, that every returned document satisfies. A comparison against
+/// it holds when one fact alone implies it; otherwise it is an evaluation error, as on the
+/// reference.
 public struct FieldConstraint: Sendable {
     public enum Op: String, Sendable {
-        case lessThan = "<", lessThanOrEqual = "<=", greaterThan = ">", greaterThanOrEqual = ">=", notEqual = "!="
+        case equal = "EQ", notEqual = "NEQ", lessThan = "LT", lessThanOrEqual = "LTE", greaterThan = "GT"
+        case greaterThanOrEqual = "GTE", listContains = "LIST_CONTAINS"
     }
 
-    public struct Bound: Sendable {
+    public struct Fact: Sendable {
         public var op: Op
         public var value: RulesValue
 
-        public init(op: Op, value: RulesValue) {
+        public init(_ op: Op, _ value: RulesValue) {
             self.op = op
             self.value = value
         }
     }
 
-    public var bounds: [Bound]
-    /// No value satisfies it (comparisons with null or NaN): nothing can be proven of it.
-    public var unsatisfiable = false
-    /// Elements an array field is known to hold (`array-contains`): `x in f` and `f.hasAny(…)`
-    /// can be decided; nothing else about the array can.
-    public var contains: [RulesValue] = []
+    public var facts: [Fact]
 
-    public init(bounds: [Bound], unsatisfiable: Bool = false, contains: [RulesValue] = []) {
-        self.bounds = bounds
-        self.unsatisfiable = unsatisfiable
-        self.contains = contains
+    /// What the reference records for a filter no value can satisfy (an equality or a range
+    /// against null or NaN): the field equals both `true` and `false`.
+    public static let impossible = [Fact(.equal, .bool(true)), Fact(.equal, .bool(false))]
+
+    public init(_ facts: [Fact] = []) {
+        self.facts = facts
     }
+
+    /// Elements an array field is known to hold (`array-contains`).
+    public var contained: [RulesValue] { facts.filter { $0.op == .listContains }.map(\.value) }
 }

@@ -5,8 +5,11 @@ import Foundation
 enum Stdlib {
     static func notFound(_ name: String) -> RulesValue { .error("Function not found error: Name: [\(name)].") }
 
-    static func arity(_ name: String, _ args: [RulesValue], _ n: Int) -> RulesValue? {
-        args.count == n ? nil : .error("Function \(name) expects \(n) argument\(n == 1 ? "" : "s"), got \(args.count).")
+    /// The reference's refusal of arguments of the wrong types: `qualified` is a function's
+    /// name, or a method's as `type.name`. Counts were checked before (`Signatures`).
+    static func mismatch(_ qualified: String, _ args: [RulesValue], method: Bool = false) -> RulesValue {
+        let expected = (method ? Signatures.methods[qualified] : Signatures.functions[qualified]) ?? qualified
+        return Operators.unsupported("\(qualified)(\(args.map(\.typeName).joined(separator: ", ")))", expected)
     }
 
     // MARK: - Access
@@ -84,15 +87,16 @@ enum Stdlib {
         switch (v, name) {
         case (.bool, "bool"), (.int, "int"), (.float, "float"), (.int, "number"), (.float, "number"), (.string, "string"),
             (.list, "list"), (.map, "map"), (.timestamp, "timestamp"), (.duration, "duration"), (.path, "path"),
-            (.latlng, "latlng"), (.bytes, "bytes"), (.mapDiff, "map_diff"), (.vector, "vector"):
+            (.latlng, "latlng"), (.bytes, "bytes"), (.mapDiff, "map_diff"), (.vector, "vector"), (.constraint, "constraint"):
             return true
         default:
             return false
         }
     }
 
-    /// The names `is` accepts, in the emulator's order for its message. `set` and `constraint`
-    /// compile but, as on the emulator, no value answers true to them.
+    /// The names `is` accepts, in the emulator's order for its message. `set` compiles but, as
+    /// on the emulator, no value answers true to it; `constraint` is a field a list query's
+    /// filter constrains without pinning it.
     static let typeNameList = ["bool", "bytes", "constraint", "duration", "float", "int", "latlng", "list", "vector", "set", "number", "map", "string", "timestamp", "path", "map_diff"]
     static let typeNames = Set(typeNameList)
 
@@ -299,9 +303,8 @@ enum Stdlib {
     static func stringMethod(_ s: String, _ name: String, _ args: [RulesValue]) -> RulesValue {
         switch name {
         case "size":
-            return arity(name, args, 0) ?? .int(Int64(s.utf16.count))
+            return .int(Int64(s.utf16.count))
         case "lower", "upper":
-            if let e = arity(name, args, 0) { return e }
             var out = String.UnicodeScalarView()
             for c in s.unicodeScalars {
                 if name == "lower", c >= "A", c <= "Z" { out.append(Unicode.Scalar(c.value + 32)!) }
@@ -310,22 +313,21 @@ enum Stdlib {
             }
             return .string(String(out))
         case "trim":
-            if let e = arity(name, args, 0) { return e }
             var scalars = Substring(s).unicodeScalars[...]
             while let f = scalars.first, f == " " || f == "\t" || f == "\n" || f == "\r" { scalars = scalars.dropFirst() }
             while let l = scalars.last, l == " " || l == "\t" || l == "\n" || l == "\r" { scalars = scalars.dropLast() }
             return .string(String(String.UnicodeScalarView(scalars)))
         case "toUtf8":
-            return arity(name, args, 0) ?? .bytes(Array(s.utf8))
+            return .bytes(Array(s.utf8))
         case "matches":
-            guard args.count == 1, case .string(let pattern) = args[0] else { return Operators.unsupported("string.matches(\(args.map(\.typeName).joined(separator: ", ")))", "string.matches(string)") }
+            guard args.count == 1, case .string(let pattern) = args[0] else { return mismatch("string.matches", args, method: true) }
             switch regex(pattern) {
             case .success(let re): return .bool(re.matchesWhole(s))
             case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
             }
         case "replace":
             guard args.count == 2, case .string(let pattern) = args[0], case .string(let replacement) = args[1] else {
-                return Operators.unsupported("string.replace(\(args.map(\.typeName).joined(separator: ", ")))", "string.replace(string, string)")
+                return mismatch("string.replace", args, method: true)
             }
             switch regex(pattern) {
             case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
@@ -347,7 +349,7 @@ enum Stdlib {
                 return .string(String(String.UnicodeScalarView(out)))
             }
         case "split":
-            guard args.count == 1, case .string(let pattern) = args[0] else { return Operators.unsupported("string.split(\(args.map(\.typeName).joined(separator: ", ")))", "string.split(string)") }
+            guard args.count == 1, case .string(let pattern) = args[0] else { return mismatch("string.split", args, method: true) }
             switch regex(pattern) {
             case .failure(let e): return .error("Invalid regular expression \"\(pattern)\": \(e.message).")
             case .success(let re):
@@ -405,28 +407,27 @@ enum Stdlib {
     // MARK: - Methods
 
     static func method(_ target: RulesValue, _ name: String, _ args: [RulesValue]) -> RulesValue {
+        if let wrongCount = Signatures.arityError("\(target.typeName).\(name)", args.count, method: true) { return wrongCount }
         switch target {
         case .null: return .error("Null value error.")
         case .string(let s): return stringMethod(s, name, args)
         case .bytes(let b):
             switch name {
-            case "size": return arity(name, args, 0) ?? .int(Int64(b.count))
+            case "size": return .int(Int64(b.count))
             case "toBase64":
-                if let e = arity(name, args, 0) { return e }
                 return .string(Data(b).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
             case "toHexString":
-                return arity(name, args, 0) ?? .string(b.map { String(format: "%02X", $0) }.joined())
+                return .string(b.map { String(format: "%02X", $0) }.joined())
             default: return notFound(name)
             }
         case .list(let items): return listMethod(items, name, args, isSet: false)
         case .set(let items): return listMethod(items, name, args, isSet: true)
-        case .constraint(let c) where name == "hasAny" && !c.contains.isEmpty:
+        case .constraint(let c) where name == "hasAny" && !c.contained.isEmpty:
             // Every document the query returns holds one of these elements.
             guard args.count == 1, case .list(let candidates) = args[0] else { return Operators.unsupported("constraint.hasAny", "list.hasAny(list)") }
-            return .bool(c.contains.contains { known in candidates.contains { Operators.equal($0, known) } })
+            return .bool(c.contained.contains { known in candidates.contains { Operators.equal($0, known) } })
         case .map(let m): return mapMethod(m, name, args)
         case .mapDiff(let d):
-            if let e = arity(name, args, 0) { return e }
             let wanted: Set<MapDiff.Status>
             switch name {
             case "addedKeys": wanted = [.added]
@@ -439,7 +440,7 @@ enum Stdlib {
             return .set(d.statuses.filter { wanted.contains($0.status) }.map { .string($0.key) })
         case .path(let p):
             guard name == "bind" else { return notFound(name) }
-            guard args.count == 1, case .map(let bindings) = args[0] else { return Operators.unsupported("path.bind(\(args.map(\.typeName).joined(separator: ", ")))", "path.bind(map)") }
+            guard args.count == 1, case .map(let bindings) = args[0] else { return mismatch("path.bind", args, method: true) }
             var bound = p
             for (key, value) in bindings.sorted(by: { $0.key < $1.key }) {
                 let next = bound.binding(key, to: value)
@@ -453,16 +454,16 @@ enum Stdlib {
         case .timestamp(let t): return timestampMethod(t, name, args)
         case .duration(let d):
             switch name {
-            case "seconds": return arity(name, args, 0) ?? .int(d.seconds)
-            case "nanos": return arity(name, args, 0) ?? .int(d.nanosOfSecond)
+            case "seconds": return .int(d.seconds)
+            case "nanos": return .int(d.nanosOfSecond)
             default: return notFound(name)
             }
         case .latlng(let lat, let lng):
             switch name {
-            case "latitude": return arity(name, args, 0) ?? .float(lat)
-            case "longitude": return arity(name, args, 0) ?? .float(lng)
+            case "latitude": return .float(lat)
+            case "longitude": return .float(lng)
             case "distance":
-                guard args.count == 1, case .latlng(let lat2, let lng2) = args[0] else { return Operators.unsupported("latlng.distance(\(args.map(\.typeName).joined(separator: ", ")))", "latlng.distance(latlng)") }
+                guard args.count == 1, case .latlng(let lat2, let lng2) = args[0] else { return mismatch("latlng.distance", args, method: true) }
                 return .float(haversine(lat, lng, lat2, lng2))
             default: return notFound(name)
             }
@@ -483,9 +484,9 @@ enum Stdlib {
         let kind = isSet ? "set" : "list"
         let numbers: Operators.Numbers = isSet ? .everywhere : .never
         switch name {
-        case "size": return arity(name, args, 0) ?? .int(Int64(items.count))
+        case "size": return .int(Int64(items.count))
         case "hasAll", "hasAny", "hasOnly":
-            guard args.count == 1, let other = elements(args[0]) else { return Operators.unsupported("\(kind).\(name)(\(args.map(\.typeName).joined(separator: ", ")))", "\(kind).\(name)(list)") }
+            guard args.count == 1, let other = elements(args[0]) else { return mismatch("\(kind).\(name)", args, method: true) }
             switch name {
             case "hasAll": return .bool(other.allSatisfy(Membership(items, numbers: numbers).contains))
             case "hasAny": return .bool(other.contains(where: Membership(items, numbers: numbers).contains))
@@ -494,7 +495,7 @@ enum Stdlib {
         case "union", "intersection", "difference":
             guard isSet else { return notFound(name) }
             guard args.count == 1, case .set(let other) = args[0] else {
-                return Operators.unsupported("set.\(name)(\(args.first?.typeName ?? ""))", "set.\(name)(set)")
+                return mismatch("set.\(name)", args, method: true)
             }
             switch name {
             case "union": return .set(Membership.unique(items + other))
@@ -504,22 +505,22 @@ enum Stdlib {
                 return .set(items.filter { !others.contains($0) })
             }
         case "concat" where !isSet:
-            guard args.count == 1, case .list(let other) = args[0] else { return Operators.unsupported("list.concat(\(args.map(\.typeName).joined(separator: ", ")))", "list.concat(list)") }
+            guard args.count == 1, case .list(let other) = args[0] else { return mismatch("list.concat", args, method: true) }
             return .list(items + other)
         case "join" where !isSet:
-            guard args.count == 1, case .string(let separator) = args[0] else { return Operators.unsupported("list.join(\(args.map(\.typeName).joined(separator: ", ")))", "list.join(string)") }
+            guard args.count == 1, case .string(let separator) = args[0] else { return mismatch("list.join", args, method: true) }
             var parts: [String] = []
             for item in items {
-                guard let text = stringify(item) else { return Operators.unsupported("list.join of \(item.typeName)", "string, int, float, bool") }
+                guard let text = stringify(item) else { return mismatch("string", [item]) }
                 parts.append(text)
             }
             return .string(parts.joined(separator: separator))
         case "removeAll" where !isSet:
-            guard args.count == 1, let other = elements(args[0]) else { return Operators.unsupported("list.removeAll(\(args.map(\.typeName).joined(separator: ", ")))", "list.removeAll(list)") }
+            guard args.count == 1, let other = elements(args[0]) else { return mismatch("list.removeAll", args, method: true) }
             let others = Membership(other, numbers: .never)
             return .list(items.filter { !others.contains($0) })
         case "toSet" where !isSet:
-            return arity(name, args, 0) ?? .set(Membership.unique(items))
+            return .set(Membership.unique(items))
         default:
             return notFound(name)
         }
@@ -529,23 +530,21 @@ enum Stdlib {
         // Keys in UTF-16 order, as the reference lists them.
         let sortedKeys = { m.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) } }
         switch name {
-        case "size": return arity(name, args, 0) ?? .int(Int64(m.count))
-        case "keys": return arity(name, args, 0) ?? .list(sortedKeys().map { .string($0) })
+        case "size": return .int(Int64(m.count))
+        case "keys": return .list(sortedKeys().map { .string($0) })
         case "values":
-            if let e = arity(name, args, 0) { return e }
             return .list(sortedKeys().map { m[$0]! })
         case "get":
-            guard args.count == 2 else { return arity(name, args, 2)! }
             var path: [String]
             switch args[0] {
             case .string(let key): path = [key]
             case .list(let keys):
                 path = []
                 for k in keys {
-                    guard case .string(let s) = k else { return Operators.unsupported("map.get(list of \(k.typeName))", "map.get(string | list<string>, default)") }
+                    guard case .string(let s) = k else { return .error("Type error. Received: [\(k.typeName)] Expected: [string].") }
                     path.append(s)
                 }
-            default: return Operators.unsupported("map.get(\(args[0].typeName), _)", "map.get(string | list<string>, default)")
+            default: return mismatch("map.get", args, method: true)
             }
             var current: RulesValue = .map(m)
             for key in path {
@@ -554,7 +553,7 @@ enum Stdlib {
             }
             return current
         case "diff":
-            guard args.count == 1, case .map(let old) = args[0] else { return Operators.unsupported("map.diff(\(args.map(\.typeName).joined(separator: ", ")))", "map.diff(map)") }
+            guard args.count == 1, case .map(let old) = args[0] else { return mismatch("map.diff", args, method: true) }
             return .mapDiff(MapDiff(new: m, old: old))
         default:
             return notFound(name)
@@ -562,7 +561,6 @@ enum Stdlib {
     }
 
     static func timestampMethod(_ t: RulesTimestamp, _ name: String, _ args: [RulesValue]) -> RulesValue {
-        if let e = arity(name, args, 0) { return e }
         let days = floorDiv(t.seconds, 86_400)
         let secondOfDay = t.seconds - days * 86_400
         let (y, m, d) = civil(days)
@@ -595,48 +593,43 @@ enum Stdlib {
     }
 
     static func function(_ name: String, _ args: [RulesValue]) -> RulesValue {
+        if let wrongCount = Signatures.arityError(name, args.count) { return wrongCount }
         switch name {
         case "int":
-            if let e = arity(name, args, 1) { return e }
             switch args[0] {
             case .int: return args[0]
             case .float(let f): return .int(javaLong(f))
             case .string(let s):
                 guard let i = javaInteger(s) else { return conversionError(s, to: "int") }
                 return .int(i)
-            default: return Operators.unsupported("int(\(args[0].typeName))", "int(int), int(float), int(string)")
+            default: return mismatch(name, args)
             }
         case "float":
-            if let e = arity(name, args, 1) { return e }
             switch args[0] {
             case .float: return args[0]
             case .int(let i): return .float(Double(i))
             case .string(let s):
                 guard let f = javaDouble(s) else { return conversionError(s, to: "float") }
                 return .float(f)
-            default: return Operators.unsupported("float(\(args[0].typeName))", "float(int), float(float), float(string)")
+            default: return mismatch(name, args)
             }
         case "string":
-            if let e = arity(name, args, 1) { return e }
             guard let text = stringify(args[0]) else {
-                return Operators.unsupported("string(\(args[0].typeName))", "string(int), string(float), string(null), string(string), string(bool), string(path)")
+                return mismatch(name, args)
             }
             return .string(text)
         case "path":
-            if let e = arity(name, args, 1) { return e }
-            guard case .string(let text) = args[0] else { return Operators.unsupported("path(\(args[0].typeName))", "path(string)") }
+            guard case .string(let text) = args[0] else { return mismatch(name, args) }
             return RulesPath.template(text)
         case "math.abs":
-            if let e = arity(name, args, 1) { return e }
             switch args[0] {
             // As on the JVM, the lowest integer is its own absolute value.
             case .int(let i): return .int(i == Int64.min ? i : abs(i))
             case .float(let f): return .float(abs(f))
-            default: return Operators.unsupported("math.abs(\(args[0].typeName))", "math.abs(number)")
+            default: return mismatch(name, args)
             }
         case "math.ceil", "math.floor", "math.round", "math.sqrt", "math.isNaN":
-            if let e = arity(name, args, 1) { return e }
-            guard let x = Operators.number(args[0]) else { return Operators.unsupported("\(name)(\(args[0].typeName))", "\(name)(number)") }
+            guard let x = Operators.number(args[0]) else { return mismatch(name, args) }
             switch name {
             case "math.ceil": return .float(x.rounded(.up))
             case "math.floor": return .float(x.rounded(.down))
@@ -648,16 +641,14 @@ enum Stdlib {
             default: return .bool(x.isNaN)
             }
         case "math.pow":
-            if let e = arity(name, args, 2) { return e }
-            guard let b = Operators.number(args[0]), let x = Operators.number(args[1]) else { return Operators.unsupported("math.pow(\(args[0].typeName), \(args[1].typeName))", "math.pow(number, number)") }
+            guard let b = Operators.number(args[0]), let x = Operators.number(args[1]) else { return mismatch(name, args) }
             return .float(Foundation.pow(b, x))
         case "hashing.md5", "hashing.sha256", "hashing.crc32", "hashing.crc32c":
-            if let e = arity(name, args, 1) { return e }
             let bytes: [UInt8]
             switch args[0] {
             case .string(let s): bytes = Array(s.utf8)
             case .bytes(let b): bytes = b
-            default: return Operators.unsupported("\(name)(\(args[0].typeName))", "\(name)(string | bytes)")
+            default: return mismatch(name, args)
             }
             switch name {
             case "hashing.md5": return .bytes(MD5.digest(bytes))
@@ -667,7 +658,7 @@ enum Stdlib {
             }
         case "timestamp.date":
             guard args.count == 3, case .int(let y) = args[0], case .int(let m) = args[1], case .int(let d) = args[2] else {
-                return Operators.unsupported("timestamp.date(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.date(int, int, int)")
+                return mismatch(name, args)
             }
             guard (1...9999).contains(y), (1...12).contains(m), d >= 1, d <= daysIn(Int(m), Int(y)) else {
                 return .error("Invalid date \(y)-\(m)-\(d).")
@@ -679,14 +670,14 @@ enum Stdlib {
                 return RulesTimestamp(rfc3339: text).map { .timestamp($0) } ?? .error(RulesTimestamp.invalid)
             }
             guard args.count == 1, case .int(let millis) = args[0] else {
-                return Operators.unsupported("timestamp.value(\(args.map(\.typeName).joined(separator: ", ")))", "timestamp.value(int), timestamp.value(string)")
+                return mismatch(name, args)
             }
             let seconds = floorDiv(millis, 1000)
             guard RulesTimestamp.validSeconds.contains(seconds) else { return .error(RulesTimestamp.invalid) }
             return .timestamp(RulesTimestamp(seconds: seconds, nanos: Int32((millis - seconds * 1000) * 1_000_000)))
         case "duration.value":
             guard args.count == 2, case .int(let n) = args[0], case .string(let unit) = args[1] else {
-                return Operators.unsupported("duration.value(\(args.map(\.typeName).joined(separator: ", ")))", "duration.value(int, string)")
+                return mismatch(name, args)
             }
             let scale: Int64
             switch unit {
@@ -702,20 +693,19 @@ enum Stdlib {
             }
             return RulesDuration.value(nanos: Int128(n) * Int128(scale))
         case "duration.time":
-            guard args.count == 4 else { return arity(name, args, 4)! }
             var parts: [Int128] = []
             for a in args {
-                guard case .int(let i) = a else { return Operators.unsupported("duration.time(\(args.map(\.typeName).joined(separator: ", ")))", "duration.time(int, int, int, int)") }
+                guard case .int(let i) = a else { return mismatch(name, args) }
                 parts.append(Int128(i))
             }
             // Int64 hours make at most about 2^105 nanoseconds: no overflow in 128 bits.
             return RulesDuration.value(nanos: ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1_000_000_000 + parts[3])
         case "duration.abs":
-            guard args.count == 1, case .duration(let d) = args[0] else { return Operators.unsupported("duration.abs(\(args.map(\.typeName).joined(separator: ", ")))", "duration.abs(duration)") }
+            guard args.count == 1, case .duration(let d) = args[0] else { return mismatch(name, args) }
             return .duration(d.nanos < 0 ? d.negated : d)
         case "latlng.value":
             guard args.count == 2, let lat = Operators.number(args[0]), let lng = Operators.number(args[1]) else {
-                return Operators.unsupported("latlng.value(\(args.map(\.typeName).joined(separator: ", ")))", "latlng.value(number, number)")
+                return mismatch(name, args)
             }
             guard (-90...90).contains(lat), (-180...180).contains(lng) else {
                 return .error("Latitude should be in [-90,90] range and longitude should be in [-180,180] range. latitude: \(formatFloat(lat)), longitude: \(formatFloat(lng)).")

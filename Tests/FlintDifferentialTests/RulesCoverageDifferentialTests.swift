@@ -39,6 +39,38 @@ struct RulesCoverageDifferentialTests {
         }
     }
 
+    /// A query's constrained fields, as the report shows them: one comparator per filter
+    /// (`EQ`, `LT`, `LIST_CONTAINS`, …), and the impossible pair for a filter against null.
+    @Test func queriesReportTheirConstraintsAsTheReferenceDoes() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "query coverage") else { return }
+        defer { stop() }
+        let project = "flint-query-coverage"
+        let rules = RulesDifferential.ruleset([
+            "match /c/{doc} { allow list: if resource.data.a > 2 || resource.data.tags.hasAny(['q']) || resource.data.m.k < 0 || resource.data.b == 1; }"
+        ])
+        let filters = [
+            #"{"compositeFilter": {"op": "AND", "filters": [{"fieldFilter": {"field": {"fieldPath": "a"}, "op": "EQUAL", "value": {"integerValue": "2"}}}, {"fieldFilter": {"field": {"fieldPath": "a"}, "op": "LESS_THAN", "value": {"integerValue": "5"}}}, {"fieldFilter": {"field": {"fieldPath": "a"}, "op": "GREATER_THAN_OR_EQUAL", "value": {"integerValue": "1"}}}, {"fieldFilter": {"field": {"fieldPath": "tags"}, "op": "ARRAY_CONTAINS", "value": {"stringValue": "x"}}}, {"fieldFilter": {"field": {"fieldPath": "m.k"}, "op": "NOT_IN", "value": {"arrayValue": {"values": [{"integerValue": "1"}, {"integerValue": "2"}]}}}}]}}"#,
+            #"{"compositeFilter": {"op": "AND", "filters": [{"fieldFilter": {"field": {"fieldPath": "a"}, "op": "EQUAL", "value": {"nullValue": null}}}, {"unaryFilter": {"field": {"fieldPath": "m.k"}, "op": "IS_NOT_NULL"}}, {"fieldFilter": {"field": {"fieldPath": "b"}, "op": "EQUAL", "value": {"integerValue": "1"}}}]}}"#,
+            #"{"compositeFilter": {"op": "AND", "filters": [{"unaryFilter": {"field": {"fieldPath": "a"}, "op": "IS_NULL"}}, {"fieldFilter": {"field": {"fieldPath": "a"}, "op": "LESS_THAN", "value": {"doubleValue": "NaN"}}}]}}"#,
+        ]
+        var reports: [[String]] = []
+        for base in [reference.base, flint] {
+            _ = try await RawHTTP.loadRules(rules, project: project, on: base)
+            for filter in filters {
+                _ = try await RawHTTP.send(
+                    "POST", base + "/v1/projects/\(project)/databases/(default)/documents:runQuery",
+                    #"{"structuredQuery": {"from": [{"collectionId": "c"}], "where": \#(filter)}}"#, authorization: nil)
+            }
+            let (_, report) = try await RawHTTP.send("GET", base + "/emulator/v1/projects/\(project):ruleCoverage", nil)
+            var nodes: [String] = []
+            Self.collect((report as? [String: Any])?["report"], into: &nodes)
+            reports.append(nodes.sorted())
+        }
+        #expect(reports[0].contains { $0.contains(#"{"comparator":"LIST_CONTAINS","value":{"stringValue":"x"}}"#) })
+        #expect(reports[0].contains { $0.contains(#"{"constraintValue":{"simpleConstraints":[{"comparator":"EQ","value":{"boolValue":true}},{"comparator":"EQ","value":{"boolValue":false}}]}}"#) })
+        #expect(reports[1] == reports[0])
+    }
+
     /// Each node as `start-end values`, without first-pass errors and request times.
     static func collect(_ node: Any?, into out: inout [String]) {
         if let list = node as? [Any] {

@@ -324,6 +324,62 @@ struct RulesEnforcementTests {
         #expect(listing?.code == .permissionDenied)
     }
 
+    /// What a query's filter proves of a field, as the reference answered each case: a field
+    /// with one equality is that value; any other filter makes it a constraint holding one fact
+    /// per filter, equalities included, and a comparison holds when one fact alone implies it.
+    /// An undecided comparison is an evaluation error named at the condition's start.
+    @Test func aConstrainedFieldHoldsEveryFactItsFiltersGive() async throws {
+        let eq = { (f: String, v: Value) in Filter.field(FieldFilter(field(f), .equal, v)) }
+        let lt = { (f: String, v: Value) in Filter.field(FieldFilter(field(f), .lessThan, v)) }
+        let gt = { (f: String, v: Value) in Filter.field(FieldFilter(field(f), .greaterThan, v)) }
+        let and = { (fs: [Filter]) in Filter.composite(CompositeFilter(.and, fs)) }
+        let cases: [(condition: String, filter: Filter, denial: String?)] = [
+            // An equality and a range on one field: both facts count.
+            ("resource.data.a == 2", and([eq("a", 2), lt("a", 5)]), nil),
+            ("resource.data.a > 0", and([lt("a", 3), eq("a", 2)]), nil),
+            ("resource.data.a < 3.5", and([eq("a", 2), lt("a", 5)]), nil),
+            ("resource.data.a == 2", and([eq("a", 2), gt("a", 5)]), nil),
+            ("resource.data.a != 3", and([eq("a", 2), lt("a", 5)]), nil),
+            ("resource.data.m.k > 1", and([eq("m.k", 2), lt("m.k", 5)]), nil),
+            ("resource.data.a is constraint", and([eq("a", 2), lt("a", 5)]), nil),
+            ("resource.data.a is constraint", eq("a", 2), "false for 'list' @ L4"),
+            ("resource.data.a + 0 == 2", and([eq("a", 2), eq("a", 2)]), nil),
+            // Two different equalities: each is a fact.
+            ("resource.data.a == 3", and([eq("a", 2), eq("a", 3)]), nil),
+            ("resource.data.a + 0 == 2", and([eq("a", 2), eq("a", 3)]),
+             "Unsupported operation error. Received: constraint + int. Expected: int + int, float + float, string + string, duration + duration, duration + timestamp, timestamp + duration. for 'list' @ L4"),
+            // Equality with a constraint holds only by an equality fact; it is never false.
+            ("!(resource.data.a == 2)", gt("a", 1), "evaluation error at L4:35 for 'list' @ L4"),
+            ("!(resource.data.a == 3)", and([eq("a", 2), lt("a", 5)]), "evaluation error at L4:35 for 'list' @ L4"),
+            ("true && resource.data.a == 2", gt("a", 1), "evaluation error at L4:35 for 'list' @ L4"),
+            ("resource.data.a != 'x'", and([eq("a", 2), lt("a", 5)]), "evaluation error at L4:35 for 'list' @ L4"),
+            // A filter no value matches records `== true` and `== false`.
+            ("resource.data.a == true && resource.data.a != false", eq("a", .null), nil),
+            ("resource.data.a == false", gt("a", .null), nil),
+            ("resource.data.a == 2", eq("a", .double(.nan)), "evaluation error at L4:35 for 'list' @ L4"),
+            ("resource.data.a < 5", and([eq("a", .double(.nan)), lt("a", 5)]), nil),
+            // A constrained field is not null; IS_NULL pins null.
+            ("resource.data.a != null", lt("a", 5), nil),
+            ("resource.data.a != null", .unary(UnaryFilter(field("a"), .isNotNull)), nil),
+            ("resource.data.a == null", and([.unary(UnaryFilter(field("a"), .isNull)), lt("a", 5)]), nil),
+            // Constraints meet values they cannot weigh with type errors.
+            ("resource.data.a == resource.data.a", lt("a", 5),
+             "Type error. Received: [constraint] Expected: [bool,duration,float,int,latlng,map,null,string,bytes,timestamp,path,list,vector,set]. for 'list' @ L4"),
+            ("resource.data.a < true", lt("a", 5), "Type error. Received: [bool] Expected: [timestamp,duration,float,int,string,bytes]. for 'list' @ L4"),
+            ("2 in resource.data.a", lt("a", 5), "evaluation error at L4:35 for 'list' @ L4"),
+            // Each way allowed before the one denied is named `false`; repeated values are one way.
+            ("resource.data.a < 3", .field(FieldFilter(field("a"), .in, [1, 2, 1, 3])), "false for 'list' @ L4, false for 'list' @ L4, false for 'list' @ L4"),
+            ("'x' in resource.data.tags", .field(FieldFilter(field("tags"), .arrayContainsAny, ["x", "y"])),
+             "false for 'list' @ L4, evaluation error at L4:35 for 'list' @ L4"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let db = Self.database(matching: ["match /c/{d} { allow list: if \(c.condition); }"], project: "constrained\(i)")
+            let query = Query(collectionID: "c", filter: c.filter)
+            let denial = await Self.denial { _ = try await db.runQuery(query, auth: .unauthenticated) }
+            #expect(denial == c.denial.map { FlintError(.permissionDenied, "\n" + $0) }, "\(c.condition)")
+        }
+    }
+
     @Test func listenTargetsTheRulesDenyAreRemovedWithTheirCause() async throws {
         let (db, _) = try Self.database()
         let (stream, _) = await db.openWatch()

@@ -202,6 +202,27 @@ private let unreadableTemplates: [(String, String?)] = [
     ("path('a/{1x}')", "Invalid Path Template a/{1x}. [Identifier [1x] should start with letter, dollar sign, or underscore and should not start with digit and must not contain spaces."),
     ("path('a/{x=**}').bind({'x': 'b'})", "Type error. Received: [string] Expected: [path]."),
 ]
+/// Calls that do not fit the library, in the reference's words: a missing name fails before
+/// its arguments are evaluated, a wrong count after them.
+private let callErrors: [(String, String?)] = [
+    ("'a'.foo(1 / 0)", "Function not found error: Name: [foo]."), ("math.foo(1 / 0)", "Function not found error: Name: [math.foo]."),
+    ("(1).size(1 / 0)", "Function not found error: Name: [size]."), ("timestamp.date(2020, 1, 1).foo(1 / 0)", "Function not found error: Name: [foo]."),
+    ("'a'.size(1 / 0)", "Divide by zero error."), ("'a'.size(1)", "Incorrect number of arguments. Received: 1. Expected: string.size()."),
+    ("{'a': 1}.get('a')", "Incorrect number of arguments. Received: 1. Expected: map.get(string, any), map.get(list, any)."),
+    ("[1].toSet().hasAll()", "Incorrect number of arguments. Received: 0. Expected: set.hasAll(set), set.hasAll(list)."),
+    ("timestamp.date(2020, 1, 1).date(1)", "Incorrect number of arguments. Received: 1. Expected: timestamp.date()."),
+    ("timestamp.date(1)", "Incorrect number of arguments. Received: 1. Expected: timestamp.date(int, int, int)."),
+    ("get()", "Incorrect number of arguments. Received: 0. Expected: get(path)."),
+    ("string()", "Incorrect number of arguments. Received: 0. Expected: string(int), string(float), string(null), string(string), string(bool), string(path)."),
+    ("math.abs(true)", "Unsupported operation error. Received: math.abs(bool). Expected: math.abs(int), math.abs(float)."),
+    ("math.pow(true, 1)", "Unsupported operation error. Received: math.pow(bool, int). Expected: math.pow(float, float)."),
+    ("hashing.md5(1)", "Unsupported operation error. Received: hashing.md5(int). Expected: hashing.md5(bytes), hashing.md5(string)."),
+    ("latlng.value(true, 1)", "Unsupported operation error. Received: latlng.value(bool, int). Expected: latlng.value(float, float)."),
+    ("{'a': 1}.get(true, 1)", "Unsupported operation error. Received: map.get(bool, int). Expected: map.get(string, any), map.get(list, any)."),
+    ("{'a': 1}.get([1], 0)", "Type error. Received: [int] Expected: [string]."),
+    ("[[1]].join(',')", "Unsupported operation error. Received: string(list). Expected: string(int), string(float), string(null), string(string), string(bool), string(path)."),
+    ("debug()", "Service call error. Function: [debug], Argument: []."), ("unknown.x", "Null value error."),
+]
 private let emptyPathSegments: [(String, String?)] = [
     ("path('')", "Empty Path Template is not allowed."), ("path('/')", "Invalid Path Template /. Empty segment is not allowed."),
     ("path('a//b')", "Invalid Path Template a//b. Empty segment is not allowed."), ("path('a/ /b')", "Invalid Path Template a/ /b. Empty segment is not allowed."),
@@ -338,13 +359,13 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments + unreadableTemplates).map(\.0)) func evaluatesToAnError(_ source: String) {
+    @Test(arguments: (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments + unreadableTemplates + callErrors).map(\.0)) func evaluatesToAnError(_ source: String) {
         let v = evaluate(source)
         guard case .error(let message) = v else {
             Issue.record("\(source) gave \(v), not an error")
             return
         }
-        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments + unreadableTemplates).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
+        if let expected = (errors + moreErrors + precedenceErrors + referenceMessages + durationsOutOfRange + emptyPathSegments + unreadableTemplates + callErrors).first(where: { $0.0 == source })?.1 { #expect(message == expected, "\(source)") }
     }
 
     @Test func getAndExistsReadThroughTheReaderAndAreCached() {

@@ -38,7 +38,7 @@ extension Database {
             case .query(let query):
                 let normalized = try NormalizedQuery(query, database: self.id)
                 try checkIndexes(normalized)
-                try authorizeQuery(query, auth: auth, at: nil)
+                try authorizeQuery(normalized.query, auth: auth, at: nil)
                 try normalized.checkKeyScan()
                 matcher = .query(normalized)
             }
