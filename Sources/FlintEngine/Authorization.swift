@@ -262,9 +262,11 @@ extension Database {
                 method: .list, database: id.database, target: target,
                 auth: Self.authValue(auth), time: now, query: .map(queryMap))
             if let named = way.name {
-                // A way that names its document is decided on that document.
+                // A way that names its document is decided on that document; a missing one
+                // cannot be read, as on the reference (`resource == null` does not hold).
                 request.target = .document(named.path.segments)
-                request.resource = resource(named, store.document(named, at: readTime))
+                let stored = store.document(named, at: readTime)
+                request.resource = stored == nil ? .error("Variable read error. Variable: [resource].") : resource(named, stored)
             } else {
                 request.resource = .map(["data": .map(way.data)])
             }

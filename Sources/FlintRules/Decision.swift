@@ -225,7 +225,7 @@ extension Ruleset {
     /// `evaluation error at` the condition; a set or update without a precondition is weighed
     /// as a create and as an update, and nothing it allows counts, as the method is not known
     /// yet. For a document request only a pass of plain `false`s settles it; a query, whose
-    /// `resource` is known, is settled by its first pass unless that pass needed a read (and
+    /// `resource` is known (but for a way naming its document), is settled by its first pass unless that pass needed a read (and
     /// then named only once).
     public func firstPass(_ request: RulesRequest, reader: any DocumentReader) -> RulesFirstPass {
         let segments = Self.segments(request)
@@ -239,7 +239,8 @@ extension Ruleset {
         for method in methods {
             var guessed = request
             guessed.method = method
-            if !isQuery { guessed.resource = Evaluator.unread }
+            // A query way that names its document reads it as a document request does.
+            if !isQuery || Self.target(request) != nil { guessed.resource = Evaluator.unread }
             if request.requestResourceNeedsReading { guessed.requestResource = Evaluator.unread }
             for (allow, scope) in statements(guessed, segments) {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position

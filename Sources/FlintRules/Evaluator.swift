@@ -176,7 +176,7 @@ final class Evaluator {
                 return .bool(!b)
             }
             switch v {
-            case .int(let i): return i == Int64.min ? .error("Integer overflow error.") : .int(-i)
+            case .int(let i): return i == Int64.min ? Operators.integerOutOfRange : .int(-i)
             case .float(let f): return .float(-f)
             case .duration(let d): return .duration(d.negated)
             default: return Operators.unsupported("-\(v.typeName)", "-int, -float, -duration")
@@ -212,16 +212,24 @@ final class Evaluator {
             }
             let right = evaluate(r, scope)
             if case .bool(let b) = right, b == decisive { return .bool(decisive) }
-            if left.isError { return left }
-            if right.isError { return right }
-            guard case .bool = left else { return Operators.unsupported("\(left.typeName) \(op) \(right.typeName)", "bool \(op) bool") }
-            guard case .bool = right else { return Operators.unsupported("\(left.typeName) \(op) \(right.typeName)", "bool \(op) bool") }
+            // Otherwise the left side speaks first, then the right, as on the reference.
+            for side in [left, right] {
+                if side.isError { return side }
+                guard case .bool = side else { return .error("Type error. Received: [\(side.typeName)] Expected: [bool].") }
+            }
             return .bool(!decisive)
         }
         let left = evaluate(l, scope)
         let right = evaluate(r, scope)
         if op == "in" {
             if right.isError { return right }
+            // Only lists, sets and maps have `in`; on anything else the call is not found,
+            // whatever the left side holds.
+            switch right {
+            case .list, .set, .map, .constraint: break
+            case .null: return .error("Null value error.")
+            default: return Stdlib.notFound("in")
+            }
             if left.isError { return left }
             return Operators.contains(right, left)
         }
@@ -285,6 +293,16 @@ final class Evaluator {
         if let wrongCount = Signatures.arityError(name, args.count) { return wrongCount }
         guard case .path(let path) = args[0] else { return Stdlib.mismatch(name, args) }
         if let unbound = path.unboundError { return unbound }
+        // A path no document can have fails before anything is read, in the first pass too.
+        guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases", path.segments[2] == "documents" else {
+            return .error(
+                "Service call error. Function: [\(name)], Argument: [\(path.text)]: not a document path, which is "
+                    + "/databases/{database}/documents/{collection}/{document}.")
+        }
+        if let own = reader.requestDatabase, path.segments[1] != own {
+            // The reference fails the call, as for a missing document.
+            return .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: rules read only their own database, \(own).")
+        }
         if withoutReads { return Self.unread }
         let document: RulesValue?
         if let cached = reads.first(where: { $0.after == after && $0.path == path }) {
@@ -297,13 +315,6 @@ final class Evaluator {
             }
             guard reads.count < maxReads else {
                 return .error("Exceeded maximum of \(maxReads) get, exists, getAfter and existsAfter calls per document.")
-            }
-            guard path.segments.count >= 5, path.segments.count % 2 == 1, path.segments[0] == "databases", path.segments[2] == "documents" else {
-                return .error("Invalid document path \(path.text): expected /databases/{database}/documents/{collection}/{document}.")
-            }
-            if let own = reader.requestDatabase, path.segments[1] != own {
-                // The reference fails the call, as for a missing document.
-                return .error("Service call error. Function: [\(name)], Argument: [\(path.text)]: rules read only their own database, \(own).")
             }
             budget?.count(after: after, path: path)
             document = reader.document(at: path, afterWrites: after)

@@ -224,10 +224,11 @@ enum Operators {
             case "*": return overflowChecked(x.multipliedReportingOverflow(by: y))
             case "/":
                 guard y != 0 else { return .error("Divide by zero error.") }
-                return overflowChecked(x.dividedReportingOverflow(by: y))
+                // As on the JVM, the lowest integer over -1 is itself.
+                return .int(x.dividedReportingOverflow(by: y).partialValue)
             default:
                 guard y != 0 else { return .error("Divide by zero error.") }
-                return overflowChecked(x.remainderReportingOverflow(dividingBy: y))
+                return .int(x.remainderReportingOverflow(dividingBy: y).partialValue)
             }
         case (.int, .float), (.float, .int), (.float, .float):
             let x = number(a)!, y = number(b)!
@@ -260,8 +261,10 @@ enum Operators {
         }
     }
 
+    static let integerOutOfRange = RulesValue.error("Integer value is out of the [-9223372036854775808, 9223372036854775807] range.")
+
     private static func overflowChecked(_ r: (partialValue: Int64, overflow: Bool)) -> RulesValue {
-        r.overflow ? .error("Integer overflow error.") : .int(r.partialValue)
+        r.overflow ? integerOutOfRange : .int(r.partialValue)
     }
 
     static func number(_ v: RulesValue) -> Double? {
@@ -282,9 +285,9 @@ enum Operators {
         // Only a known element is in the array; anything else is not implied.
         case .constraint(let c): return c.contained.contains { equal($0, item) } ? .bool(true) : .error(notImplied)
         case .map(let m):
-            guard case .string(let key) = item else { return unsupported("\(item.typeName) in map", "string in map") }
+            guard case .string(let key) = item else { return unsupported("map.in(\(item.typeName))", "map.in(string)") }
             return .bool(m[key] != nil)
-        default: return unsupported("\(item.typeName) in \(container.typeName)", "x in list, x in set, string in map")
+        default: return Stdlib.notFound("in")
         }
     }
 }

@@ -87,8 +87,13 @@ public struct RulesPath: Sendable, Equatable {
     /// While one is left the path equals nothing and its segments cannot be read, as on the
     /// reference.
     public var captures: [Int: String] = [:]
+    /// Variables `bind` has filled in: binding one again is the reference's error.
+    var bound: Set<String> = []
 
     public init(_ segments: [String]) { self.segments = segments }
+
+    /// Paths are equal by what they name; what was bound to make them does not count.
+    public static func == (a: RulesPath, b: RulesPath) -> Bool { a.segments == b.segments && a.captures == b.captures }
 
     /// The first variable left unbound, by position.
     var unbound: String? { captures.min { $0.key < $1.key }?.value }
@@ -134,12 +139,14 @@ public struct RulesPath: Sendable, Equatable {
     /// The error for reading a path with a capture left unbound, if it has one.
     var unboundError: RulesValue? { unbound.map { .error("Variable \($0) is not bound in path template.") } }
 
-    /// Binds `key` to `value`: a capture of that name (a `{name=**}` one takes a path, whose
-    /// segments replace it), else a `{key}` segment.
+    /// Whether `bind` can fill in `key`: a capture of that name, or a `{key}` segment.
+    func hasVariable(_ key: String) -> Bool { captures.values.contains(key) || segments.contains("{\(key)}") }
+
+    /// Binds `key` (see `hasVariable`) to `value`; a `{name=**}` capture takes a path, whose
+    /// segments replace it.
     func binding(_ key: String, to value: RulesValue) -> RulesValue {
         var out = self
-        let i = captures.first { $0.value == key }?.key ?? segments.firstIndex(of: "{\(key)}")
-        guard let i else { return .error("Path \(text) has no variable \(key) to bind.") }
+        guard let i = captures.first(where: { $0.value == key })?.key ?? segments.firstIndex(of: "{\(key)}") else { return .path(out) }
         if captures[i] != nil, segments[i].hasSuffix("=**}") {
             guard case .path(let inner) = value else { return .error("Type error. Received: [\(value.typeName)] Expected: [path].") }
             out.segments.replaceSubrange(i...i, with: inner.segments)
@@ -148,7 +155,7 @@ public struct RulesPath: Sendable, Equatable {
             })
             return .path(out)
         }
-        guard let text = Stdlib.stringify(value) else { return Operators.unsupported("bind of \(value.typeName)", "string") }
+        guard let text = Stdlib.stringify(value) else { return Stdlib.mismatch("string", [value]) }
         guard !text.isEmpty else { return .error("Cannot bind empty value to path template variable \(key).") }
         out.segments[i] = text
         out.captures[i] = nil
@@ -174,9 +181,10 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
     }
 
     /// A timestamp string as `timestamp.value(string)` reads it on the reference, which is lenient:
-    /// `YYYY-M-DTh:m:s[.fraction](Z|±hh:mm)` after optional spaces, one or two digits per field,
-    /// fields past their range carried over (`2020-02-30` is March 1st, `24:00:00` the next day),
-    /// and a fraction of any length cut to nanoseconds.
+    /// `Y-M-DTh:m:s[.fraction](Z|±h:m)` after optional spaces, with up to four digits of year,
+    /// three of offset hours and two of anything else, fields past their range carried over
+    /// (`2020-02-30` is March 1st, `24:00:00` the next day), and a fraction of any length cut to
+    /// nanoseconds.
     init?(rfc3339 text: String) {
         var rest = Substring(text).drop { $0 == " " }
         func number(_ digits: ClosedRange<Int>) -> Int? {
@@ -190,7 +198,7 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
             rest = rest.dropFirst()
             return true
         }
-        guard let year = number(4...4), skip("-"), let month = number(1...2), skip("-"), let day = number(1...2), skip("T"),
+        guard let year = number(1...4), skip("-"), let month = number(1...2), skip("-"), let day = number(1...2), skip("T"),
             let hour = number(1...2), skip(":"), let minute = number(1...2), skip(":"), let second = number(1...2)
         else { return nil }
         var nanos = 0
@@ -203,7 +211,7 @@ public struct RulesTimestamp: Sendable, Equatable, Comparable {
         if !skip("Z") {
             guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
             rest = rest.dropFirst()
-            guard let h = number(2...2), skip(":"), let m = number(2...2) else { return nil }
+            guard let h = number(1...3), skip(":"), let m = number(1...2) else { return nil }
             offset = (h * 60 + m) * 60 * (sign == "+" ? 1 : -1)
         }
         guard rest.isEmpty else { return nil }
@@ -245,7 +253,8 @@ public struct RulesDuration: Sendable, Equatable, Comparable {
 
     static let limit: Int128 = 315_576_000_000 * 1_000_000_000 + 999_999_999
     /// The reference's words for a duration outside the range.
-    static let outOfRange = "Duration out of range."
+    static let outOfRange = "Duration is not valid. Seconds must be in range [-315,576,000,000, +315,576,000,000]. "
+        + "Nanos must be in range [-999,999,999, +999,999,999]. Nanos must have the same sign as seconds."
 
     /// nil outside the range.
     public init?(nanos: Int128) {

@@ -58,27 +58,42 @@ enum Stdlib {
         .error("Index out of bound error. Index: [\(i)] , size: [\(size)].")
     }
 
-    /// `x[i:j]`, with a missing `i` as 0 and a missing `j` as the size. As the emulator checks:
-    /// the first index `i` and the last one `j - 1` must both be in the list or string, and
-    /// `i <= j`; so `x[0:0]` and `x[size:]` are errors, and `x[i:i]` inside is empty.
+    /// `x[i:j]` of a list, string or path, with a missing or null `i` as 0 and `j` as the size.
+    /// As the emulator checks: the first index `i` and the last one `j - 1` must both be in
+    /// range, and `i <= j`; so `x[0:0]` and `x[size:]` are errors, and `x[i:i]` inside is empty.
     static func slice(_ base: RulesValue, _ from: RulesValue?, _ to: RulesValue?) -> RulesValue {
         let size: Int
+        let expected: String
         switch base {
-        case .list(let items): size = items.count
-        case .string(let s): size = s.utf16.count
+        case .list(let items): (size, expected) = (items.count, "list[null:null], list[null:int], list[int:null], list[int:int]")
+        case .string(let s): (size, expected) = (s.utf16.count, "string[null:null], string[null:int], string[int:null], string[int:int]")
+        case .path(let p):
+            if let unbound = p.unboundError { return unbound }
+            (size, expected) = (p.segments.count, "path[null:null], path[int:int], path[int:null], path[null:int]")
         case .null: return .error("Null value error.")
-        default: return Operators.unsupported("\(base.typeName)[int:int]", "list[int:int], string[int:int]")
+        default: return notFound("@range")
         }
-        guard case .int(let i) = from ?? .int(0), case .int(let j) = to ?? .int(Int64(size)) else {
-            let bound = { (v: RulesValue?) in v?.typeName ?? "int" }
-            return Operators.unsupported("\(base.typeName)[\(bound(from)):\(bound(to))]", "list[int:int], string[int:int]")
+        let bound = { (v: RulesValue?, missing: Int64) -> Int64? in
+            switch v {
+            case nil, .null?: missing
+            case .int(let n)?: n
+            default: nil
+            }
         }
+        guard let i = bound(from, 0), let j = bound(to, Int64(size)) else {
+            let type = { (v: RulesValue?) in v?.typeName ?? "null" }
+            return Operators.unsupported("\(base.typeName)[\(type(from)):\(type(to))]", expected)
+        }
+        // Bounds past 32 bits are named as they are, the start first, before any range check.
+        if Int32(exactly: i) == nil { return outOfBounds(i, size) }
+        if Int32(exactly: j) == nil { return outOfBounds(j, size) }
         if i < 0 || i >= size { return outOfBounds(i, size) }
-        if j < 1 || j > size { return outOfBounds(j &- 1, size) }
+        if j < 1 || j > size { return outOfBounds(j - 1, size) }
         if i > j { return .error("Illegal range error. From index: [\(i)] , To index: [\(j)].") }
         switch base {
         case .list(let items): return .list(Array(items[Int(i)..<Int(j)]))
         case .string(let s): return .string(String(decoding: Array(s.utf16)[Int(i)..<Int(j)], as: UTF16.self))
+        case .path(let p): return .path(RulesPath(Array(p.segments[Int(i)..<Int(j)])))
         default: return .error("Null value error.")
         }
     }
@@ -441,6 +456,11 @@ enum Stdlib {
         case .path(let p):
             guard name == "bind" else { return notFound(name) }
             guard args.count == 1, case .map(let bindings) = args[0] else { return mismatch("path.bind", args, method: true) }
+            // The reference refuses a name bound before, then every name the template lacks.
+            let keys = bindings.keys.sorted()
+            if let again = keys.first(where: p.bound.contains) { return .error("Variable \(again) is already bound.") }
+            let missing = keys.filter { !p.hasVariable($0) }
+            if !missing.isEmpty { return .error("Variable(s) \(missing.joined(separator: ",")) do not exist in the path template.") }
             var bound = p
             for (key, value) in bindings.sorted(by: { $0.key < $1.key }) {
                 let next = bound.binding(key, to: value)
@@ -450,6 +470,7 @@ enum Stdlib {
             // What bind makes is a path: the captures it leaves unbound are dropped.
             bound.segments = bound.segments.indices.filter { bound.captures[$0] == nil }.map { bound.segments[$0] }
             bound.captures = [:]
+            bound.bound.formUnion(keys)
             return .path(bound)
         case .timestamp(let t): return timestampMethod(t, name, args)
         case .duration(let d):
@@ -660,8 +681,11 @@ enum Stdlib {
             guard args.count == 3, case .int(let y) = args[0], case .int(let m) = args[1], case .int(let d) = args[2] else {
                 return mismatch(name, args)
             }
-            guard (1...9999).contains(y), (1...12).contains(m), d >= 1, d <= daysIn(Int(m), Int(y)) else {
-                return .error("Invalid date \(y)-\(m)-\(d).")
+            guard (1...9999).contains(y) else {
+                return .error("Timestamp should be between 0001-01-01T00.00.00Z and 9999-12-31T23.59.59Z. year: \(y).")
+            }
+            guard (1...12).contains(m), d >= 1, d <= daysIn(Int(m), Int(y)) else {
+                return .error("Date is not valid. year: \(y), month: \(m) day: \(d).")
             }
             return .timestamp(RulesTimestamp(seconds: daysFromCivil(Int(y), Int(m), Int(d)) * 86_400, nanos: 0))
         case "timestamp.value":
@@ -698,8 +722,10 @@ enum Stdlib {
                 guard case .int(let i) = a else { return mismatch(name, args) }
                 parts.append(Int128(i))
             }
-            // Int64 hours make at most about 2^105 nanoseconds: no overflow in 128 bits.
-            return RulesDuration.value(nanos: ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1_000_000_000 + parts[3])
+            // Int64 hours make at most about 2^105 nanoseconds: no overflow in 128 bits. Past a
+            // duration's range the reference words it as a timestamp's.
+            let nanos = ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1_000_000_000 + parts[3]
+            return RulesDuration(nanos: nanos).map { .duration($0) } ?? .error(RulesTimestamp.invalid)
         case "duration.abs":
             guard args.count == 1, case .duration(let d) = args[0] else { return mismatch(name, args) }
             return .duration(d.nanos < 0 ? d.negated : d)
@@ -752,7 +778,8 @@ enum Stdlib {
     }
 
     static func haversine(_ lat1: Double, _ lng1: Double, _ lat2: Double, _ lng2: Double) -> Double {
-        let r = 6_371_008.8
+        // The reference's radius: its distances match haversine with 6,371,009 m to the last bit.
+        let r = 6_371_009.0
         let (p1, p2) = (lat1 * .pi / 180, lat2 * .pi / 180)
         let dp = p2 - p1
         let dl = (lng2 - lng1) * .pi / 180

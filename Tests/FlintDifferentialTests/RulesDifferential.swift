@@ -34,18 +34,30 @@ enum RulesDifferential {
     }
 
     /// Runs Flint's side of a case and expects its verdict to be the reference's: allowed, or
-    /// denied with PERMISSION_DENIED.
-    static func expectSameVerdict(_ description: String, referenceAllows: Bool, flint: () async throws -> Void) async {
+    /// denied with PERMISSION_DENIED, in the words of `referenceAnswer` when it is given.
+    static func expectSameVerdict(
+        _ description: String, referenceAllows: Bool, referenceAnswer: Any? = nil, flint: () async throws -> Void
+    ) async {
         var flintAllows = true
         do { try await flint() } catch {
             #expect((error as? FlintError)?.code == .permissionDenied, "\(description): \(error)")
             flintAllows = false
+            if !referenceAllows, let referenceAnswer {
+                #expect((error as? FlintError).map { plain($0.message) } == message(referenceAnswer).map(plain), "\(description)")
+            }
         }
         #expect(flintAllows == referenceAllows, "\(description): the reference \(referenceAllows ? "allows" : "denies") it")
     }
 
+    /// The message of a REST error answer, alone or first in a stream's array.
+    static func message(_ answer: Any) -> String? {
+        let error = ((answer as? [Any])?.first ?? answer) as? [String: Any]
+        return (error?["error"] as? [String: Any])?["message"] as? String
+    }
+
     /// Each expression guards `get` on a collection of its own (`prefix` and its index); a get
-    /// of a missing document there is allowed (not found) or denied, and must be alike on both.
+    /// of a missing document there is allowed (not found) or denied, and must be alike on both,
+    /// denials in the same words.
     /// Answers how many the reference allowed.
     static func compareGets(
         _ expressions: [String], prefix: String, project: String, authorization: String? = nil, on reference: ReferenceEmulator
@@ -55,14 +67,20 @@ enum RulesDifferential {
         let auth = try AuthContext(authorization: authorization)
         var allowed = 0
         for (i, expression) in expressions.enumerated() {
-            let (status, _) = try await reference.request(
+            let (status, body) = try await reference.request(
                 "GET", "/v1/projects/\(project)/databases/(default)/documents/\(prefix)\(i)/x", authorization: authorization)
             #expect(status == 404 || status == 403, "\(expression): the reference answered \(status)")
             let key = try DocumentKey(parsing: "\(prefix)\(i)/x")
-            await expectSameVerdict(expression, referenceAllows: status == 404) { _ = try await database.get(key, auth: auth) }
+            await expectSameVerdict(expression, referenceAllows: status == 404, referenceAnswer: body) { _ = try await database.get(key, auth: auth) }
             if status == 404 { allowed += 1 }
         }
         return allowed
+    }
+
+    /// A denial without the argument of a failed read, which Flint writes as a path and the
+    /// reference in its internal form (a documented difference).
+    static func plain(_ message: String) -> String {
+        message.replacing(/Service call error\. Function: \[(\w+)\], Argument: (?s:.*?) for '/) { "Service call error. Function: [\($0.output.1)] for '" }
     }
 
     /// `Bearer <unsigned JWT>` carrying `claims`, as the client SDKs' mock tokens are.

@@ -157,7 +157,7 @@ struct RulesListDifferentialTests {
             let (status, answer) = try await reference.request("POST", "/v1/\(id.documentsRoot):runQuery", ["structuredQuery": rest], authorization: nil)
             #expect(status == 200 || status == 403, "\(c.expression): the reference answered \(status) \(answer)")
             let referenceAllows = status == 200
-            await RulesDifferential.expectSameVerdict("\(c.query) \(c.expression)", referenceAllows: referenceAllows) {
+            await RulesDifferential.expectSameVerdict("\(c.query) \(c.expression)", referenceAllows: referenceAllows, referenceAnswer: answer) {
                 _ = try await database.runQuery(query, auth: .unauthenticated)
             }
             if referenceAllows { allowed += 1 }

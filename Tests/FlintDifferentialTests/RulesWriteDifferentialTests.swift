@@ -149,7 +149,7 @@ struct RulesWriteDifferentialTests {
             #expect(status == 200 || status == 403, "\(c.expression): the reference answered \(status) \(answer)")
             let referenceAllows = status == 200
             let write = try Self.write(c.method, key)
-            await RulesDifferential.expectSameVerdict("\(c.method.rawValue) \(c.expression)", referenceAllows: referenceAllows) {
+            await RulesDifferential.expectSameVerdict("\(c.method.rawValue) \(c.expression)", referenceAllows: referenceAllows, referenceAnswer: answer) {
                 _ = try await database.commit([write], auth: user)
             }
             if referenceAllows { allowed += 1 }

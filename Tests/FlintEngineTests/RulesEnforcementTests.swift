@@ -380,6 +380,20 @@ struct RulesEnforcementTests {
         }
     }
 
+    /// A query way with `__name__ ==` is decided on that document, which its first pass has not
+    /// read; a missing one cannot be read at all, so even `resource == null` fails, as the
+    /// reference answers.
+    @Test func aQueryNamingAMissingDocumentCannotReadIt() async throws {
+        let db = Self.database(matching: ["match /c/{d} { allow list: if resource == null || resource.data.a == 1; }"], project: "named")
+        _ = try await db.commit([.set(key("c/y"), ["a": 1])])
+        let named = { (id: String) in
+            Query(collectionID: "c", filter: .field(FieldFilter(field("__name__"), .equal, .reference(DocumentReference(database: db.id, key: key("c/" + id))))))
+        }
+        #expect(try await db.runQuery(named("y"), auth: .unauthenticated).documents.count == 1)
+        let missing = await Self.denial { _ = try await db.runQuery(named("x"), auth: .unauthenticated) }
+        #expect(missing == FlintError(.permissionDenied, "\nevaluation error at L4:35 for 'list' @ L4, Variable read error. Variable: [resource]. for 'list' @ L4"))
+    }
+
     @Test func listenTargetsTheRulesDenyAreRemovedWithTheirCause() async throws {
         let (db, _) = try Self.database()
         let (stream, _) = await db.openWatch()
