@@ -304,8 +304,9 @@ extension Ruleset {
             let bound: RulesValue
             switch path[at] {
             case .name(let s): bound = .string(s)
-            case .unknownID: bound = .error("Variable \(name) is not bound: a query names no document id.")
-            case .unknownCollectionID: bound = .error("Variable \(name) is not bound: the query names no collection id.")
+            // A query names no document id (nor, without a collection id, the collection): the
+            // reference reads such a wildcard as a null that fails wherever it is used.
+            case .unknownID, .unknownCollectionID: bound = .error("Null value error.")
             case .anyPrefix: return []
             }
             for (b, end) in match(rest, path, at + 1, version: version) { out.append(([(name, bound)] + b, end)) }
@@ -315,13 +316,18 @@ extension Ruleset {
             guard at + minimum <= path.count else { return [] }
             for length in minimum...(path.count - at) {
                 if version < 2, at + length != path.count { continue }
-                var names: [String] = []
-                var known = true
+                // What the query leaves open (its document id, a group's parents) stays an unnamed
+                // capture, as on the reference: written empty, and equal to nothing.
+                var bound = RulesPath([])
                 for s in path[at..<(at + length)] {
-                    if case .name(let n) = s { names.append(n) } else { known = false }
+                    if case .name(let n) = s {
+                        bound.segments.append(n)
+                    } else {
+                        bound.captures[bound.segments.count] = ""
+                        bound.segments.append("")
+                    }
                 }
-                let bound: RulesValue = known ? .path(RulesPath(names)) : .error("Variable \(name) is not bound: a query names no document id.")
-                for (b, end) in match(rest, path, at + length, version: version) { out.append(([(name, bound)] + b, end)) }
+                for (b, end) in match(rest, path, at + length, version: version) { out.append(([(name, .path(bound))] + b, end)) }
             }
         }
         return out

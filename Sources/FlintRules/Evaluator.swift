@@ -139,11 +139,12 @@ final class Evaluator {
                     let v = evaluate(inner, scope)
                     switch v {
                     case .error: return v
-                    case .path(let p): segments += p.segments
+                    case .path(let p):
+                        if let unbound = p.unboundError { return unbound }
+                        segments += p.segments
                     default:
-                        guard let text = Stdlib.stringify(v) else {
-                            return Operators.unsupported("path interpolation of \(v.typeName)", "string, int, float, bool or path")
-                        }
+                        // Interpolation writes the value as `string()` would.
+                        guard let text = Stdlib.stringify(v) else { return Stdlib.mismatch("string", [v]) }
                         segments.append(text)
                     }
                 }

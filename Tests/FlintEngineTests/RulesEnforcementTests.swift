@@ -394,6 +394,29 @@ struct RulesEnforcementTests {
         #expect(missing == FlintError(.permissionDenied, "\nevaluation error at L4:35 for 'list' @ L4, Variable read error. Variable: [resource]. for 'list' @ L4"))
     }
 
+    /// What a query leaves open, as the reference binds it: a wildcard for the document id is a
+    /// null that fails where it is used; a recursive wildcard is a path whose open parts (the id,
+    /// a group's parents) are unnamed captures, written empty and equal to nothing.
+    @Test func queryWildcardsBindWhatTheQueryLeavesOpen() async throws {
+        let conversion = { (text: String) in "Type conversion error. Argument: [\(text)], From type: [string], To type: [int]. for 'list' @ L4" }
+        let cases: [(match: String, query: Query, denial: String)] = [
+            ("match /{rest=**} { allow list: if int(string(rest)) == 1; }", Query(parent: ResourcePath(["a", "b"]), collectionID: "c"), conversion("/a/b/c/")),
+            ("match /{rest=**} { allow list: if int(string(rest)) == 1; }", Query(collectionID: "c", allDescendants: true), conversion("//c/")),
+            ("match /{path=**}/posts/{p} { allow list: if int(string(path)) == 1; }", Query(collectionID: "posts", allDescendants: true), conversion("/")),
+            ("match /{c}/{d} { allow list: if d == null; }", Query(collectionID: "c"), "Null value error. for 'list' @ L4"),
+            ("match /a/{b}/{rest=**} { allow list: if rest[0] == 'c'; }", Query(parent: ResourcePath(["a", "b"]), collectionID: "c"),
+             "Variable  is not bound in path template. for 'list' @ L4"),
+            ("match /a/{b}/{rest=**} { allow list: if rest == /c; }", Query(parent: ResourcePath(["a", "b"]), collectionID: "c"), "false for 'list' @ L4"),
+            ("match /{rest=**} { allow list: if exists(/databases/$(database)/documents/$(rest)); }", Query(collectionID: "c"),
+             "Variable  is not bound in path template. for 'list' @ L4"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let db = Self.database(matching: [c.match], project: "wildcards\(i)")
+            let denial = await Self.denial { _ = try await db.runQuery(c.query, auth: .unauthenticated) }
+            #expect(denial == FlintError(.permissionDenied, "\n" + c.denial), "\(c.match)")
+        }
+    }
+
     @Test func listenTargetsTheRulesDenyAreRemovedWithTheirCause() async throws {
         let (db, _) = try Self.database()
         let (stream, _) = await db.openWatch()

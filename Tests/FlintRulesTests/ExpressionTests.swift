@@ -243,6 +243,8 @@ private let referenceWording: [(String, String?)] = [
     ("path('a/{x}').bind({'x': [1]})", "Unsupported operation error. Received: string(list). Expected: string(int), string(float), string(null), string(string), string(bool), string(path)."),
     ("3 in 'abc'", "Function not found error: Name: [in]."), ("-({}) in 'abc'", "Function not found error: Name: [in]."),
     ("1 / 0 in null", "Null value error."),
+    ("/a/$(path('b/{x}'))", "Variable x is not bound in path template."),
+    ("/a/$(b'x')", "Unsupported operation error. Received: string(bytes). Expected: string(int), string(float), string(null), string(string), string(bool), string(path)."),
     ("{} && (1 / 0)", "Type error. Received: [map] Expected: [bool]."), ("true && 1", "Type error. Received: [int] Expected: [bool]."),
     ("(1 / 0) && {}", "Divide by zero error."), ("false || null", "Type error. Received: [null] Expected: [bool]."),
     ("timestamp.date(2020, 1, 1) in {'a': 1}", "Unsupported operation error. Received: map.in(timestamp). Expected: map.in(string)."),
