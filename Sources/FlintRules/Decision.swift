@@ -242,12 +242,17 @@ extension Ruleset {
             // A query way that names its document reads it as a document request does.
             if !isQuery || Self.target(request) != nil { guessed.resource = Evaluator.unread }
             if request.requestResourceNeedsReading { guessed.requestResource = Evaluator.unread }
-            for (allow, scope) in statements(guessed, segments) {
+            statements: for (allow, scope) in statements(guessed, segments) {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
                 let named = Self.outcome(value, method, line: at.line, column: at.column)
                 switch value {
                 case .bool(true) where methods.count == 1: return RulesFirstPass(outcomes: outcomes + [named], settled: false, allowed: true)
+                case .bool(true):
+                    // This method is allowed: its later statements are not weighed.
+                    outcomes.append(named)
+                    settled = false
+                    break statements
                 case .bool(false): break
                 case .error(Evaluator.unreadText):
                     neededReads = true

@@ -417,6 +417,17 @@ struct RulesEnforcementTests {
         }
     }
 
+    /// A set without a precondition is weighed in the first pass as a create and as an update;
+    /// once a statement allows one of them, the reference weighs no later statement of it.
+    @Test func theFirstPassStopsWeighingAMethodOnceAStatementAllowsIt() async throws {
+        let db = Self.database(
+            matching: ["match /c/{d} { allow create: if true; allow create: if resource.data.a == 1; allow update: if resource.data.a == 2; allow read: if true; }"],
+            project: "first-pass")
+        _ = try await db.commit([.set(key("c/x"), ["a": 1])])
+        let denial = await Self.denial { _ = try await db.commit([.set(key("c/x"), ["a": 3])], auth: .unauthenticated) }
+        #expect(denial == FlintError(.permissionDenied, "\nfalse for 'create' @ L4, evaluation error at L4:99 for 'update' @ L4, false for 'update' @ L4"))
+    }
+
     @Test func listenTargetsTheRulesDenyAreRemovedWithTheirCause() async throws {
         let (db, _) = try Self.database()
         let (stream, _) = await db.openWatch()
