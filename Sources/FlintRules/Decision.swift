@@ -164,11 +164,10 @@ extension Ruleset {
         for (allow, scope) in candidates {
             let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
             let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
-            let line = at.line
             if case .bool(true) = value {
-                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes, allowedAt: (request.method, line))
+                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes, allowedAt: (request.method, at.line))
             }
-            outcomes.append(Self.outcome(value, request.method, line: line, column: at.column))
+            outcomes.append(Self.outcome(value, request.method, line: at.line, column: at.column))
         }
         // The reference's message starts with its first pass, and holds the second (this one)
         // only when the first did not settle the request.
@@ -225,8 +224,8 @@ extension Ruleset {
     /// `evaluation error at` the condition; a set or update without a precondition is weighed
     /// as a create and as an update, and nothing it allows counts, as the method is not known
     /// yet. For a document request only a pass of plain `false`s settles it; a query, whose
-    /// `resource` is known (but for a way naming its document), is settled by its first pass unless that pass needed a read (and
-    /// then named only once).
+    /// `resource` is known (but for a way naming its document), is settled by its first pass
+    /// unless that pass needed a read (and then named only once).
     public func firstPass(_ request: RulesRequest, reader: any DocumentReader) -> RulesFirstPass {
         let segments = Self.segments(request)
         let methods: [Method] = request.createsOrUpdates ? [.create, .update] : [request.method]

@@ -46,9 +46,6 @@ enum Signatures {
         return Dictionary(uniqueKeysWithValues: all.map { (String($0.prefix { $0 != "(" }), $0) })
     }()
 
-    /// Types whose values have methods; any other name on them is not found.
-    static let receiverTypes: Set<String> = Set(methods.keys.map { String($0.prefix { $0 != "." }) })
-
     /// The reference's error for a call of `qualified` (a function's name, or a method's as
     /// `type.name`) whose argument count fits none of its signatures; nil for other names.
     static func arityError(_ qualified: String, _ count: Int, method: Bool = false) -> RulesValue? {
