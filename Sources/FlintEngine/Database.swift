@@ -515,7 +515,7 @@ public actor Database {
         if request.showMissing && request.collectionID == nil {
             throw .invalidArgument("collection id must be set when show_missing is true")
         }
-        // Listing with missing documents takes no page size check: a negative one lists all.
+        // Listing with missing documents takes no page size check: a negative one is the default.
         guard request.showMissing || request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
@@ -532,9 +532,15 @@ public actor Database {
         var request = request
         if request.showMissing { request.mask = nil }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
-        try authorizeQuery(Query(parent: request.parent, collectionID: request.collectionID), auth: request.auth, at: readTime)
+        // Documents that do not exist are metadata, which rules never grant.
+        if request.showMissing, request.auth != .owner {
+            throw FlintError(.permissionDenied, "Metadata operations require admin authentication.")
+        }
+        let limit = request.pageSize <= 0 ? Self.defaultListPageSize : min(request.pageSize, Self.largestListPage)
+        // Rules see the listing as a query: its order, and the page size as its limit.
+        let asQuery = Query(parent: request.parent, collectionID: request.collectionID, orderBy: orderBy, limit: limit)
+        try authorizeQuery(asQuery, auth: request.auth, at: readTime)
         try NormalizedQuery.checkKeyScan(orderBy, filter: nil)
-        let limit = request.pageSize <= 0 ? Int.max : request.pageSize
         // A token holds the last listed document's path below the parent: collection id, document id.
         let after = token.map { ResourcePath($0.after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)) }
         guard after.map({ $0.count == 2 }) ?? true else { throw .invalidArgument("invalid page token") }
@@ -573,7 +579,7 @@ public actor Database {
         }
         // A full page is followed by a token, as on the reference, without looking further:
         // the page after the last full one is empty.
-        let more = limit != Int.max && listed.count == limit
+        let more = listed.count == limit
         let page = listed
         if let transaction = request.transaction {
             for listed in page {
@@ -584,6 +590,11 @@ public actor Database {
         let next = more ? page.last.map { PageToken(readTime: readTime, after: "\($0.key.collectionID)/\($0.key.documentID)").encoded() } : nil
         return ListDocumentsPage(documents: page, nextPageToken: next, readTime: readTime)
     }
+
+    /// The reference's page sizes: a listing that asks for none gets 30 documents a page, and
+    /// none gets more than 150; the rest follow by page token.
+    static let defaultListPageSize = 30
+    static let largestListPage = 150
 
     /// Up to `atMost` documents of one collection in id order, after `startAfter`; with
     /// `showMissing`, documents that do not exist but have subcollections are merged in.

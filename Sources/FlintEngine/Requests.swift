@@ -12,7 +12,8 @@ public struct ListDocumentsRequest: Sendable {
     public var parent: ResourcePath
     /// nil lists the documents of every collection directly below `parent`.
     public var collectionID: String?
-    /// 0 means no limit.
+    /// At most this many documents a page, itself at most 150; 0 (or, with `showMissing`, any
+    /// number below 1) asks for the default of 30.
     public var pageSize: Int
     public var pageToken: String?
     /// ListDocuments' own list syntax, `"priority desc, __name__"`; read where the reference

@@ -41,6 +41,60 @@ struct ListDocumentsDifferentialTests {
         #expect(refused > 15 && refused < Self.queries.count - 5)
     }
 
+    /// Page sizes over a collection larger than any page: how many documents each page holds
+    /// when walked to the end, and what rules see of a listing (its page size as
+    /// `request.query.limit`, its order) and of `showMissing`, which only the owner may ask.
+    @Test func pagesAndTheirRulesAreTheReferences() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "list pages") else { return }
+        defer { stop() }
+        let project = "flint-list-pages"
+        let documents = "/v1/projects/\(project)/databases/(default)/documents"
+        let rules = RulesDifferential.ruleset([
+            "match /c/{d} { allow list: if request.query.limit == 30 || request.query.orderBy.n == 'DESC'; }",
+            "match /c/{d} { allow list: if request.query.limit == 150 && request.query.orderBy.keys().size() == 0; }",
+        ])
+        let writes = (0..<170).map { i in
+            #"{"update": {"name": "projects/\#(project)/databases/(default)/documents/c/d\#(String(format: "%03d", i))", "fields": {"n": {"integerValue": "\#(i)"}}}}"#
+        } + [#"{"update": {"name": "projects/\#(project)/databases/(default)/documents/c/d100x/s/y", "fields": {}}}"#]
+        for base in [reference.base, flint] {
+            #expect(try await RawHTTP.loadRules(rules, project: project, on: base) == 200)
+            #expect(try await RawHTTP.send("POST", base + documents + ":commit", #"{"writes": [\#(writes.joined(separator: ","))]}"#).status == 200)
+        }
+        // The reference cannot follow a token from an ordered listing (it answers 500), so
+        // ordered listings are compared by their first page.
+        let walks = ["c", "c?pageSize=0", "c?pageSize=149", "c?pageSize=151", "c?pageSize=100000", "c?showMissing=true&pageSize=-1",
+                     "c?showMissing=true&pageSize=1000", "c?orderBy=n%20desc&pageSize=2147483647"]
+        for query in walks {
+            let ordered = query.contains("orderBy")
+            #expect(try await Self.walk(flint + documents + "/" + query, once: ordered) == Self.walk(reference.base + documents + "/" + query, once: ordered), "\(query)")
+        }
+        for (query, authorization) in [("c", nil), ("c?pageSize=31", nil), ("c?pageSize=500", nil), ("c?orderBy=n%20desc&pageSize=5", nil),
+                                       ("c?orderBy=n&pageSize=5", nil), ("c?showMissing=true", nil), ("c?showMissing=true", "Bearer owner")] as [(String, String?)] {
+            let expected = try await RawHTTP.send("GET", reference.base + documents + "/" + query, nil, authorization: authorization)
+            let found = try await RawHTTP.send("GET", flint + documents + "/" + query, nil, authorization: authorization)
+            #expect(found.status == expected.status, "\(query)")
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(query)")
+            #expect(Self.listed(found.json) == Self.listed(expected.json), "\(query)")
+        }
+    }
+
+    /// The number of documents on each page of a listing followed to its end (or its first
+    /// page alone), and the ids in the order listed.
+    static func walk(_ url: String, once: Bool) async throws -> [String] {
+        var counts: [String] = []
+        var ids: [String] = []
+        var token: String?
+        repeat {
+            let next = token.map { (url.contains("?") ? "&" : "?") + "pageToken=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) }
+            let page = try await RawHTTP.send("GET", url + (next ?? ""), nil)
+            let listed = (page.json as? [String: Any])?["documents"] as? [[String: Any]] ?? []
+            counts.append("\(page.status):\(listed.count)")
+            ids += listed.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) }
+            token = (page.json as? [String: Any])?["nextPageToken"] as? String
+        } while token != nil && !once && counts.count < 20
+        return counts + ids
+    }
+
     /// Each listed document's id and field names, and whether another page follows.
     static func listed(_ json: Any?) -> [String] {
         let page = json as? [String: Any] ?? [:]

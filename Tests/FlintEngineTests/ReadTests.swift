@@ -135,8 +135,35 @@ struct ReadTests {
         }
     }
 
-    /// With missing documents shown, the reference takes any page size (a negative one lists
-    /// everything) and answers whole documents whatever the mask.
+    /// Pages as the reference gives them: 30 documents when no size is asked, never more than
+    /// 150, each full page followed by a token, and every document reached by following them.
+    @Test func listPagesAreThirtyByDefaultAndAtMostAHundredAndFifty() async throws {
+        let (db, _) = makeDatabase()
+        let ids = (0..<200).map { String(format: "d%03d", $0) }
+        _ = try await db.commit(ids.map { .set(key("l/\($0)"), ["n": .integer(Int64($0.dropFirst())!)]) })
+        _ = try await db.commit([.set(key("l/d050x/s/y"), [:])])
+        let cases: [(pageSize: Int, orderBy: String, showMissing: Bool, first: Int)] = [
+            (0, "", false, 30), (1000, "", false, 150), (151, "", false, 150), (149, "", false, 149),
+            (0, "n desc", false, 30), (Int(Int32.max), "n", false, 150), (-1, "", true, 30), (500, "", true, 150),
+        ]
+        for c in cases {
+            var request = ListDocumentsRequest(collectionID: "l", pageSize: c.pageSize, orderBy: c.orderBy, showMissing: c.showMissing)
+            var page = try await db.listDocuments(request)
+            #expect(page.documents.count == c.first, "\(c)")
+            var seen = page.documents.map(\.key.documentID)
+            while let token = page.nextPageToken {
+                request.pageToken = token
+                page = try await db.listDocuments(request)
+                #expect(page.documents.count <= c.first, "\(c)")
+                seen += page.documents.map(\.key.documentID)
+            }
+            let expected = c.orderBy == "n desc" ? Array(ids.reversed()) : (c.showMissing ? (ids + ["d050x"]).sorted() : ids)
+            #expect(seen == expected, "\(c)")
+        }
+    }
+
+    /// With missing documents shown, the reference takes any page size (one below 1 gives the
+    /// default page) and answers whole documents whatever the mask.
     @Test func showMissingIgnoresPageSizeSignAndMask() async throws {
         let (db, _) = makeDatabase()
         _ = try await db.commit([.set(key("l/a"), ["n": 1, "m": 2]), .set(key("l/p/s/x"), [:])])
@@ -165,7 +192,8 @@ struct ReadTests {
         // A full page is followed by a token even when nothing follows, as on the reference.
         let whole = try await db.listCollectionIDs(parent: ResourcePath(["l", "m"]), pageSize: 2)
         #expect(whole.collectionIDs == ["other", "sub"])
-        let after = try await db.listCollectionIDs(parent: ResourcePath(["l", "m"]), pageSize: 2, pageToken: try #require(whole.nextPageToken))
+        let token = try #require(whole.nextPageToken)
+        let after = try await db.listCollectionIDs(parent: ResourcePath(["l", "m"]), pageSize: 2, pageToken: token)
         #expect(after == CollectionIDsPage(collectionIDs: [], nextPageToken: nil))
     }
 

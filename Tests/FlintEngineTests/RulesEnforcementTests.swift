@@ -324,6 +324,37 @@ struct RulesEnforcementTests {
         #expect(listing?.code == .permissionDenied)
     }
 
+    /// A listing is judged as a query whose limit is its page size (30 when none is asked,
+    /// at most 150) and whose order is its `orderBy`; missing documents are for the owner only.
+    /// Each verdict is the reference's.
+    @Test func aListingIsJudgedAsAQueryOfItsPage() async throws {
+        let db = Self.database(matching: [
+            "match /small/{d} { allow list: if request.query.limit <= 30; }",
+            "match /exact/{d} { allow list: if request.query.limit == 150; }",
+            "match /ordered/{d} { allow list: if request.query.orderBy.n == 'DESC' && request.query.orderBy.__name__ == 'ASC'; }",
+            "match /open/{d} { allow list: if true; }",
+        ], project: "listing")
+        _ = try await db.commit([.set(key("open/a"), [:]), .set(key("open/m/s/x"), [:])])
+        func list(_ collection: String, pageSize: Int = 0, orderBy: String = "", showMissing: Bool = false) async -> FlintError? {
+            var request = ListDocumentsRequest(collectionID: collection, pageSize: pageSize, orderBy: orderBy, showMissing: showMissing)
+            request.auth = .unauthenticated
+            let asked = request
+            return await Self.denial { _ = try await db.listDocuments(asked) }
+        }
+        #expect(await list("small") == nil)
+        #expect(await list("small", pageSize: 31) == FlintError(.permissionDenied, "\nfalse for 'list' @ L4"))
+        #expect(await list("exact", pageSize: 5000) == nil)
+        #expect(await list("exact", pageSize: 149) == FlintError(.permissionDenied, "\nfalse for 'list' @ L5"))
+        #expect(await list("ordered", orderBy: "n desc, __name__") == nil)
+        #expect(await list("ordered", orderBy: "n") == FlintError(.permissionDenied, "\nfalse for 'list' @ L6"))
+        #expect(await list("open") == nil)
+        #expect(await list("open", showMissing: true) == FlintError(.permissionDenied, "Metadata operations require admin authentication."))
+        // The request's own faults come first.
+        #expect(await list("open", orderBy: "n", showMissing: true) == FlintError.invalidArgument("cannot specify an order when show_missing is true"))
+        let owned = try await db.listDocuments(ListDocumentsRequest(collectionID: "open", showMissing: true))
+        #expect(owned.documents.map(\.key.documentID) == ["a", "m"])
+    }
+
     /// What a query's filter proves of a field, as the reference answered each case: a field
     /// with one equality is that value; any other filter makes it a constraint holding one fact
     /// per filter, equalities included, and a comparison holds when one fact alone implies it.

@@ -329,6 +329,17 @@ def test_collection_groups_and_listing(client, col):
     assert sorted(d.id for d in col.list_documents()) == ["group-parent", "other"]
 
 
+def test_list_documents_follows_pages_past_the_largest(client, col):
+    # A page holds at most 150 documents; the client follows the tokens to the end.
+    batch = client.batch()
+    for i in range(320):
+        batch.set(col.document(f"d{i:03}"), {"n": i})
+    batch.commit()
+    col.document("d100x").collection("s").document("y").set({})
+    assert [d.id for d in col.list_documents()] == sorted([f"d{i:03}" for i in range(320)] + ["d100x"])
+    assert len(list(col.list_documents(page_size=40))) == 321
+
+
 def test_recursive_delete_and_recursive_queries(client, col):
     # The client pages through a query without a collection id, bounded by the lowest numeric
     # id ("__id-9223372036854775808__") in the collection and in the collection's id + NUL.
