@@ -44,6 +44,7 @@ struct Checker {
         for f in Self.uncalledFunctions(ruleset) {
             diagnostics.warning("Unused function: \(f.name).", at: f.namePosition, through: Self.end(of: f.name, at: f.namePosition))
         }
+        checkRecursion(ruleset)
         var scopes: [[FunctionDecl]] = [ruleset.functions]
         checkFunctions(ruleset.functions, scopes: scopes, wildcards: [])
         guard let service = ruleset.service else { return }
@@ -121,13 +122,30 @@ struct Checker {
         }
     }
 
-    /// Parameters and lets nothing reads.
-    private mutating func checkUnusedVariables(_ f: FunctionDecl) {
-        var read = Set<String>()
-        for e in f.lets.map(\.value) + [f.body] { Self.visit(e) { if case .identifier(let name) = $0.kind { read.insert(name) } } }
-        let declared = Array(zip(f.parameters, f.parameterPositions)) + Array(zip(f.lets.map(\.name), f.letPositions))
-        for (name, at) in declared where !read.contains(name) {
-            diagnostics.warning("Unused variable: \(name).", at: at, through: Self.end(of: name, at: at))
+    /// Lets that bind a name the function has bound already, and parameters and lets nothing
+    /// reads. A binding is read by the let values after it, through the value of the next let
+    /// of its name (`let x = x + 1` reads the earlier `x`), and by the body when no such let
+    /// follows.
+    private mutating func checkVariables(_ f: FunctionDecl) {
+        // What may read a binding, in order: each let's value, then the body.
+        let readers = f.lets.map(\.value) + [f.body]
+        let reads: [Set<String>] = readers.map { e in
+            var names = Set<String>()
+            Self.visit(e) { if case .identifier(let name) = $0.kind { names.insert(name) } }
+            return names
+        }
+        let bindings = Array(zip(f.parameters, f.parameterPositions)) + Array(zip(f.lets.map(\.name), f.letPositions))
+        for (i, (name, at)) in bindings.enumerated() {
+            let letIndex = i - f.parameters.count
+            if letIndex >= 0, bindings[..<i].contains(where: { $0.0 == name }) {
+                diagnostics.error("The identifier [\(name)] is already bound in the current scope.", at: at, through: Self.end(of: name, at: at))
+            }
+            let first = max(letIndex + 1, 0)
+            let rebound = f.lets.indices.dropFirst(first).first { f.lets[$0].name == name }
+            let last = rebound ?? readers.count - 1
+            if first > last || !reads[first...last].contains(where: { $0.contains(name) }) {
+                diagnostics.warning("Unused variable: \(name).", at: at, through: Self.end(of: name, at: at))
+            }
         }
     }
 
@@ -181,13 +199,13 @@ struct Checker {
         var seen = Set<String>()
         for f in functions {
             if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is already defined.", at: f.namePosition) }
-            checkUnusedVariables(f)
+            checkVariables(f)
             let variables = wildcards.union(f.parameters).union(f.lets.map(\.name))
             for e in f.lets.map(\.value) + [f.body] {
                 checkNames(e, variables: variables, scopes: scopes, request: !unreachable.contains(f.name))
             }
             if f.parameters.count > Self.maxParameters {
-                diagnostics.error("Function \(f.name) has \(f.parameters.count) parameters; at most \(Self.maxParameters) are allowed.", at: f.position)
+                diagnostics.error("Maximum allowed function arguments of \(Self.maxParameters) for function \(f.name) is reached.", at: f.namePosition)
             }
             if f.lets.count > Self.maxLets {
                 diagnostics.error("Function \(f.name) has \(f.lets.count) let bindings; at most \(Self.maxLets) are allowed.", at: f.position)
@@ -197,22 +215,57 @@ struct Checker {
             checkExpression(f.body)
             // Parameters and lets are known only at run time; literals still are.
             for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: [:]) }
-            if calls(f, reaching: f.name, scopes: scopes, visited: []) {
-                diagnostics.error("Function \(f.name) calls itself (directly or through other functions); recursion is not allowed.", at: f.namePosition)
-            }
         }
     }
 
-    /// Whether `f`'s body can reach a call of `target`, resolving names through the scopes.
-    private func calls(_ f: FunctionDecl, reaching target: String, scopes: [[FunctionDecl]], visited: Set<String>) -> Bool {
-        var names: [String] = []
-        for e in [f.body] + f.lets.map(\.value) { Self.callNames(e, into: &names) }
-        for name in names {
-            if name == target { return true }
-            guard !visited.contains(name), let callee = scopes.reversed().lazy.compactMap({ $0.first { $0.name == name } }).first else { continue }
-            if calls(callee, reaching: target, scopes: scopes, visited: visited.union([name])) { return true }
+    /// Recursion, found as the reference finds it: a walk of the calls from each function in
+    /// the order they are declared, each call resolved where its function is declared, and
+    /// each function walked once. A function calling itself is `Recursive call is not
+    /// allowed.`; a call back to a function further up the walk is a cycle, named at that
+    /// function with the functions of the cycle in the order walked.
+    private mutating func checkRecursion(_ ruleset: Ruleset) {
+        var declared: [(function: FunctionDecl, scopes: [[FunctionDecl]])] = ruleset.functions.map { ($0, [ruleset.functions]) }
+        func collect(_ m: Match, _ scopes: [[FunctionDecl]]) {
+            let inner = scopes + [m.functions]
+            declared += m.functions.map { ($0, inner) }
+            for child in m.matches { collect(child, inner) }
         }
-        return false
+        if let service = ruleset.service {
+            let scopes = [ruleset.functions, service.functions]
+            declared += service.functions.map { ($0, scopes) }
+            for m in service.matches { collect(m, scopes) }
+        }
+        let index = Dictionary(declared.enumerated().map { ($1.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
+        let callees: [[Int]] = declared.map { f, scopes in
+            var names: [String] = []
+            for e in f.lets.map(\.value) + [f.body] { Self.callNames(e, into: &names) }
+            return names.compactMap { name in
+                scopes.reversed().lazy.compactMap { $0.first { $0.name == name } }.first.flatMap { index[$0.namePosition.offset] }
+            }
+        }
+        enum Walk { case unseen, onPath, done }
+        var walk = [Walk](repeating: .unseen, count: declared.count)
+        var path: [Int] = []
+        var found: [(at: SourcePosition, message: String)] = []
+        func visit(_ i: Int) {
+            walk[i] = .onPath
+            path.append(i)
+            for callee in callees[i] {
+                switch walk[callee] {
+                case .unseen: visit(callee)
+                case .done: break
+                case .onPath where callee == i:
+                    found.append((declared[i].function.namePosition, "Recursive call is not allowed."))
+                case .onPath:
+                    let cycle = path[(path.lastIndex(of: callee) ?? 0)...].map { declared[$0].function.name }
+                    found.append((declared[callee].function.namePosition, "Detected a call cycle between [\(cycle.joined(separator: ","))] functions."))
+                }
+            }
+            path.removeLast()
+            walk[i] = .done
+        }
+        for i in declared.indices where walk[i] == .unseen { visit(i) }
+        for f in found { diagnostics.error(f.message, at: f.at) }
     }
 
     private static func callNames(_ e: Expr, into names: inout [String]) {

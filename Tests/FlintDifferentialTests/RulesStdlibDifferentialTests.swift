@@ -844,6 +844,38 @@ struct RulesStdlibDifferentialTests {
         }
     }
 
+    /// Functions the reference refuses for how they are built: recursion and call cycles,
+    /// too many parameters, a `let` binding a name again. Flint must list every problem the
+    /// reference lists, warnings included, in its words and places.
+    static let refusedFunctions: [String] = [
+        "function f(x) { return f(x); }",
+        "function a(x) { return c(x); }\nfunction b(x) { return a(x); }\nfunction c(x) { return b(x); }",
+        "function b(v) { return a(v); }\nfunction x(v) { return a(v); }\nfunction a(v) { return b(v); }",
+        "function a(v) { return b(v); }\nfunction b(v) { return c(v) && a(v); }\nfunction c(v) { return b(v); }",
+        "function a(v) { return b(v) && a(v); }\nfunction b(v) { return a(v); }",
+        "function a(v) { return b(v); }\nfunction b(v) { return a(v); }\nfunction c(v) { return d(v); }\nfunction d(v) { return c(v); }",
+        "function f(a, b, c, d, e, f1, g, h) { return a; }",
+        "function f() { let x = 1; let x = 2; let x = 3; return x == 1; }",
+        "function f() { let x = 1; let y = x; let x = 2; return x == y; }",
+        "function f(x) { let y = 1; let y = 2; return x == y; }",
+        "function f(x) { let x = x + 1; return x == 2; }",
+    ]
+
+    @Test func functionsTheReferenceRefusesAreRefusedInItsWords() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential rules function test skipped")
+            return
+        }
+        defer { reference.stop() }
+        for functions in Self.refusedFunctions {
+            let source = RulesDifferential.ruleset(functions.split(separator: "\n").map(String.init) + ["match /e/{doc} { allow get: if f(1) || a(1); }"])
+            let (loaded, problems) = try await RulesDifferential.referenceRefusal(source, project: "flint-refused-functions", on: reference)
+            #expect(!loaded, "\(functions): the reference loaded it")
+            let flint = RulesRegistry().load(source, project: "flint-refused-functions").map { "L\($0.position.line):\($0.position.column) \($0.message)" }
+            #expect(flint == problems, "\(functions)")
+        }
+    }
+
     /// Expressions nested about as deeply as the reference allows, in each way an expression
     /// nests: Flint's refusal (every place, and no warnings beside) must be the reference's.
     static let deep: [String] = {

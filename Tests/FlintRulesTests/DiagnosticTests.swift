@@ -80,10 +80,29 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /{x=**}/a/{y=**} { allow read; }"), "4:5: error: A match pattern may hold at most one recursive wildcard."),
     (wrap("    match /a/{b}/c/{b} { allow read; }"), "4:21: error: Variable b already exists in the PathTemplate."),
     (wrap("    function f() { return true; }\n    function f() { return false; }"), "5:14: error: Function f is already defined."),
-    (wrap("    function f(a, b, c, d, e, f, g, h) { return true; }"), "4:5: error: Function f has 8 parameters; at most 7 are allowed."),
+    (wrap("    function f(a, b, c, d, e, f, g, h) { return true; }"), "4:14: error: Maximum allowed function arguments of 7 for function f is reached."),
     (wrap("    function f() { " + (0..<11).map { "let v\($0) = 1; " }.joined() + "return true; }"), "4:5: error: Function f has 11 let bindings; at most 10 are allowed."),
     (wrap("    function f() { let x = 1; return x == 1; }", version: "1"), "4:5: error: let bindings need rules_version = '2'."),
-    (wrap("    function f(x) { return f(x); }"), "4:14: error: Function f calls itself (directly or through other functions); recursion is not allowed."),
+    // Recursion, as the reference words and places it (each case checked there).
+    (wrap("    function f(x) { return f(x); }"), "4:14: error: Recursive call is not allowed."),
+    (wrap("    function f(x) { let y = f(x); return y; }"), "4:14: error: Recursive call is not allowed."),
+    (wrap("    function g(x) { return f(x); }\n    function f(x) { return g(x); }"), "4:14: error: Detected a call cycle between [g,f] functions."),
+    (wrap("    function a(x) { return c(x); }\n    function b(x) { return a(x); }\n    function c(x) { return b(x); }"),
+     "4:14: error: Detected a call cycle between [a,c,b] functions."),
+    (wrap("    function x(v) { return a(v); }\n    function a(v) { return b(v); }\n    function b(v) { return a(v); }"),
+     "5:14: error: Detected a call cycle between [a,b] functions."),
+    (wrap("    function a(v) { return b(v); }\n    function b(v) { return c(v) && a(v); }\n    function c(v) { return b(v); }"),
+     "5:14: error: Detected a call cycle between [b,c] functions."),
+    (wrap("    function a(v) { return b(v); }\n    function b(v) { return c(v) && a(v); }\n    function c(v) { return b(v); }"),
+     "4:14: error: Detected a call cycle between [a,b] functions."),
+    (wrap("    function a(v) { return b(v) && a(v); }\n    function b(v) { return a(v); }"), "4:14: error: Recursive call is not allowed."),
+    (wrap("    match /c/{d} { function f(x) { return g(x); } function g(x) { return f(x); } allow read: if f(1); }"),
+     "4:29: error: Detected a call cycle between [f,g] functions."),
+    // A let naming a binding again.
+    (wrap("    function f(x) { let x = x + 1; return x == 2; }"), "4:25: error: The identifier [x] is already bound in the current scope."),
+    (wrap("    function f() { let x = 1; let x = 2; return x == 1; }"), "4:35: error: The identifier [x] is already bound in the current scope."),
+    (wrap("    function f() { let x = 1; let x = 2; return x == 1; }"), "4:24: warning: Unused variable: x."),
+    (wrap("    function f(x) { let x = 1; return x; }"), "4:16: warning: Unused variable: x."),
     (wrap("    match /a/{b} { allow read: if 1 is bogus; }"), "4:45: error: An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff"),
     (wrap("    match /a/{b} { allow read: if 1 is null; }"), "4:40: error: mismatched input 'null' expecting IDENTIFIER"),
     (wrap("    match /a/{b} { allow read: if b.matches('a\\\\1'); }"), "4:45: error: Invalid regular expression 'a\\1': invalid escape sequence: backreferences are not supported (\\1)."),
@@ -119,6 +138,29 @@ struct DiagnosticTests {
         let (source, expected) = cases[i]
         let found = Ruleset.compile(source).diagnostics.map(\.description)
         #expect(found.contains(expected), "\(expected) not in \(found)")
+    }
+
+    /// Every error of a ruleset whose functions call each other, exactly as the reference
+    /// listed them: each cycle once, found from the first function declared, and a call
+    /// resolved only where its function can see the callee.
+    @Test func callCyclesAreFoundOnceEach() {
+        let cases: [(functions: String, errors: [String])] = [
+            ("    function a(v) { return b(v); }\n    function b(v) { return a(v); }\n    function c(v) { return d(v); }\n    function d(v) { return c(v); }",
+             ["4:14: error: Detected a call cycle between [a,b] functions.", "6:14: error: Detected a call cycle between [c,d] functions."]),
+            ("    function a(v) { return b(v) && c(v); }\n    function b(v) { return a(v); }\n    function c(v) { return a(v); }",
+             ["4:14: error: Detected a call cycle between [a,b] functions.", "4:14: error: Detected a call cycle between [a,c] functions."]),
+            ("    function a(v) { return b(v) && a(v); }\n    function b(v) { return a(v); }",
+             ["4:14: error: Detected a call cycle between [a,b] functions.", "4:14: error: Recursive call is not allowed."]),
+            ("    function a(v) { return b(v) && b(v); }\n    function b(v) { return a(v); }", ["4:14: error: Detected a call cycle between [a,b] functions."]),
+            ("    function a(x) { return a(x); }\n    function b(x) { return b(x); }",
+             ["4:14: error: Recursive call is not allowed.", "5:14: error: Recursive call is not allowed."]),
+            // `b` is declared inside the match: the service-level `a` cannot call it.
+            ("    function a(v) { return b(v); }\n    match /c/{d} { function b(v) { return a(v); } allow read: if a(1) && b(1); }", []),
+        ]
+        for (functions, errors) in cases {
+            let found = Ruleset.compile(wrap(functions)).diagnostics.filter { $0.severity == .error }.map(\.description)
+            #expect(found == errors, "\(functions)")
+        }
     }
 
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {

@@ -188,8 +188,8 @@ struct RulesetTests {
               }
             }
             """)
-        #expect(found.contains("4:5: error: Function f has 8 parameters; at most 7 are allowed."))
-        #expect(found.contains { $0.hasPrefix("5:14: error: Function loop calls itself") })
+        #expect(found.contains("4:14: error: Maximum allowed function arguments of 7 for function f is reached."))
+        #expect(found.contains("5:14: error: Detected a call cycle between [loop,other] functions."))
         #expect(found.contains("8:19: error: Missing 'if' before conditional expression."))
         #expect(found.contains { $0.hasPrefix("12:") && $0.contains("Invalid escape sequence") })
         let lexical = errors("""
