@@ -105,14 +105,19 @@ struct Checker {
             case .call(let name, let receiver, let arguments):
                 let at = callNames[node.id] ?? ranges[node.id].start
                 let end = Self.end(of: receiver == nil ? String(name.split(separator: ".").last ?? "") : name, at: at)
+                let wrongCount = (false, at, end, "Incorrect number of arguments supplied to function: \(name).")
                 if receiver != nil {
-                    if !Self.methods.contains(name) { found.append((false, at, end, "Invalid function name: \(name).")) }
-                } else if let f = scopes.reversed().lazy.compactMap({ $0.first { $0.name == name } }).first {
-                    if f.parameters.count != arguments.count {
-                        found.append((false, at, end, "Incorrect number of arguments supplied to function: \(name)."))
+                    if !Self.methods.contains(name) {
+                        found.append((false, at, end, "Invalid function name: \(name)."))
+                    } else if !Signatures.takes(name, arguments.count, method: true) {
+                        found.append(wrongCount)
                     }
+                } else if let f = scopes.reversed().lazy.compactMap({ $0.first { $0.name == name } }).first {
+                    if f.parameters.count != arguments.count { found.append(wrongCount) }
                 } else if !functions.contains(name) {
                     found.append((false, at, end, "Invalid function name: \(name)."))
+                } else if !Signatures.takes(name, arguments.count, method: false) {
+                    found.append(wrongCount)
                 }
             default: break
             }

@@ -50,11 +50,34 @@ enum Signatures {
     /// `type.name`) whose argument count fits none of its signatures; nil for other names.
     static func arityError(_ qualified: String, _ count: Int, method: Bool = false) -> RulesValue? {
         guard let signatures = method ? methods[qualified] : functions[qualified] else { return nil }
-        let counts = signatures.split(separator: "(").dropFirst().map { rest in
+        guard !counts(signatures).contains(count) else { return nil }
+        return .error("Incorrect number of arguments. Received: \(count). Expected: \(signatures).")
+    }
+
+    /// The argument counts a list of signatures takes.
+    private static func counts(_ signatures: String) -> [Int] {
+        signatures.split(separator: "(").dropFirst().map { rest in
             let parameters = rest.prefix { $0 != ")" }
             return parameters.isEmpty ? 0 : parameters.filter { $0 == "," }.count + 1
         }
-        guard !counts.contains(count) else { return nil }
-        return .error("Incorrect number of arguments. Received: \(count). Expected: \(signatures).")
+    }
+
+    /// The argument counts a method of this name takes on any type, which is all a ruleset
+    /// being loaded can check.
+    static let methodCounts: [String: Set<Int>] = {
+        var out: [String: Set<Int>] = [:]
+        for (qualified, signatures) in methods {
+            out[String(qualified.split(separator: ".")[1]), default: []].formUnion(counts(signatures))
+        }
+        return out
+    }()
+
+    /// Whether a call of a library function or method (`method` names it without its type)
+    /// may take `count` arguments; true for names the library lacks, which are told apart
+    /// elsewhere. `debug` takes one value when a ruleset is loaded.
+    static func takes(_ name: String, _ count: Int, method: Bool) -> Bool {
+        if method { return methodCounts[name]?.contains(count) ?? true }
+        if name == "debug" { return count == 1 }
+        return functions[name].map { counts($0).contains(count) } ?? true
     }
 }

@@ -23,8 +23,19 @@ struct TypeWarnings {
     /// run time knows).
     struct StaticType: Equatable {
         let bases: Set<Base>
+        /// The order a warning lists an expected type's bases in, where the reference's differs
+        /// from the usual one.
+        private var listed: [Base] = []
 
         init(_ bases: Set<Base>) { self.bases = bases }
+
+        /// An expected type whose bases a warning lists in this order.
+        init(listing bases: [Base]) {
+            self.bases = Set(bases)
+            listed = bases
+        }
+
+        static func == (a: StaticType, b: StaticType) -> Bool { a.bases == b.bases }
 
         static let unknown = StaticType([])
         static let string = StaticType([.string])
@@ -38,7 +49,7 @@ struct TypeWarnings {
         static let collections = StaticType([.list, .set])
 
         var isKnown: Bool { !bases.isEmpty }
-        var text: String { bases.sorted().map(\.name).joined(separator: ", ") }
+        var text: String { (listed.isEmpty ? bases.sorted() : listed).map(\.name).joined(separator: ", ") }
 
         /// Whether a value of one can equal a value of the other: unknown types might, and
         /// integers and floats compare with each other.
@@ -80,6 +91,27 @@ struct TypeWarnings {
             (StaticType([.float]), ["latitude", "longitude", "distance"]),
         ]
         for (type, names) in groups { for n in names { out[n] = type } }
+        return out
+    }()
+
+    /// The type each standard-library function's arguments must have, in order, listed as the
+    /// reference lists them.
+    static let functionArguments: [String: [StaticType]] = {
+        let numbers = StaticType(listing: [.float, .int])
+        let hashable = StaticType(listing: [.bytes, .string])
+        let path = StaticType.path
+        let int = StaticType([.int])
+        var out: [String: [StaticType]] = [
+            "int": [StaticType(listing: [.int, .float, .string])], "float": [StaticType(listing: [.int, .float, .string])],
+            "string": [StaticType(listing: [.int, .float, .null, .string, .bool, .path])], "path": [.string],
+            "math.abs": [StaticType(listing: [.int, .float])], "math.pow": [numbers, numbers],
+            "timestamp.date": [int, int, int], "timestamp.value": [StaticType(listing: [.int, .string])],
+            "duration.value": [int, .string], "duration.time": [int, int, int, int], "duration.abs": [StaticType([.duration])],
+            "latlng.value": [numbers, numbers],
+        ]
+        for name in ["math.ceil", "math.floor", "math.round", "math.sqrt", "math.isNaN"] { out[name] = [numbers] }
+        for name in ["hashing.md5", "hashing.sha256", "hashing.crc32", "hashing.crc32c"] { out[name] = [hashable] }
+        for name in ["exists", "get", "existsAfter", "getAfter"] { out[name] = [path] }
         return out
     }()
 
@@ -181,7 +213,11 @@ struct TypeWarnings {
             for x in [base, i, j].compactMap({ $0 }) { check(x, wildcards, expecting: nil) }
         case .call(let name, let receiver, let arguments):
             if let receiver { check(receiver, wildcards, expecting: nil) }
-            let expectations = receiver == nil ? [] : Self.methodArguments[name] ?? []
+            // A ruleset function of a library function's name is called instead, and takes
+            // anything; a call with the wrong number of arguments is told as that alone.
+            let library = receiver != nil || functions[name] == nil
+            let expectations = !library || !Signatures.takes(name, arguments.count, method: receiver != nil) ? []
+                : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
             for (i, argument) in arguments.enumerated() {
                 check(argument, wildcards, expecting: i < expectations.count ? expectations[i] : nil)
             }
@@ -191,7 +227,9 @@ struct TypeWarnings {
             check(c, wildcards, expecting: .bool)
             let whenTrue = type(of: t, wildcards)
             let whenFalse = type(of: f, wildcards)
-            if whenTrue.isKnown, whenFalse.isKnown, whenTrue != whenFalse {
+            // A branch that is not what its place expects is told instead.
+            let fit = expected.map { whenTrue.fits($0) && whenFalse.fits($0) } ?? true
+            if fit, whenTrue.isKnown, whenFalse.isKnown, whenTrue != whenFalse {
                 let at = operatorPosition("?", between: c, t)
                 warn(at: at, through: at.offset, "Ternary operator result if condition is true has a different type than if condition is false.")
             }
@@ -228,7 +266,7 @@ struct TypeWarnings {
         case .unary(let op, let operand):
             if op == "!" { return .bool }
             let t = type(of: operand, wildcards)
-            return t == StaticType([.int]) || t == StaticType([.float]) ? t : .unknown
+            return t == StaticType([.int]) || t == StaticType([.float]) ? t : StaticType([.int, .float, .duration])
         case .binary(let op, _, _):
             switch op {
             case "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in": return .bool
@@ -237,7 +275,8 @@ struct TypeWarnings {
             }
         case .member, .index, .ternary: return .unknown
         case .slice: return StaticType([.string, .list, .path])
-        case .call(let name, let receiver, _):
+        case .call(let name, let receiver, let arguments):
+            guard Signatures.takes(name, arguments.count, method: receiver != nil) else { return .unknown }
             return (receiver == nil ? Self.functionResults[name] : Self.methodResults[name]) ?? .unknown
         case .isType: return .bool
         }

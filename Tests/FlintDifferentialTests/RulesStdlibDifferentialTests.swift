@@ -934,6 +934,15 @@ struct RulesStdlibDifferentialTests {
         "match /a/{b} { allow read: if (1 < 2) - 1 == 1 || b - 1 == 1 || timestamp.date(2020, 1, 1) == 1 || {'a': 1}.diff({}) == 1 || latlng.value(1, 2) == 'x'; allow write: if {'a':1}.diff({}); }",
         "match /a/{b} { allow read: if request.auth.uid == b && request.resource.data.keys().hasOnly(['a', 'b']) && request.time < resource.data.t + duration.value(1, 'h'); }",
         "function f() { return g() && resource.data.x == 1 && getAfter(/databases/x/documents/f/g) == null && debug(1) == 1; }\n    function g() { return request.auth != null && exists(/databases/x/documents/f/g); }\n    function h() { return request.auth != null; }\n    match /a/{b} { allow read: if h(); }",
+        // Library functions' argument types and counts, and methods' counts.
+        "match /a/{b} { allow read: if int({}) == 1 || string([]) == 'x' || path(1) == request.y || math.abs('a') == 1 || math.pow(1, 'a') == 1.0 || hashing.md5(1) == request.y; }",
+        "match /a/{b} { allow read: if timestamp.date(2020, 'a', 1) == request.y || timestamp.value([]) == request.y || duration.value(1, 1) == request.y || duration.abs(1) == request.y || latlng.value('a', 1) == request.y; }",
+        "match /a/{b} { allow read: if exists(1) || get('a') == null || getAfter({}) == null || existsAfter(b); }",
+        "match /a/{b} { allow read: if 'a'.split() == request.y || [1].join() == request.y || {'a': 1}.get('a') == request.y || b.matches() || request.x.get(1, 2, 3) == 1; }",
+        "match /a/{b} { allow read: if 'a'.size('x') == 'a' || request.time.date(1) == request.y || math.abs() == 1 || string(1, 2) == 'a' || debug() == 1 || debug(1, 2) == 1 || exists(); }",
+        // What `-` gives, and ternaries in places that expect a type.
+        "match /a/{b} { allow read: if -request.x == 'a' || -b == 'a' || -[1] == 'a' || -(1 + 1) == 'a' || -duration.value(1, 's') == 'a'; }",
+        "match /a/{b} { allow read: if ((true ? 1 : 'a') + 1) == request.y || request.x || (true ? 1 : 'a') || !(true ? true : 1) || b.matches(true ? 'a' : 1); allow write: if true ? true : 'a'; }",
     ]
 
     @Test func whatTheReferenceWarnsAboutFlintWarnsAbout() async throws {

@@ -128,6 +128,18 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /q/{id} { allow read: if math.floor(1.5) == 'x'; }"), "4:52: warning: The sub-expressions are not comparable, so this comparison will always return false."),
     (wrap("    function f() { return 1; }\n    function g() { return f(); }\n    match /q/{id} { allow read: if g() == 'x'; }"),
      "6:40: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    // Library functions' arguments, and the number of arguments of functions and methods.
+    (wrap("    match /a/{b} { allow read: if math.abs('a') == 1; }"), "4:44: warning: Invalid type. Received one of [string]. Expected one of [int, float]."),
+    (wrap("    match /a/{b} { allow read: if latlng.value('a', 1) == request.y; }"), "4:48: warning: Invalid type. Received one of [string]. Expected one of [float, int]."),
+    (wrap("    match /a/{b} { allow read: if exists(1); }"), "4:42: warning: Invalid type. Received one of [int]. Expected one of [path]."),
+    (wrap("    match /a/{b} { allow read: if 'a'.split() == request.y; }"), "4:39: warning: Incorrect number of arguments supplied to function: split."),
+    (wrap("    match /a/{b} { allow read: if math.abs() == request.y; }"), "4:40: warning: Incorrect number of arguments supplied to function: math.abs."),
+    (wrap("    match /a/{b} { allow read: if debug() == request.y; }"), "4:35: warning: Incorrect number of arguments supplied to function: debug."),
+    // `-` gives a number or a duration, whatever it is given.
+    (wrap("    match /a/{b} { allow read: if -request.x == 'a'; }"), "4:46: warning: The sub-expressions are not comparable, so this comparison will always return false."),
+    // A ternary's branches of different types, where both are what the place expects.
+    (wrap("    match /a/{b} { allow read: if ((true ? 1 : 'a') + 1) == request.y; }"),
+     "4:42: warning: Ternary operator result if condition is true has a different type than if condition is false."),
     // A function no condition reaches is checked without a request.
     (wrap("    function f() { return request.auth != null; }"), "4:27: warning: Invalid variable name: request."),
     (wrap("    function f() { return exists(/databases/x/documents/a/b); }"), "4:27: warning: Invalid function name: exists."),
