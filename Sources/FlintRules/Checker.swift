@@ -21,7 +21,8 @@ struct Checker {
         callNames = ruleset.callNames
         parentheses = ruleset.parentheses
         types = TypeWarnings(
-            source: ruleset.source, ranges: ruleset.ranges, callNames: ruleset.callNames, functions: Self.functionsAndConditions(ruleset).functions)
+            source: ruleset.source, ranges: ruleset.ranges, callNames: ruleset.callNames, parentheses: ruleset.parentheses,
+            functions: Self.functionsAndConditions(ruleset).functions)
     }
 
     /// Functions callable without a receiver, and method names of any type: calls of other names

@@ -454,8 +454,10 @@ struct Parser {
             _ = advance()
             // One sign only, as in Firestore's grammar: `- -1` and `-!x` do not load.
             if isSymbol("-") || isSymbol("!") { throw fail("Unexpected '\(isSymbol("-") ? "-" : "!")'.") }
-            // `-9223372036854775808` is a literal, not the negation of an overflowing one.
-            if case .int(let n) = current.kind {
+            // `-9223372036854775808` is a literal, not the negation of an overflowing one; a
+            // member, index or call after a number binds to it before the sign (`-1[0]` is
+            // `-(1[0])`), as in the reference's grammar.
+            if case .int(let n) = current.kind, n > UInt64(Int64.max) || !(isSymbol(".", 1) || isSymbol("[", 1)) {
                 _ = advance()
                 let literal = try node(.int(n == UInt64(Int64.max) + 1 ? Int64.min : -Int64(n)), from: start)
                 return try postfix(literal, start)

@@ -59,6 +59,13 @@ struct TypeWarnings {
             return !widened(bases).isDisjoint(with: widened(other.bases))
         }
 
+        /// What of this type is also `expected`, when anything is.
+        func narrowed(to expected: StaticType?) -> StaticType {
+            guard let expected, expected.isKnown, isKnown else { return self }
+            let common = bases.intersection(expected.bases)
+            return common.isEmpty ? self : StaticType(common)
+        }
+
         /// Whether a value of this type can be one that `expected` accepts.
         func fits(_ expected: StaticType) -> Bool { !isKnown || !bases.isDisjoint(with: expected.bases) }
     }
@@ -66,7 +73,7 @@ struct TypeWarnings {
     /// The result type of each standard-library function the reference types.
     static let functionResults: [String: StaticType] = [
         "int": StaticType([.int]), "float": StaticType([.float]), "string": .string, "path": .path,
-        "math.abs": .numbers, "math.ceil": StaticType([.int]), "math.floor": StaticType([.int]), "math.round": StaticType([.int]),
+        "math.abs": .numbers, "math.ceil": StaticType([.float]), "math.floor": StaticType([.float]), "math.round": StaticType([.int]),
         "math.sqrt": StaticType([.float]), "math.pow": StaticType([.float]), "math.isNaN": .bool,
         "hashing.md5": StaticType([.bytes]), "hashing.sha256": StaticType([.bytes]), "hashing.crc32": StaticType([.bytes]),
         "hashing.crc32c": StaticType([.bytes]),
@@ -87,6 +94,7 @@ struct TypeWarnings {
             (StaticType([.timestamp]), ["date"]),
             (StaticType([.duration]), ["time"]),
             (StaticType([.bytes]), ["toUtf8"]),
+            (.path, ["bind"]),
             (StaticType([.mapDiff]), ["diff"]),
             (StaticType([.float]), ["latitude", "longitude", "distance"]),
         ]
@@ -119,20 +127,36 @@ struct TypeWarnings {
     static let methodArguments: [String: [StaticType]] = [
         "matches": [.string], "split": [.string], "replace": [.string, .string], "join": [.string],
         "hasAll": [.collections], "hasAny": [.collections], "hasOnly": [.collections],
+        "concat": [StaticType([.list])], "removeAll": [StaticType([.list])], "union": [StaticType([.set])],
+        "intersection": [StaticType([.set])], "difference": [StaticType([.set])], "get": [StaticType([.string, .list])],
+        "diff": [StaticType([.map])], "distance": [StaticType([.latlng])], "bind": [StaticType([.map])],
     ]
+
+    /// The types that have each method, which its receiver must be one of.
+    static let methodReceivers: [String: StaticType] = {
+        let byName = Dictionary(uniqueKeysWithValues: [Base.string, .list, .set, .map, .mapDiff, .bytes, .timestamp, .duration, .latlng, .path].map { ($0.name, $0) })
+        var out: [String: Set<Base>] = [:]
+        for qualified in Signatures.methods.keys {
+            let parts = qualified.split(separator: ".").map(String.init)
+            if let base = byName[parts[0]] { out[parts[1], default: []].insert(base) }
+        }
+        return out.mapValues { StaticType($0) }
+    }()
 
     let source: [Unicode.Scalar]
     let ranges: [SourceRange]
     let callNames: [Int: SourcePosition]
+    let parentheses: [Int: Parenthesized]
     /// The ruleset's functions by name, whose results comparisons can see through.
     let functions: [String: FunctionDecl]
     private var returnTypes: [String: StaticType] = [:]
     private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
 
-    init(source: String, ranges: [SourceRange], callNames: [Int: SourcePosition], functions: [FunctionDecl]) {
+    init(source: String, ranges: [SourceRange], callNames: [Int: SourcePosition], parentheses: [Int: Parenthesized], functions: [FunctionDecl]) {
         self.source = Array(source.unicodeScalars)
         self.ranges = ranges
         self.callNames = callNames
+        self.parentheses = parentheses
         var byName: [String: FunctionDecl] = [:]
         for f in functions { byName[f.name] = f }
         self.functions = byName
@@ -153,18 +177,26 @@ struct TypeWarnings {
 
     /// Checks `e` from the top down, as the reference does: an expression that cannot be what
     /// its place expects is named, and what is inside it is not checked further.
-    private mutating func check(_ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false) {
+    /// A method's receiver is named inside its parentheses (`(d).get(…)` at `d`), as the
+    /// reference names it; anything else at its first parenthesis.
+    private mutating func check(
+        _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, receiver: Bool = false
+    ) {
+        // Inside an expression already named, its parts are checked only against what their own
+        // parts require: what it would have required of them is not told again.
+        var named = false
         if let expected, !isTernary(e) {
             let t = type(of: e, wildcards)
             if !t.fits(expected) {
-                let (at, end) = anchor(e)
+                let (at, end) = anchor(e, unwrapped: receiver)
                 warn(at: at, through: end, statement
                     ? "Invalid type. Permission statements expect a boolean value. Received one of [\(t.text)]."
                     : "Invalid type. Received one of [\(t.text)]. Expected one of [\(expected.text)].")
-                noTypeFits(e)
-                return
+                noTypeFits(e, at: at, through: end)
+                named = true
             }
         }
+        func want(_ type: StaticType?) -> StaticType? { named ? nil : type }
         switch e.kind {
         case .null, .bool, .int, .float, .string, .bytes, .identifier: break
         case .path(let parts):
@@ -177,7 +209,7 @@ struct TypeWarnings {
                 check(v, wildcards, expecting: nil)
             }
         case .unary(let op, let operand):
-            check(operand, wildcards, expecting: op == "!" ? .bool : StaticType([.int, .float, .duration]))
+            check(operand, wildcards, expecting: want(op == "!" ? .bool : StaticType([.int, .float, .duration]).narrowed(to: expected)))
         case .binary(let op, let left, let right):
             switch op {
             case "==", "!=":
@@ -185,56 +217,95 @@ struct TypeWarnings {
                 check(right, wildcards, expecting: nil)
                 // A function's result is seen through here, and only here, as the reference does.
                 let l = comparisonType(left, wildcards)
-                if !l.mayEqual(comparisonType(right, wildcards)) {
+                if !named, !l.mayEqual(comparisonType(right, wildcards)) {
                     let at = operatorPosition(op, between: left, right)
                     warn(at: at, through: at.offset + op.count - 1,
                          "The sub-expressions are not comparable, so this comparison will always return \(op == "!=").")
                 }
             case "in":
                 check(left, wildcards, expecting: nil)
-                check(right, wildcards, expecting: StaticType([.list, .set, .map, .constraint]))
+                check(right, wildcards, expecting: want(StaticType([.list, .set, .map, .constraint])))
             case "&&", "||":
-                check(left, wildcards, expecting: .bool)
-                check(right, wildcards, expecting: .bool)
+                check(left, wildcards, expecting: want(.bool))
+                check(right, wildcards, expecting: want(.bool))
             case "+", "-", "*", "/", "%":
-                let accepted = Self.operands(op)
-                check(left, wildcards, expecting: accepted)
-                check(right, wildcards, expecting: accepted)
+                // An operator gives the type of its operands, so they must also be what its
+                // place expects.
+                let accepted = Self.operands(op).narrowed(to: expected)
+                check(left, wildcards, expecting: want(accepted))
+                check(right, wildcards, expecting: want(accepted))
             default:
                 check(left, wildcards, expecting: nil)
                 check(right, wildcards, expecting: nil)
             }
+        // What has members, indexes and slices, named as receivers are.
         case .member(let base, _):
-            check(base, wildcards, expecting: nil)
+            check(base, wildcards, expecting: want(StaticType([.map])), receiver: true)
         case .index(let base, let i):
-            check(base, wildcards, expecting: nil)
+            // A string's element is a string, so a string may be indexed only where one fits.
+            let indexable: Set<Base> = expected.map { !$0.fits(.string) } ?? false ? [.list, .map, .path] : [.string, .list, .map, .path]
+            check(base, wildcards, expecting: want(StaticType(indexable)), receiver: true)
             check(i, wildcards, expecting: nil)
         case .slice(let base, let i, let j):
-            for x in [base, i, j].compactMap({ $0 }) { check(x, wildcards, expecting: nil) }
+            check(base, wildcards, expecting: want(StaticType([.string, .list, .path])), receiver: true)
+            for bound in [i, j].compactMap({ $0 }) { check(bound, wildcards, expecting: want(StaticType([.null, .int]))) }
         case .call(let name, let receiver, let arguments):
-            if let receiver { check(receiver, wildcards, expecting: nil) }
-            // A ruleset function of a library function's name is called instead, and takes
-            // anything; a call with the wrong number of arguments is told as that alone.
+            // A library call with the wrong number of arguments is not held to its types (its
+            // parts still are to their own), and a ruleset function of a library function's
+            // name is called instead of it, and takes anything.
             let library = receiver != nil || functions[name] == nil
-            let expectations = !library || !Signatures.takes(name, arguments.count, method: receiver != nil) ? []
-                : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
+            let typed = library && Signatures.takes(name, arguments.count, method: receiver != nil)
+            if let receiver {
+                check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), receiver: true)
+            }
+            let expectations = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
             for (i, argument) in arguments.enumerated() {
-                check(argument, wildcards, expecting: i < expectations.count ? expectations[i] : nil)
+                check(argument, wildcards, expecting: want(i < expectations.count ? expectations[i] : nil))
             }
         case .isType(let operand, _):
             check(operand, wildcards, expecting: nil)
         case .ternary(let c, let t, let f):
-            check(c, wildcards, expecting: .bool)
+            check(c, wildcards, expecting: want(.bool))
             let whenTrue = type(of: t, wildcards)
             let whenFalse = type(of: f, wildcards)
             // A branch that is not what its place expects is told instead.
             let fit = expected.map { whenTrue.fits($0) && whenFalse.fits($0) } ?? true
-            if fit, whenTrue.isKnown, whenFalse.isKnown, whenTrue != whenFalse {
+            if fit, whenTrue.isKnown, whenFalse.isKnown, whenTrue.bases.isDisjoint(with: whenFalse.bases) {
                 let at = operatorPosition("?", between: c, t)
                 warn(at: at, through: at.offset, "Ternary operator result if condition is true has a different type than if condition is false.")
             }
-            check(t, wildcards, expecting: expected)
-            check(f, wildcards, expecting: expected)
+            check(t, wildcards, expecting: want(expected))
+            check(f, wildcards, expecting: want(expected))
+        }
+    }
+
+    /// The expression a chain of members, indexes, slices and method calls starts from.
+    private static func chainStart(_ e: Expr) -> Expr {
+        switch e.kind {
+        case .member(let base, _), .index(let base, _), .slice(let base, _, _): chainStart(base)
+        case .call(_, let receiver?, _): chainStart(receiver)
+        default: e
+        }
+    }
+
+    /// Whether `e`, in parentheses, is named from its first parenthesis: a literal, a name, a
+    /// list, a map or a path is; a call, an operator or a member access is named where it
+    /// would be without them.
+    private static func namedWithParentheses(_ e: Expr) -> Bool {
+        switch e.kind {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier, .list, .map, .path: true
+        default: false
+        }
+    }
+
+    /// Whether `e` is a `-` applied to something, or a number written with a sign.
+    private func isSigned(_ e: Expr) -> Bool {
+        switch e.kind {
+        case .unary(let op, _): return op == "-"
+        case .int, .float:
+            let start = (parentheses[e.id]?.inner ?? ranges[e.id].start).offset
+            return start < source.count && source[start] == "-"
+        default: return false
         }
     }
 
@@ -255,18 +326,18 @@ struct TypeWarnings {
         switch e.kind {
         case .null: return StaticType([.null])
         case .bool: return .bool
-        case .int: return StaticType([.int])
-        case .float: return StaticType([.float])
+        // A negative number is a `-` applied to it there.
+        case .int: return isSigned(e) ? StaticType([.int, .float, .duration]) : StaticType([.int])
+        case .float: return isSigned(e) ? StaticType([.int, .float, .duration]) : StaticType([.float])
         case .string: return .string
         case .bytes: return StaticType([.bytes])
         case .path: return .path
         case .identifier(let name): return wildcards[name] ?? .unknown
         case .list: return StaticType([.list])
         case .map: return StaticType([.map])
-        case .unary(let op, let operand):
-            if op == "!" { return .bool }
-            let t = type(of: operand, wildcards)
-            return t == StaticType([.int]) || t == StaticType([.float]) ? t : StaticType([.int, .float, .duration])
+        case .unary(let op, _):
+            // The reference types `-x` as any number or duration, even `-1`.
+            return op == "!" ? .bool : StaticType([.int, .float, .duration])
         case .binary(let op, _, _):
             switch op {
             case "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in": return .bool
@@ -303,9 +374,9 @@ struct TypeWarnings {
     // MARK: - Warnings
 
     /// A wildcard used where its type does not fit gets a second warning naming it.
-    private mutating func noTypeFits(_ operand: Expr) {
+    private mutating func noTypeFits(_ operand: Expr, at: SourcePosition, through end: Int) {
         guard case .identifier(let name) = operand.kind else { return }
-        warn(at: ranges[operand.id].start, through: ranges[operand.id].end.offset, "Invalid type. There is no type for variable '\(name)' that satisfies all clauses.")
+        warn(at: at, through: end, "Invalid type. There is no type for variable '\(name)' that satisfies all clauses.")
     }
 
     private mutating func warn(at position: SourcePosition, through end: Int, _ message: String) {
@@ -316,7 +387,13 @@ struct TypeWarnings {
     /// the operator of a binary expression, the opening bracket of a list or map, a path's
     /// first segment, the start of the value a member access or slice is taken from, or the
     /// expression itself.
-    private func anchor(_ e: Expr) -> (SourcePosition, Int) {
+    private func anchor(_ e: Expr, unwrapped: Bool = false) -> (SourcePosition, Int) {
+        // A receiver sheds its outermost pair of parentheses.
+        let inner = unwrapped ? parentheses[e.id].map { $0.opens.count > 1 ? $0.opens[1] : $0.inner } : nil
+        if let open = unwrapped ? parentheses[e.id].flatMap({ $0.opens.count > 1 ? $0.opens[1] : nil }) : parentheses[e.id]?.opens.first,
+           !isSigned(e), Self.namedWithParentheses(e) {
+            return (open, open.offset)
+        }
         switch e.kind {
         case .call(let name, _, _):
             let at = callNames[e.id] ?? ranges[e.id].start
@@ -325,22 +402,47 @@ struct TypeWarnings {
         case .binary(let op, let left, let right):
             let at = operatorPosition(op, between: left, right)
             return (at, at.offset + op.count - 1)
-        case .list, .map: return (ranges[e.id].start, ranges[e.id].start.offset)
+        case .list, .map:
+            let start = inner ?? ranges[e.id].start
+            return (start, start.offset)
         case .path(let parts):
             // The slash and the first segment.
-            let start = ranges[e.id].start
+            let start = inner ?? ranges[e.id].start
             guard case .literal(let first)? = parts.first else { return (start, start.offset) }
             return (start, start.offset + first.unicodeScalars.count)
-        case .member(let base, _), .index(let base, _), .slice(let base, _, _): return anchor(base)
-        default: return (ranges[e.id].start, ranges[e.id].end.offset)
+        case .member(let base, _), .index(let base, _): return anchor(base, unwrapped: unwrapped)
+        // A slice is named at the start of what it slices: the first name of a chain of members
+        // and calls.
+        case .slice(let base, _, _):
+            let first = Self.chainStart(base)
+            guard case .call(_, nil, _) = first.kind else { return anchor(first, unwrapped: unwrapped) }
+            // A library function's call is named by its first word there (`duration`).
+            let start = ranges[first.id].start
+            var end = start.offset
+            while end + 1 < source.count, source[end + 1].properties.isAlphabetic || source[end + 1] == "_" { end += 1 }
+            return (start, end)
+        case .isType(let operand, _):
+            let at = operatorPosition("is", after: operand, before: ranges[e.id].end.offset + 1)
+            return (at, at.offset + 1)
+        // A sign, or an opening parenthesis, is named alone.
+        // A sign or a `!` is named alone, inside any parentheses.
+        case _ where isSigned(e), .unary:
+            let start = parentheses[e.id]?.inner ?? ranges[e.id].start
+            return (start, start.offset)
+        default:
+            return (inner ?? ranges[e.id].start, ranges[e.id].end.offset)
         }
     }
 
     /// Where the operator between two operands starts, as the reference points at it; the
     /// start of the left operand when it cannot be found.
     private func operatorPosition(_ op: String, between left: Expr, _ right: Expr) -> SourcePosition {
+        operatorPosition(op, after: left, before: ranges[right.id].start.offset)
+    }
+
+    private func operatorPosition(_ op: String, after left: Expr, before end: Int) -> SourcePosition {
         let from = ranges[left.id].end
-        let limit = min(ranges[right.id].start.offset, source.count)
+        let limit = min(end, source.count)
         let wanted = Array(op.unicodeScalars)
         var position = from
         var i = from.offset

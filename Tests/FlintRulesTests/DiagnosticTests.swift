@@ -175,6 +175,38 @@ struct DiagnosticTests {
         }
     }
 
+    /// Every warning of a condition, exactly as the reference listed it: receivers, members,
+    /// indexes and slices held to what has them, an operator's operands narrowed to what its
+    /// place expects, the parts of an expression already named checked for themselves only,
+    /// and branches of overlapping types not told apart.
+    @Test func typesAreWorkedOutAsTheReferenceWorksThemOut() {
+        let cases: [(condition: String, warnings: [String])] = [
+            ("(1).size() == request.y", ["4:36: warning: Invalid type. Received one of [int]. Expected one of [string, bytes, list, set, map]."]),
+            ("'a'.x == request.y", ["4:35: warning: Invalid type. Received one of [string]. Expected one of [map]."]),
+            ("'a'[0]", ["4:35: warning: Invalid type. Received one of [string]. Expected one of [list, map, path]."]),
+            ("(1 + true).size() == 1", [
+                "4:36: warning: Invalid type. Received one of [int]. Expected one of [string].",
+                "4:40: warning: Invalid type. Received one of [bool]. Expected one of [string].",
+            ]),
+            ("[(1), true + request.time]", [
+                "4:35: warning: Invalid type. Permission statements expect a boolean value. Received one of [list].",
+                "4:41: warning: Invalid type. Received one of [bool]. Expected one of [int, float, string, duration, timestamp].",
+            ]),
+            ("math.isNaN('a' != true)", ["4:50: warning: Invalid type. Received one of [bool]. Expected one of [float, int]."]),
+            ("(true ? -1 : 1) == request.y", []),
+            ("duration.value(1, 's')[0:1]", ["4:35: warning: Invalid type. Permission statements expect a boolean value. Received one of [string, list, path]."]),
+            ("-1['a']", [
+                "4:35: warning: Invalid type. Permission statements expect a boolean value. Received one of [int, float, duration].",
+                "4:36: warning: Invalid type. Received one of [int]. Expected one of [string, list, map, path].",
+            ]),
+            ("math.ceil(1)", ["4:40: warning: Invalid type. Permission statements expect a boolean value. Received one of [float]."]),
+        ]
+        for (condition, warnings) in cases {
+            let found = Ruleset.compile(wrap("    match /a/{b} { allow read: if \(condition); }")).diagnostics.map(\.description)
+            #expect(found == warnings, "\(condition)")
+        }
+    }
+
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
         let valid = Ruleset.compile(wrap("    match /a/{b} { allow read: if true; }"))
         #expect(valid.diagnostics.isEmpty && valid.ruleset != nil)
