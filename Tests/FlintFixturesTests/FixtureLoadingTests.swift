@@ -36,7 +36,7 @@ struct FixtureLoadingTests {
         #expect(book.fields["isAvailable"] == true)
         #expect(book.fields["societyId"] == "soc_lake")
         #expect(book.fields["createdAt"] == .timestamp(RFC3339.parse("2025-09-28T09:00:00Z")!))
-        let books = try await db.listDocuments(ListDocumentsRequest(collectionID: "books"))
+        let books = try await db.listDocuments(ListDocumentsRequest(collectionID: "books", pageSize: 100))
         #expect(books.documents.count == 40)
         let available = books.documents.filter { $0.document?.fields["isAvailable"] == true }
         #expect(available.count == 30)

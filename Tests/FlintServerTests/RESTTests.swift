@@ -112,8 +112,11 @@ struct RESTTests {
             let token = try #require(page?["nextPageToken"] as? String)
             let rest = try await Self.call(client, .get, Self.base + "/l?pageSize=2&pageToken=\(token)") as? [String: Any]
             #expect((rest?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [Self.name + "/l/c"])
-            let withMissing = try await Self.call(client, .get, Self.base + "/l?showMissing=True") as? [String: Any]
+            let withMissing = try await Self.call(client, .get, Self.base + "/l?showMissing=True", auth: "Bearer owner") as? [String: Any]
             #expect((withMissing?["documents"] as? [[String: Any]])?.last?.keys.sorted() == ["name"])
+            // Missing documents are the owner's to list, rules or none, as on the reference.
+            let refused = try await Self.call(client, .get, Self.base + "/l?showMissing=true", expect: .forbidden)
+            #expect(Self.error(refused)?.1 == "Metadata operations require admin authentication.")
             let ordered = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20desc") as? [String: Any]
             #expect((ordered?["documents"] as? [[String: Any]])?.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) } == ["a", "b", "c"])
             let bad = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20sideways", expect: .badRequest)
