@@ -49,6 +49,22 @@ enum RulesDifferential {
         #expect(flintAllows == referenceAllows, "\(description): the reference \(referenceAllows ? "allows" : "denies") it")
     }
 
+    /// The issues of the reference's answer to loading rules, each as `line:column[offset-end]
+    /// description`.
+    static func issues(_ answer: Any?) -> [String] {
+        ((answer as? [String: Any])?["issues"] as? [[String: Any]] ?? []).map { issue in
+            let p = issue["sourcePosition"] as? [String: Any] ?? [:]
+            return "\(p["line"] ?? 0):\(p["column"] ?? 0)[\(p["currentOffset"] ?? 0)-\(p["endOffset"] ?? 0)] \(issue["description"] ?? "")"
+        }
+    }
+
+    /// Flint's problems with a ruleset, written as `issues(_:)` writes the reference's.
+    static func issues(_ problems: [Diagnostic]) -> [String] {
+        problems.map { d in
+            "\(d.position.line):\(d.position.column)[\(d.isLocated ? d.position.offset : 0)-\(d.isLocated ? d.endOffset ?? d.position.offset : 0)] \(d.message)"
+        }
+    }
+
     /// The message of a REST error answer, alone or first in a stream's array.
     static func message(_ answer: Any) -> String? {
         let error = ((answer as? [Any])?.first ?? answer) as? [String: Any]
