@@ -176,9 +176,9 @@ struct TypeWarnings {
     // MARK: - Checking
 
     /// Checks `e` from the top down, as the reference does: an expression that cannot be what
-    /// its place expects is named, and what is inside it is not checked further.
-    /// A method's receiver is named inside its parentheses (`(d).get(…)` at `d`), as the
-    /// reference names it; anything else at its first parenthesis.
+    /// its place expects is named, and its parts are then held only to what their own parts
+    /// need. A method's receiver is named inside its outermost parentheses (`(d).get(…)` at
+    /// `d`), as the reference names it; anything else at its first parenthesis.
     private mutating func check(
         _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, receiver: Bool = false
     ) {
@@ -384,16 +384,15 @@ struct TypeWarnings {
     }
 
     /// Where the reference points for an expression of the wrong type: the name of a call,
-    /// the operator of a binary expression, the opening bracket of a list or map, a path's
-    /// first segment, the start of the value a member access or slice is taken from, or the
-    /// expression itself.
+    /// the operator of a binary expression or `is`, the opening bracket of a list or map, a
+    /// path's first segment, the value a member or index is read from, the start of a sliced
+    /// chain, a sign, the first parenthesis around a literal or name, or the expression itself.
+    /// `unwrapped` (a receiver) sheds the outermost pair of parentheses.
     private func anchor(_ e: Expr, unwrapped: Bool = false) -> (SourcePosition, Int) {
-        // A receiver sheds its outermost pair of parentheses.
-        let inner = unwrapped ? parentheses[e.id].map { $0.opens.count > 1 ? $0.opens[1] : $0.inner } : nil
-        if let open = unwrapped ? parentheses[e.id].flatMap({ $0.opens.count > 1 ? $0.opens[1] : nil }) : parentheses[e.id]?.opens.first,
-           !isSigned(e), Self.namedWithParentheses(e) {
-            return (open, open.offset)
-        }
+        let opens = parentheses[e.id].map { unwrapped ? Array($0.opens.dropFirst()) : $0.opens } ?? []
+        if let open = opens.first, !isSigned(e), Self.namedWithParentheses(e) { return (open, open.offset) }
+        // Where a receiver starts once its outermost parentheses are shed.
+        let inner = unwrapped ? opens.first ?? parentheses[e.id]?.inner : nil
         switch e.kind {
         case .call(let name, _, _):
             let at = callNames[e.id] ?? ranges[e.id].start
@@ -424,7 +423,6 @@ struct TypeWarnings {
         case .isType(let operand, _):
             let at = operatorPosition("is", after: operand, before: ranges[e.id].end.offset + 1)
             return (at, at.offset + 1)
-        // A sign, or an opening parenthesis, is named alone.
         // A sign or a `!` is named alone, inside any parentheses.
         case _ where isSigned(e), .unary:
             let start = parentheses[e.id]?.inner ?? ranges[e.id].start
