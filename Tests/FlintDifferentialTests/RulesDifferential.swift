@@ -23,6 +23,11 @@ enum RulesDifferential {
         return (status == 200, message.split(separator: "\n").dropFirst().map(String.init))
     }
 
+    /// Flint's problems with a ruleset, as `referenceRefusal` gives the reference's lines.
+    static func refusalLines(_ problems: [Diagnostic]) -> [String] {
+        problems.map { "L\($0.position.line):\($0.position.column) \($0.message)" }
+    }
+
     /// Loads `source` for `project` on the reference and on a new Flint database, which it returns.
     static func load(_ source: String, project: String, on reference: ReferenceEmulator) async throws -> Database {
         let (loaded, problems) = try await reference.request("PUT", "/emulator/v1/projects/\(project):securityRules", ["rules": ["files": [["content": source]]]])
