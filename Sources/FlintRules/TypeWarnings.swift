@@ -42,10 +42,6 @@ struct TypeWarnings {
         static let path = StaticType([.path])
         static let bool = StaticType([.bool])
         static let numbers = StaticType([.int, .float])
-        /// What `+` takes and gives.
-        static let addable = StaticType([.int, .float, .string, .duration, .timestamp])
-        /// What `-` takes and gives.
-        static let subtractable = StaticType([.int, .float, .duration, .timestamp])
         static let collections = StaticType([.list, .set])
 
         var isKnown: Bool { !bases.isEmpty }
@@ -177,10 +173,11 @@ struct TypeWarnings {
 
     /// Checks `e` from the top down, as the reference does: an expression that cannot be what
     /// its place expects is named, and its parts are then held only to what their own parts
-    /// need. A method's receiver is named inside its outermost parentheses (`(d).get(…)` at
-    /// `d`), as the reference names it; anything else at its first parenthesis.
+    /// need. A method's receiver and a sign's operand are named inside their outermost
+    /// parentheses (`(d).get(…)` at `d`), as the reference names them (`unwrapped`); anything
+    /// else at its first parenthesis.
     private mutating func check(
-        _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, receiver: Bool = false
+        _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, unwrapped: Bool = false
     ) {
         // Inside an expression already named, its parts are checked only against what their own
         // parts require: what it would have required of them is not told again.
@@ -188,7 +185,7 @@ struct TypeWarnings {
         if let expected, !isTernary(e) {
             let t = type(of: e, wildcards)
             if !t.fits(expected) {
-                let (at, end) = anchor(e, unwrapped: receiver)
+                let (at, end) = anchor(e, unwrapped: unwrapped)
                 warn(at: at, through: end, statement
                     ? "Invalid type. Permission statements expect a boolean value. Received one of [\(t.text)]."
                     : "Invalid type. Received one of [\(t.text)]. Expected one of [\(expected.text)].")
@@ -198,6 +195,13 @@ struct TypeWarnings {
         }
         func want(_ type: StaticType?) -> StaticType? { named ? nil : type }
         switch e.kind {
+        case .int where isSigned(e):
+            // `-1` is a sign applied to `1`, whose digits must then give what the sign's place
+            // expects.
+            if let digits = want(Self.operandTypes("neg", left: true, giving: expected)), !StaticType([.int]).fits(digits) {
+                let (at, end) = digitsAnchor(e)
+                warn(at: at, through: end, "Invalid type. Received one of [int]. Expected one of [\(digits.text)].")
+            }
         case .null, .bool, .int, .float, .string, .bytes, .identifier: break
         case .path(let parts):
             for case .interpolated(let inner) in parts { check(inner, wildcards, expecting: nil) }
@@ -209,7 +213,11 @@ struct TypeWarnings {
                 check(v, wildcards, expecting: nil)
             }
         case .unary(let op, let operand):
-            check(operand, wildcards, expecting: want(op == "!" ? .bool : StaticType([.int, .float, .duration]).narrowed(to: expected)))
+            if op == "!" {
+                check(operand, wildcards, expecting: want(.bool))
+            } else {
+                check(operand, wildcards, expecting: want(Self.operandTypes("neg", left: true, giving: expected)), unwrapped: true)
+            }
         case .binary(let op, let left, let right):
             switch op {
             case "==", "!=":
@@ -229,25 +237,26 @@ struct TypeWarnings {
                 check(left, wildcards, expecting: want(.bool))
                 check(right, wildcards, expecting: want(.bool))
             case "+", "-", "*", "/", "%":
-                // An operator gives the type of its operands, so they must also be what its
-                // place expects.
-                let accepted = Self.operands(op).narrowed(to: expected)
-                check(left, wildcards, expecting: want(accepted))
-                check(right, wildcards, expecting: want(accepted))
+                // Each operand must be what some form of the operator giving what its place
+                // expects takes.
+                check(left, wildcards, expecting: want(Self.operandTypes(op, left: true, giving: expected)))
+                check(right, wildcards, expecting: want(Self.operandTypes(op, left: false, giving: expected)))
             default:
                 check(left, wildcards, expecting: nil)
                 check(right, wildcards, expecting: nil)
             }
         // What has members, indexes and slices, named as receivers are.
         case .member(let base, _):
-            check(base, wildcards, expecting: want(StaticType([.map])), receiver: true)
+            check(base, wildcards, expecting: want(StaticType([.map])), unwrapped: true)
         case .index(let base, let i):
             // A string's element is a string, so a string may be indexed only where one fits.
             let indexable: Set<Base> = expected.map { !$0.fits(.string) } ?? false ? [.list, .map, .path] : [.string, .list, .map, .path]
-            check(base, wildcards, expecting: want(StaticType(indexable)), receiver: true)
-            check(i, wildcards, expecting: nil)
+            check(base, wildcards, expecting: want(StaticType(indexable)), unwrapped: true)
+            // A list's position or a map's key, whatever is indexed.
+            check(i, wildcards, expecting: want(StaticType([.int, .string])))
         case .slice(let base, let i, let j):
-            check(base, wildcards, expecting: want(StaticType([.string, .list, .path])), receiver: true)
+            // A slice is of its base's type, so the base must also be what the slice's place expects.
+            check(base, wildcards, expecting: want(StaticType([.string, .list, .path]).narrowed(to: expected)), unwrapped: true)
             for bound in [i, j].compactMap({ $0 }) { check(bound, wildcards, expecting: want(StaticType([.null, .int]))) }
         case .call(let name, let receiver, let arguments):
             // A library call with the wrong number of arguments is not held to its types (its
@@ -256,7 +265,7 @@ struct TypeWarnings {
             let library = receiver != nil || functions[name] == nil
             let typed = library && Signatures.takes(name, arguments.count, method: receiver != nil)
             if let receiver {
-                check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), receiver: true)
+                check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), unwrapped: true)
             }
             let expectations = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
             for (i, argument) in arguments.enumerated() {
@@ -280,11 +289,13 @@ struct TypeWarnings {
     }
 
     /// The expression a chain of members, indexes, slices and method calls starts from.
-    private static func chainStart(_ e: Expr) -> Expr {
+    /// A part in parentheses starts the chain as written.
+    private func chainStart(_ e: Expr) -> Expr {
+        guard parentheses[e.id] == nil else { return e }
         switch e.kind {
-        case .member(let base, _), .index(let base, _), .slice(let base, _, _): chainStart(base)
-        case .call(_, let receiver?, _): chainStart(receiver)
-        default: e
+        case .member(let base, _), .index(let base, _), .slice(let base, _, _): return chainStart(base)
+        case .call(_, let receiver?, _): return chainStart(receiver)
+        default: return e
         }
     }
 
@@ -309,13 +320,48 @@ struct TypeWarnings {
         }
     }
 
+    /// Where a signed number's digits start and end, past the sign and any space after it.
+    private func digitsAnchor(_ e: Expr) -> (SourcePosition, Int) {
+        var at = parentheses[e.id]?.inner ?? ranges[e.id].start
+        repeat {
+            at.offset += 1
+            at.column += 1
+        } while at.offset < source.count && (source[at.offset] == " " || source[at.offset] == "\t")
+        return (at, ranges[e.id].end.offset)
+    }
+
     private func isTernary(_ e: Expr) -> Bool {
         if case .ternary = e.kind { true } else { false }
     }
 
-    /// What an arithmetic operator takes, and gives.
-    private static func operands(_ op: String) -> StaticType {
-        op == "+" ? .addable : op == "-" ? .subtractable : .numbers
+    /// The operand types of each operator that computes, with what each gives, in the order the
+    /// reference lists them; a `-` with one operand is `"neg"`.
+    private static let arithmetic: [String: [(left: Base, right: Base, result: Base)]] = {
+        let numeric: [(Base, Base, Base)] = [(.int, .int, .int), (.float, .float, .float)]
+        return [
+            "+": numeric + [(.string, .string, .string), (.duration, .duration, .duration), (.duration, .timestamp, .timestamp),
+                            (.timestamp, .duration, .timestamp)],
+            "-": numeric + [(.duration, .duration, .duration), (.timestamp, .timestamp, .duration), (.timestamp, .duration, .timestamp)],
+            "*": numeric, "/": numeric, "%": numeric,
+            "neg": numeric + [(.duration, .duration, .duration)],
+        ]
+    }()
+
+    /// What one operand of `op` must be for its result to be what `expected` accepts: the
+    /// operand types of every form giving such a result. The reference takes an int and a
+    /// float for each other here, so a place wanting either accepts both numeric forms.
+    private static func operandTypes(_ op: String, left: Bool, giving expected: StaticType?) -> StaticType {
+        let forms = arithmetic[op] ?? []
+        let numbers: Set<Base> = [.int, .float]
+        var listed: [Base] = []
+        for form in forms {
+            let gives = expected.map { !$0.isKnown || $0.bases.contains(form.result) || (numbers.contains(form.result) && !$0.bases.isDisjoint(with: numbers)) } ?? true
+            let operand = left ? form.left : form.right
+            if gives, !listed.contains(operand) { listed.append(operand) }
+        }
+        // Nothing gives what the place wants: the operator itself is named there, not its operands.
+        if listed.isEmpty { return operandTypes(op, left: left, giving: nil) }
+        return StaticType(listing: listed)
     }
 
     // MARK: - Types
@@ -341,7 +387,7 @@ struct TypeWarnings {
         case .binary(let op, _, _):
             switch op {
             case "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in": return .bool
-            case "+", "-", "*", "/", "%": return Self.operands(op)
+            case "+", "-", "*", "/", "%": return StaticType(Set((Self.arithmetic[op] ?? []).map(\.result)))
             default: return .unknown
             }
         case .member, .index, .ternary: return .unknown
@@ -411,9 +457,10 @@ struct TypeWarnings {
             return (start, start.offset + first.unicodeScalars.count)
         case .member(let base, _), .index(let base, _): return anchor(base, unwrapped: unwrapped)
         // A slice is named at the start of what it slices: the first name of a chain of members
-        // and calls.
+        // and calls, or the first parenthesis around it.
         case .slice(let base, _, _):
-            let first = Self.chainStart(base)
+            let first = chainStart(base)
+            if let open = parentheses[first.id]?.opens.first { return (open, open.offset) }
             guard case .call(_, nil, _) = first.kind else { return anchor(first, unwrapped: unwrapped) }
             // A library function's call is named by its first word there (`duration`).
             let start = ranges[first.id].start

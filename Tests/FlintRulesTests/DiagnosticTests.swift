@@ -200,6 +200,48 @@ struct DiagnosticTests {
                 "4:36: warning: Invalid type. Received one of [int]. Expected one of [string, list, map, path].",
             ]),
             ("math.ceil(1)", ["4:40: warning: Invalid type. Permission statements expect a boolean value. Received one of [float]."]),
+            // A sign's operand must give what the sign's place expects, named inside one pair of
+            // parentheses; `-1` is a sign applied to `1`.
+            ("(-1).nanos() == 1", ["4:37: warning: Invalid type. Received one of [int]. Expected one of [duration]."]),
+            ("(- 1).nanos() == 1", ["4:38: warning: Invalid type. Received one of [int]. Expected one of [duration]."]),
+            ("(-(1)).nanos() == 1", ["4:38: warning: Invalid type. Received one of [int]. Expected one of [duration]."]),
+            ("duration.abs(-(-1)) == 1", [
+                "4:51: warning: Invalid type. Received one of [int]. Expected one of [duration].",
+                "4:55: warning: The sub-expressions are not comparable, so this comparison will always return false.",
+            ]),
+            ("timestamp.date(-true, 1, 1) == 1", [
+                "4:51: warning: Invalid type. Received one of [bool]. Expected one of [int, float].",
+                "4:63: warning: The sub-expressions are not comparable, so this comparison will always return false.",
+            ]),
+            // An operand must be what some form of its operator giving the place's type takes:
+            // a timestamp comes from a timestamp and a duration either way round, a duration from
+            // two timestamps too, and an int or a float from either.
+            ("(true + true).year() == 1", [
+                "4:36: warning: Invalid type. Received one of [bool]. Expected one of [duration, timestamp].",
+                "4:43: warning: Invalid type. Received one of [bool]. Expected one of [timestamp, duration].",
+            ]),
+            ("duration.abs(true - true) == 1", [
+                "4:48: warning: Invalid type. Received one of [bool]. Expected one of [duration, timestamp].",
+                "4:55: warning: Invalid type. Received one of [bool]. Expected one of [duration, timestamp].",
+                "4:61: warning: The sub-expressions are not comparable, so this comparison will always return false.",
+            ]),
+            ("(true - duration.value(1, 's')).year() == 1", ["4:36: warning: Invalid type. Received one of [bool]. Expected one of [timestamp]."]),
+            ("timestamp.date(1.5 - true, 1, 1) == 1", [
+                "4:56: warning: Invalid type. Received one of [bool]. Expected one of [int, float].",
+                "4:68: warning: The sub-expressions are not comparable, so this comparison will always return false.",
+            ]),
+            // An index is a position or a key; a slice's base is what the slice's place expects,
+            // and a slice is named at its first parenthesis.
+            ("resource.data[true] == 1", ["4:49: warning: Invalid type. Received one of [bool]. Expected one of [int, string]."]),
+            ("{'a': 1}[true + true] == 1", [
+                "4:44: warning: Invalid type. Received one of [bool]. Expected one of [int, float, string].",
+                "4:51: warning: Invalid type. Received one of [bool]. Expected one of [int, float, string].",
+            ]),
+            ("[1] in 'a'[0:1]", ["4:42: warning: Invalid type. Received one of [string]. Expected one of [list]."]),
+            ("get('a'[0:1])", ["4:39: warning: Invalid type. Received one of [string]. Expected one of [path]."]),
+            ("(request.time)[0:1]", [
+                "4:35: warning: Invalid type. Permission statements expect a boolean value. Received one of [string, list, path].",
+            ]),
         ]
         for (condition, warnings) in cases {
             let found = Ruleset.compile(wrap("    match /a/{b} { allow read: if \(condition); }")).diagnostics.map(\.description)
