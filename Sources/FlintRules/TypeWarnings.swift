@@ -267,7 +267,12 @@ struct TypeWarnings {
             if let receiver {
                 check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), unwrapped: true)
             }
-            let expectations = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
+            var expectations: [StaticType?] = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
+            // A ruleset function that returns one of its parameters stands for that argument,
+            // which must then be what the call's place expects.
+            if !library, let f = functions[name], f.parameters.count == arguments.count, let i = returnedParameter(of: name, visiting: []) {
+                expectations = Array(repeating: nil, count: i) + [want(expected)]
+            }
             for (i, argument) in arguments.enumerated() {
                 check(argument, wildcards, expecting: want(i < expectations.count ? expectations[i] : nil))
             }
@@ -415,6 +420,32 @@ struct TypeWarnings {
         }
         returnTypes[name] = result
         return result
+    }
+
+    /// Which parameter a ruleset function returns as it is, through its lets and through calls
+    /// of functions that do the same, if it does.
+    private func returnedParameter(of name: String, visiting: Set<String>) -> Int? {
+        guard let f = functions[name], !visiting.contains(name) else { return nil }
+        var result = f.body
+        var bound = Set<String>()
+        while true {
+            switch result.kind {
+            case .identifier(let n):
+                // A let read before a parameter of the same name: the let's value is returned.
+                if !bound.contains(n), let value = f.lets.last(where: { $0.name == n })?.value {
+                    bound.insert(n)
+                    result = value
+                    continue
+                }
+                return f.parameters.firstIndex(of: n)
+            case .call(let callee, nil, let arguments):
+                guard let j = returnedParameter(of: callee, visiting: visiting.union([name])), j < arguments.count else { return nil }
+                result = arguments[j]
+                continue
+            default:
+                return nil
+            }
+        }
     }
 
     // MARK: - Warnings

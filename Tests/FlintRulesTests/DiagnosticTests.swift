@@ -249,6 +249,39 @@ struct DiagnosticTests {
         }
     }
 
+    /// A ruleset function that returns one of its parameters (through lets and through such
+    /// functions) stands for that argument, which is then held to the call's place; one that
+    /// computes its result is not typed there. Each case as the reference reports it.
+    @Test func aFunctionReturningAParameterStandsForItsArgument() {
+        let cases: [(source: String, warnings: [String])] = [
+            ("""
+                function f(x) { return x; }
+                match /a/{b} { allow read: if f(1) && f(b); }
+            """, [
+                "5:37: warning: Invalid type. Received one of [int]. Expected one of [bool].",
+                "5:45: warning: Invalid type. Received one of [string]. Expected one of [bool].",
+                "5:45: warning: Invalid type. There is no type for variable 'b' that satisfies all clauses.",
+            ]),
+            ("""
+                function f(x, y) { let a = y; return a; }
+                function g(x) { return f(true, x); }
+                match /a/{b} { allow read: if g(request.time) || g(1).size() == 1; }
+            """, [
+                "4:16: warning: Unused variable: x.",
+                "6:56: warning: Invalid type. Received one of [int]. Expected one of [string, bytes, list, set, map].",
+            ]),
+            ("""
+                function f(x) { return x + 1; }
+                function g() { return 1; }
+                match /a/{b} { allow read: if f(1) || g() || f(1) == 'a'; }
+            """, []),
+        ]
+        for (source, warnings) in cases {
+            let found = Ruleset.compile(wrap(source)).diagnostics.map(\.description)
+            #expect(found == warnings, "\(source)")
+        }
+    }
+
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
         let valid = Ruleset.compile(wrap("    match /a/{b} { allow read: if true; }"))
         #expect(valid.diagnostics.isEmpty && valid.ruleset != nil)
