@@ -359,10 +359,13 @@ struct TypeWarnings {
         let forms = arithmetic[op] ?? []
         let numbers: Set<Base> = [.int, .float]
         var listed: [Base] = []
-        for form in forms {
-            let gives = expected.map { !$0.isKnown || $0.bases.contains(form.result) || (numbers.contains(form.result) && !$0.bases.isDisjoint(with: numbers)) } ?? true
+        func accepted(_ result: Base) -> Bool {
+            guard let expected, expected.isKnown else { return true }
+            return expected.bases.contains(result) || (numbers.contains(result) && !expected.bases.isDisjoint(with: numbers))
+        }
+        for form in forms where accepted(form.result) {
             let operand = left ? form.left : form.right
-            if gives, !listed.contains(operand) { listed.append(operand) }
+            if !listed.contains(operand) { listed.append(operand) }
         }
         // Nothing gives what the place wants: the operator itself is named there, not its operands.
         if listed.isEmpty { return operandTypes(op, left: left, giving: nil) }
@@ -431,8 +434,8 @@ struct TypeWarnings {
         while true {
             switch result.kind {
             case .identifier(let n):
-                // A let read before a parameter of the same name: the let's value is returned.
-                if !bound.contains(n), let value = f.lets.last(where: { $0.name == n })?.value {
+                // A let's name stands for its value (each name is bound once).
+                if !bound.contains(n), let value = f.lets.first(where: { $0.name == n })?.value {
                     bound.insert(n)
                     result = value
                     continue
