@@ -198,7 +198,7 @@ struct TypeWarnings {
         case .int where isSigned(e):
             // `-1` is a sign applied to `1`, whose digits must then give what the sign's place
             // expects.
-            if let digits = want(Self.operandTypes("neg", left: true, giving: expected)), !StaticType([.int]).fits(digits) {
+            if let digits = want(Self.signOperand(giving: expected)), !StaticType([.int]).fits(digits) {
                 let (at, end) = digitsAnchor(e)
                 warn(at: at, through: end, "Invalid type. Received one of [int]. Expected one of [\(digits.text)].")
             }
@@ -216,7 +216,7 @@ struct TypeWarnings {
             if op == "!" {
                 check(operand, wildcards, expecting: want(.bool))
             } else {
-                check(operand, wildcards, expecting: want(Self.operandTypes("neg", left: true, giving: expected)), unwrapped: true)
+                check(operand, wildcards, expecting: want(Self.signOperand(giving: expected)), unwrapped: true)
             }
         case .binary(let op, let left, let right):
             switch op {
@@ -352,6 +352,12 @@ struct TypeWarnings {
         ]
     }()
 
+    /// What `op` can give.
+    private static func results(_ op: String) -> StaticType { StaticType(Set((arithmetic[op] ?? []).map(\.result))) }
+
+    /// What a sign's operand must be for the sign to give what `expected` accepts.
+    private static func signOperand(giving expected: StaticType?) -> StaticType { operandTypes("neg", left: true, giving: expected) }
+
     /// What one operand of `op` must be for its result to be what `expected` accepts: the
     /// operand types of every form giving such a result. The reference takes an int and a
     /// float for each other here, so a place wanting either accepts both numeric forms.
@@ -381,8 +387,8 @@ struct TypeWarnings {
         case .null: return StaticType([.null])
         case .bool: return .bool
         // A negative number is a `-` applied to it there.
-        case .int: return isSigned(e) ? StaticType([.int, .float, .duration]) : StaticType([.int])
-        case .float: return isSigned(e) ? StaticType([.int, .float, .duration]) : StaticType([.float])
+        case .int: return isSigned(e) ? Self.results("neg") : StaticType([.int])
+        case .float: return isSigned(e) ? Self.results("neg") : StaticType([.float])
         case .string: return .string
         case .bytes: return StaticType([.bytes])
         case .path: return .path
@@ -391,11 +397,11 @@ struct TypeWarnings {
         case .map: return StaticType([.map])
         case .unary(let op, _):
             // The reference types `-x` as any number or duration, even `-1`.
-            return op == "!" ? .bool : StaticType([.int, .float, .duration])
+            return op == "!" ? .bool : Self.results("neg")
         case .binary(let op, _, _):
             switch op {
             case "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in": return .bool
-            case "+", "-", "*", "/", "%": return StaticType(Set((Self.arithmetic[op] ?? []).map(\.result)))
+            case "+", "-", "*", "/", "%": return Self.results(op)
             default: return .unknown
             }
         case .member, .index, .ternary: return .unknown
