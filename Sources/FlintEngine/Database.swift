@@ -18,6 +18,8 @@ public actor Database {
     private var transactions: [TransactionID: TransactionState] = [:]
     /// Shared locks of pessimistic read-write transactions, by document.
     private var locks: [DocumentKey: Set<TransactionID>] = [:]
+    /// Pessimistic read-write transactions that ran queries (see `TransactionState.queries`).
+    private var queryHolders: Set<TransactionID> = []
     /// Finished transactions, so a retry keeps its priority (and a read-only one is not
     /// retried); oldest first in `retiredOrder`, forgotten after a transaction lifetime or
     /// beyond `maxRetired`.
@@ -64,19 +66,22 @@ public actor Database {
     public func commit(_ writes: [Write], transaction: TransactionID? = nil, auth: AuthContext = .owner) throws(FlintError) -> CommitResult {
         expireTransactions()
         guard let transaction else {
+            try validateRequest(writes)
             let result = try applyCommit(writes, auth: auth, inTransaction: false)
             if configuration.concurrency == .pessimistic {
                 // Writes outside transactions never wait: transactions that read these documents lose.
                 for w in writes { for holder in locks[w.key] ?? [] { wound(holder) } }
+                for holder in queryHolders(answeredDifferentlyAfter: writes) { wound(holder) }
             }
             return result
         }
         let tx = try use(transaction)
+        // A request refused before any document is looked at leaves the transaction open, as on
+        // the reference; one that fails on the documents (a precondition, the rules) ends it.
+        if tx.readOnly, !writes.isEmpty { throw .readOnlyWrites }
+        try validateRequest(writes)
         defer { finish(transaction) }
-        if tx.readOnly {
-            guard writes.isEmpty else { throw .readOnlyWrites }
-            return CommitResult(commitTime: currentReadTime(), writeResults: [])
-        }
+        if tx.readOnly { return CommitResult(commitTime: currentReadTime(), writeResults: []) }
         switch configuration.concurrency {
         case .pessimistic:
             for w in writes {
@@ -86,9 +91,16 @@ public actor Database {
             }
         case .optimistic:
             for (key, seen) in tx.reads where store.document(key, at: nil)?.updateTime != seen { throw .contention }
+            // A document that came to match a query since is caught by running it again.
+            for read in tx.queries where QueryExecutor.run(read.query, in: store, at: nil).map(\.key) != read.returned {
+                throw .contention
+            }
         }
         let result = try applyCommit(writes, auth: auth, inTransaction: true)
         for w in writes { for holder in locks[w.key] ?? [] where holder != transaction { wound(holder) } }
+        // The committer holds no lock a query's new answer could wait on, so the query's holder
+        // loses whatever its age.
+        for holder in queryHolders(answeredDifferentlyAfter: writes) where holder != transaction { wound(holder) }
         return result
     }
 
@@ -98,12 +110,17 @@ public actor Database {
         try Validation.validateWritable(id)
     }
 
-    private func applyCommit(_ writes: [Write], auth: AuthContext, inTransaction: Bool) throws(FlintError) -> CommitResult {
+    /// What can be refused from the request alone, before any stored document is read.
+    private func validateRequest(_ writes: [Write]) throws(FlintError) {
         // An oversized request is refused as such before its contents are read.
         try checkRequestSize(writes)
         for w in writes { try WriteApplier.validate(w) }
         try validateWritable(writes)
         try WriteApplier.checkRepeatedWrites(writes)
+    }
+
+    /// Applies writes that passed `validateRequest`.
+    private func applyCommit(_ writes: [Write], auth: AuthContext, inTransaction: Bool) throws(FlintError) -> CommitResult {
         let commitTime = nextCommitTime()
         // The stored state of each key before this commit, and its state as the writes go.
         var original: [DocumentKey: DocumentState?] = [:]
@@ -344,6 +361,30 @@ public actor Database {
         if configuration.concurrency == .pessimistic { locks[key, default: []].insert(id) }
     }
 
+    /// Notes a query run in a read-write transaction, with the documents it returned (each of
+    /// which `recordRead` also notes).
+    private func recordQuery(_ id: TransactionID, _ query: NormalizedQuery, _ returned: [DocumentKey]) {
+        guard var tx = transactions[id], !tx.readOnly else { return }
+        tx.queries.append(QueryRead(query: query, returned: returned))
+        transactions[id] = tx
+        if configuration.concurrency == .pessimistic { queryHolders.insert(id) }
+    }
+
+    /// Pessimistic transactions with a query that a document just written now matches: it
+    /// would answer with one more document (one that stopped matching was returned, so locked).
+    /// A limit is not considered: the query's holder may lose when the answer has not changed.
+    private func queryHolders(answeredDifferentlyAfter writes: [Write]) -> [TransactionID] {
+        guard !queryHolders.isEmpty else { return [] }
+        var written: [(DocumentKey, MapValue)] = []
+        for key in Set(writes.map(\.key)) {
+            if let state = store.document(key, at: nil) { written.append((key, state.fields)) }
+        }
+        return queryHolders.filter { holder in
+            guard let tx = transactions[holder] else { return false }
+            return tx.queries.contains { read in written.contains { read.query.matches($0.0, $0.1) } }
+        }
+    }
+
     /// Whether `a` beats `b` under wound-wait: the older wins, ids break ties.
     private static func outranks(_ a: TransactionState, _ b: TransactionState) -> Bool {
         if a.age != b.age { return a.age < b.age }
@@ -382,6 +423,7 @@ public actor Database {
     }
 
     private func releaseLocks(_ tx: TransactionState) {
+        queryHolders.remove(tx.id)
         for key in tx.reads.keys {
             locks[key]?.remove(tx.id)
             if locks[key]?.isEmpty == true { locks[key] = nil }
@@ -697,6 +739,7 @@ public actor Database {
             for d in documents {
                 recordRead(transaction, d.key, DocumentState(fields: d.fields, createTime: d.createTime, updateTime: d.updateTime))
             }
+            recordQuery(transaction, normalized, documents.map(\.key))
         }
         guard let explain else { return QueryResult(documents: documents, readTime: t) }
         let scope = query.allDescendants ? "Collection group" : "Collection"

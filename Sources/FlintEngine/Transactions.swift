@@ -1,4 +1,5 @@
 import FlintModel
+import FlintQuery
 
 /// An opaque transaction id as clients hold it.
 public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
@@ -51,6 +52,9 @@ struct TransactionState {
     let snapshot: Timestamp?
     /// Documents read and the update time each had (nil: missing), for locks and validation.
     var reads: [DocumentKey: Timestamp?] = [:]
+    /// Queries run, with the documents each returned: a document that comes to match one would
+    /// change its answer, which no document lock guards against.
+    var queries: [QueryRead] = []
     /// Set when another commit wounded this transaction; its next call fails with this.
     var abortedBy: FlintError?
 }
@@ -65,4 +69,10 @@ extension FlintError {
     static let expiredTransaction = FlintError.invalidArgument("The referenced transaction has expired or is no longer valid.")
     static let contention = FlintError(.aborted, "Too much contention on these documents. Please try again.")
     static let readOnlyWrites = FlintError.invalidArgument("Cannot modify entities in a read-only transaction.")
+}
+
+/// A query a read-write transaction ran, and what it returned.
+struct QueryRead {
+    let query: NormalizedQuery
+    let returned: [DocumentKey]
 }

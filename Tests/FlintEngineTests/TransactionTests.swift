@@ -1,5 +1,6 @@
 import FlintEngine
 import FlintModel
+import FlintQuery
 import FlintTesting
 import Testing
 
@@ -222,6 +223,79 @@ struct TransactionTests {
         await #expect(throws: FlintError.invalidArgument("The referenced transaction has expired or is no longer valid.")) {
             try await db.commit([], transaction: old)
         }
+    }
+
+    static let contention = FlintError(.aborted, "Too much contention on these documents. Please try again.")
+
+    /// A transaction that found no `tag == "x"` document must not commit as if there were none
+    /// once another one has been written: a phantom no document lock covers.
+    @Test(arguments: [ConcurrencyMode.pessimistic, .optimistic])
+    func aDocumentThatComesToMatchATransactionsQueryAbortsIt(_ mode: ConcurrencyMode) async throws {
+        let db = Self.database(mode)
+        let tagged = Query(collectionID: "c", filter: .field(FieldFilter(field("tag"), .equal, "x")))
+        let claim = key("claims/x")
+        func attempt(_ concurrent: [Write], inTransaction: Bool, finding found: Int = 0) async throws -> FlintError? {
+            let tx = try await db.beginTransaction()
+            #expect(try await db.runQuery(tagged, transaction: tx).documents.count == found)
+            if inTransaction {
+                let other = try await db.beginTransaction()
+                _ = try await db.commit(concurrent, transaction: other)
+            } else {
+                _ = try await db.commit(concurrent)
+            }
+            do {
+                _ = try await db.commit([.set(claim, ["by": "tx"])], transaction: tx)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // Documents the query does not match change nothing.
+        #expect(try await attempt([.set(key("c/a"), ["tag": "y"]), .set(key("d/b"), ["tag": "x"])], inTransaction: false) == nil)
+        #expect(try await attempt([.set(key("c/a"), ["tag": "z"])], inTransaction: true) == nil)
+        // One that comes to match it, outside a transaction or in another one, aborts it.
+        #expect(try await attempt([.set(key("c/b"), ["tag": "x"])], inTransaction: false) == Self.contention)
+        #expect(try await attempt([.set(key("c/a"), ["tag": "x"])], inTransaction: true, finding: 1) == Self.contention)
+        // So does a count taken in the transaction.
+        let tx = try await db.beginTransaction()
+        let count = try await db.runAggregation(tagged, aggregations: [Aggregation(alias: "n", .count(upTo: nil))], transaction: tx)
+        #expect(count.values.first?.1 == .integer(2))
+        _ = try await db.commit([.set(key("c/c"), ["tag": "x"])])
+        await #expect(throws: Self.contention) { try await db.commit([.set(claim, ["by": "count"])], transaction: tx) }
+        #expect(try await db.get(claim)?.fields == ["by": "tx"])
+    }
+
+    /// As on the reference: a commit refused from the request alone leaves its transaction open,
+    /// and one that fails on the stored documents (a precondition, the rules) ends it.
+    @Test func onlyACommitThatReachedTheDocumentsEndsItsTransaction() async throws {
+        let db = Self.database(.pessimistic)
+        let key = try DocumentKey(parsing: "c/a")
+        _ = try await db.commit([.set(key, ["v": 1])])
+        let refusals: [([Write], String)] = [
+            ([.set(key, ["__x__": 1])], "field name __x__ is reserved"),
+            ([.set(key, [:]), Write(.update(key, [:]), precondition: .exists(false))], "Cannot upsert then insert an entity in the same request."),
+        ]
+        let tx = try await db.beginTransaction()
+        for (writes, message) in refusals {
+            await #expect(throws: FlintError.invalidArgument(message)) { try await db.commit(writes, transaction: tx) }
+            #expect(try await db.get(key, transaction: tx)?.fields == ["v": 1])
+        }
+        _ = try await db.commit([.set(key, ["v": 2])], transaction: tx)
+        #expect(try await db.get(key)?.fields == ["v": 2])
+
+        let ro = try await db.beginTransaction(.readOnly())
+        await #expect(throws: FlintError.invalidArgument("Cannot modify entities in a read-only transaction.")) {
+            try await db.commit([.set(key, ["v": 3])], transaction: ro)
+        }
+        _ = try await db.commit([], transaction: ro)
+
+        let failed = try await db.beginTransaction()
+        let missing = try DocumentKey(parsing: "c/missing")
+        let e = await #expect(throws: FlintError.self) {
+            try await db.commit([Write(.update(missing, [:]), precondition: .exists(true))], transaction: failed)
+        }
+        #expect(e?.code == .notFound)
+        await #expect(throws: FlintError.invalidArgument("Transaction is invalid or closed.")) { try await db.commit([], transaction: failed) }
     }
 
     @Test func rolledBackAndExpiredTransactionsReleaseTheirLocks() async throws {

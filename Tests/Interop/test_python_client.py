@@ -187,6 +187,27 @@ def test_contended_transactions_are_retried_until_each_lands(col, flint_host):
     assert ref.get().get("n") == threads * rounds
 
 
+def test_a_document_matching_a_transactions_query_makes_it_retry(col, client):
+    # "Claim the name if nobody has it": a user written meanwhile by someone else must be seen
+    # by the retry, not written over by a second claim.
+    attempts = []
+
+    @firestore.transactional
+    def claim(transaction, name):
+        taken = list(col.where(filter=FieldFilter("name", "==", name)).stream(transaction=transaction))
+        attempts.append(len(taken))
+        if len(attempts) == 1:
+            col.document("rival").set({"name": name})
+        if taken:
+            return False
+        transaction.set(col.document("mine"), {"name": name})
+        return True
+
+    assert claim(client.transaction(), "ada") is False
+    assert attempts == [0, 1]
+    assert ids(col.stream()) == ["rival"]
+
+
 def test_read_only_transaction(col, client):
     ref = col.document("ro")
     ref.set({"v": 1})
