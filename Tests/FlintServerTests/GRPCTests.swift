@@ -56,6 +56,10 @@ struct GRPCTests {
             let committed = try await firestore.commit(commit)
             #expect(committed.writeResults.count == 1)
             #expect(committed.commitTime.seconds > 0)
+            // A commit of nothing has no commit time, as in production and on the reference.
+            var nothing = Google_Firestore_V1_CommitRequest()
+            nothing.database = Self.database
+            #expect(try await firestore.commit(nothing).hasCommitTime == false)
 
             var get = Google_Firestore_V1_GetDocumentRequest()
             get.name = Self.root + "/cities/sf"
