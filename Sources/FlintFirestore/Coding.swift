@@ -337,8 +337,14 @@ final class ValueDecoder: Swift.Decoder {
         ValueDecoder(v, path: codingPath + [key], reference: reference, firestore: firestore)
     }
 
+    /// The error FirebaseFirestore's decoder gives for a value of another type: null where a value
+    /// is expected is not found, anything else a type mismatch.
     func mismatch(_ expected: Any.Type) -> DecodingError {
-        DecodingError.typeMismatch(
+        if case .null = value {
+            return .valueNotFound(
+                expected, DecodingError.Context(codingPath: codingPath, debugDescription: "Expected \(expected) value but found null instead."))
+        }
+        return .typeMismatch(
             expected, DecodingError.Context(codingPath: codingPath, debugDescription: "Expected \(expected) but found \(value.typeName)."))
     }
 
@@ -479,16 +485,20 @@ final class ValueDecoder: Swift.Decoder {
 
         func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
 
+        /// A number that is not a whole number in the type's range is corrupt for it, as the
+        /// SDK's decoder says, rather than of another type.
         private func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+            let (exact, number): (I?, String)
             switch decoder.value {
-            case .integer(let i):
-                guard let v = I(exactly: i) else { throw decoder.mismatch(I.self) }
-                return v
-            case .double(let d):
-                guard let v = I(exactly: d) else { throw decoder.mismatch(I.self) }
-                return v
+            case .integer(let i): (exact, number) = (I(exactly: i), "\(i)")
+            case .double(let d): (exact, number) = (I(exactly: d), "\(d)")
             default: throw decoder.mismatch(I.self)
             }
+            guard let exact else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: codingPath, debugDescription: "Parsed number <\(number)> does not fit in \(I.self)."))
+            }
+            return exact
         }
 
         func decode(_ type: Int.Type) throws -> Int { try integer(type) }
