@@ -133,6 +133,22 @@ import Testing
             #expect(between.documents.map(\.documentID) == ["SF", "LA"])
             let endAt = try await ordered.end(atDocument: first.documents[1]).getDocuments()
             #expect(endAt.documents.map(\.documentID) == ["DC", "SF"])
+            // limit(toLast:) keeps the cursors where they were written.
+            let lastBefore = try await ordered.end(before: [14000]).limit(toLast: 2).getDocuments()
+            #expect(lastBefore.documents.map(\.documentID) == ["SF", "LA"])
+            let lastWithin = try await ordered.start(after: [680]).end(at: [14000]).limit(toLast: 2).getDocuments()
+            #expect(lastWithin.documents.map(\.documentID) == ["LA", "TOK"])
+            let tokyo = try await cities.document("TOK").getDocument()
+            let beforeTokyo = try await ordered.end(beforeDocument: tokyo).limit(toLast: 1).getDocuments()
+            #expect(beforeTokyo.documents.map(\.documentID) == ["LA"])
+            let fromTokyo = try await ordered.start(atDocument: tokyo).getDocuments()
+            #expect(fromTokyo.documents.map(\.documentID) == ["TOK", "BJ"])
+            // A document without the ordered field cannot place a cursor.
+            try await db.collection("towns").document("x").setData(["name": "x"])
+            let town = try await db.collection("towns").document("x").getDocument()
+            let unplaced = await #expect(throws: FirestoreErrorCode.self) { try await ordered.start(atDocument: town).getDocuments() }
+            #expect(unplaced?.code == .invalidArgument)
+            #expect(unplaced?.message.contains("the field 'population' (used as the order by) does not exist") == true)
 
             let count = try await cities.whereField("state", isEqualTo: "CA").count.getAggregation(source: .server)
             #expect(count.count == 2)
