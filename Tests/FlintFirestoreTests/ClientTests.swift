@@ -46,6 +46,32 @@ import Testing
         }
     }
 
+    @Test(arguments: Backend.allCases) func mergeFieldsWriteOnlyTheNamedFields(_ backend: Backend) async throws {
+        try await backend.run { db, _ in
+            let ref = db.collection("profiles").document("ann")
+            try await ref.setData(["a": 1, "b": ["c": 2, "d": 3], "e": 5])
+            try await ref.setData(
+                ["a": 10, "b": ["c": 20, "d": 30], "e": 50, "seen": FieldValue.serverTimestamp(), "gone": FieldValue.delete()],
+                mergeFields: ["a", FieldPath(["b", "c"]), "seen", "gone"])
+            let snap = try await ref.getDocument()
+            #expect(snap.get("a") as? Int == 10)
+            #expect(snap.get("b.c") as? Int == 20)
+            #expect(snap.get("b.d") as? Int == 3)
+            #expect(snap.get("e") as? Int == 5)
+            #expect(snap.get("seen") is Timestamp)
+            #expect(snap.data()?.keys.sorted() == ["a", "b", "e", "seen"])
+
+            let missing = await #expect(throws: FirestoreErrorCode.self) { try await ref.setData(["a": 1], mergeFields: ["a", "q"]) }
+            #expect(missing?.message == "Field 'q' is specified in your field mask but missing from your input data.")
+            let overlapping = await #expect(throws: FirestoreErrorCode.self) { try await ref.updateData(["b": [:], "b.c": 1]) }
+            #expect(overlapping?.code == .invalidArgument)
+            let empty = await #expect(throws: FirestoreErrorCode.self) { try await ref.updateData([:]) }
+            #expect(empty?.message == "Update data must not be empty.")
+            // None of the refused writes reached the document.
+            #expect(try await ref.getDocument().get("a") as? Int == 10)
+        }
+    }
+
     @Test(arguments: Backend.allCases) func updateOfAMissingDocumentIsNotFound(_ backend: Backend) async throws {
         try await backend.run { db, _ in
             let error = await #expect(throws: FirestoreErrorCode.self) {
