@@ -68,11 +68,8 @@ public actor Database {
         guard let transaction else {
             try validateRequest(writes)
             let result = try applyCommit(writes, auth: auth, inTransaction: false)
-            if configuration.concurrency == .pessimistic {
-                // Writes outside transactions never wait: transactions that read these documents lose.
-                for w in writes { for holder in locks[w.key] ?? [] { wound(holder) } }
-                for holder in queryHolders(answeredDifferentlyAfter: writes) { wound(holder) }
-            }
+            // Writes outside transactions never wait: transactions that read what they changed lose.
+            woundReaders(of: writes)
             return result
         }
         let tx = try use(transaction)
@@ -97,10 +94,7 @@ public actor Database {
             }
         }
         let result = try applyCommit(writes, auth: auth, inTransaction: true)
-        for w in writes { for holder in locks[w.key] ?? [] where holder != transaction { wound(holder) } }
-        // The committer holds no lock a query's new answer could wait on, so the query's holder
-        // loses whatever its age.
-        for holder in queryHolders(answeredDifferentlyAfter: writes) where holder != transaction { wound(holder) }
+        woundReaders(of: writes, except: transaction)
         return result
     }
 
@@ -368,6 +362,15 @@ public actor Database {
         tx.queries.append(QueryRead(query: query, returned: returned))
         transactions[id] = tx
         if configuration.concurrency == .pessimistic { queryHolders.insert(id) }
+    }
+
+    /// After a commit, the pessimistic transactions that read what it changed lose: the holders
+    /// of its documents' locks (any older one already made a transactional committer abort), and
+    /// those whose queries a written document now matches, whatever their age, since the
+    /// committer held no lock such a query could have waited on.
+    private func woundReaders(of writes: [Write], except committer: TransactionID? = nil) {
+        for w in writes { for holder in locks[w.key] ?? [] where holder != committer { wound(holder) } }
+        for holder in queryHolders(answeredDifferentlyAfter: writes) where holder != committer { wound(holder) }
     }
 
     /// Pessimistic transactions with a query that a document just written now matches: it
