@@ -359,7 +359,15 @@ public actor Database {
     /// which `recordRead` also notes).
     private func recordQuery(_ id: TransactionID, _ query: NormalizedQuery, _ returned: [DocumentKey]) {
         guard var tx = transactions[id], !tx.readOnly else { return }
-        tx.queries.append(QueryRead(query: query, returned: returned))
+        // Returned documents may be projected; the boundary needs the fields the order reads.
+        // A nearest-neighbour search orders by distance, which `compare` does not, so it has none.
+        var boundary: (key: DocumentKey, fields: MapValue)?
+        if let limit = query.query.limit, query.query.findNearest == nil, returned.count == limit, let last = returned.last,
+            let state = store.document(last, at: nil)
+        {
+            boundary = (last, state.fields)
+        }
+        tx.queries.append(QueryRead(query: query, returned: returned, limitBoundary: boundary))
         transactions[id] = tx
         if configuration.concurrency == .pessimistic { queryHolders.insert(id) }
     }
@@ -373,9 +381,9 @@ public actor Database {
         for holder in queryHolders(answeredDifferentlyAfter: writes) where holder != committer { wound(holder) }
     }
 
-    /// Pessimistic transactions with a query that a document just written now matches: it
-    /// would answer with one more document (one that stopped matching was returned, so locked).
-    /// A limit is not considered: the query's holder may lose when the answer has not changed.
+    /// Pessimistic transactions with a query that a document just written now matches within
+    /// its limit: it would answer with one more document (one that stopped matching was
+    /// returned, so locked).
     private func queryHolders(answeredDifferentlyAfter writes: [Write]) -> [TransactionID] {
         guard !queryHolders.isEmpty else { return [] }
         var written: [(DocumentKey, MapValue)] = []
@@ -384,7 +392,7 @@ public actor Database {
         }
         return queryHolders.filter { holder in
             guard let tx = transactions[holder] else { return false }
-            return tx.queries.contains { read in written.contains { read.query.matches($0.0, $0.1) } }
+            return tx.queries.contains { read in written.contains { read.isChanged(by: $0.0, $0.1) } }
         }
     }
 

@@ -75,4 +75,14 @@ extension FlintError {
 struct QueryRead {
     let query: NormalizedQuery
     let returned: [DocumentKey]
+    /// The last document returned, with all its fields, when the limit cut the answer there: a
+    /// document that comes after it in the query's order is beyond the limit, so changes nothing.
+    let limitBoundary: (key: DocumentKey, fields: MapValue)?
+
+    /// Whether a document that now matches the query changes what it returned.
+    func isChanged(by key: DocumentKey, _ fields: MapValue) -> Bool {
+        guard query.matches(key, fields) else { return false }
+        guard let limitBoundary else { return true }
+        return query.compare((key, fields), (limitBoundary.key, limitBoundary.fields)) < 0
+    }
 }

@@ -265,6 +265,31 @@ struct TransactionTests {
         #expect(try await db.get(claim)?.fields == ["by": "tx"])
     }
 
+    /// A queue worker taking the first open job: new jobs that sort after the one it took are
+    /// beyond its limit and change nothing; one that sorts before it does.
+    @Test(arguments: [ConcurrencyMode.pessimistic, .optimistic])
+    func aDocumentBeyondAQuerysLimitLeavesItsTransactionAlone(_ mode: ConcurrencyMode) async throws {
+        let db = Self.database(mode)
+        let firstOpen = Query(
+            collectionID: "jobs", filter: .field(FieldFilter(field("open"), .equal, true)), orderBy: [Ordering(field("at"))], limit: 1,
+            projection: [field("open")])
+        _ = try await db.commit([.set(key("jobs/j5"), ["open": true, "at": 5])])
+        func take(whileAdding job: Write) async throws -> FlintError? {
+            let tx = try await db.beginTransaction()
+            let taken = try #require(try await db.runQuery(firstOpen, transaction: tx).documents.first?.key)
+            _ = try await db.commit([job])
+            do {
+                _ = try await db.commit([.set(taken, ["open": false, "at": 5])], transaction: tx)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(try await take(whileAdding: .set(key("jobs/j9"), ["open": true, "at": 9])) == nil)
+        _ = try await db.commit([.set(key("jobs/j5"), ["open": true, "at": 5])])
+        #expect(try await take(whileAdding: .set(key("jobs/j1"), ["open": true, "at": 1])) == Self.contention)
+    }
+
     /// As on the reference: a commit refused from the request alone leaves its transaction open,
     /// and one that fails on the stored documents (a precondition, the rules) ends it.
     @Test func onlyACommitThatReachedTheDocumentsEndsItsTransaction() async throws {
