@@ -359,11 +359,12 @@ public actor Database {
     /// which `recordRead` also notes).
     private func recordQuery(_ id: TransactionID, _ query: NormalizedQuery, _ returned: [DocumentKey]) {
         guard var tx = transactions[id], !tx.readOnly else { return }
+        // Only pessimistic commits use the boundary (optimistic ones run the query again).
         // Returned documents may be projected; the boundary needs the fields the order reads.
         // A nearest-neighbour search orders by distance, which `compare` does not, so it has none.
         var boundary: (key: DocumentKey, fields: MapValue)?
-        if let limit = query.query.limit, query.query.findNearest == nil, returned.count == limit, let last = returned.last,
-            let state = store.document(last, at: nil)
+        if configuration.concurrency == .pessimistic, let limit = query.query.limit, query.query.findNearest == nil,
+            returned.count == limit, let last = returned.last, let state = store.document(last, at: nil)
         {
             boundary = (last, state.fields)
         }

@@ -79,7 +79,7 @@ struct QueryRead {
     /// document that comes after it in the query's order is beyond the limit, so changes nothing.
     let limitBoundary: (key: DocumentKey, fields: MapValue)?
 
-    /// Whether a document that now matches the query changes what it returned.
+    /// Whether a document, as just written, would change what the query returned.
     func isChanged(by key: DocumentKey, _ fields: MapValue) -> Bool {
         guard query.matches(key, fields) else { return false }
         guard let limitBoundary else { return true }
