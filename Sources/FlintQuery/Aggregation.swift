@@ -134,11 +134,12 @@ public enum Aggregator {
             }
             count += 1
         }
-        guard var doubles else {
+        guard let doubles else {
             if let exact = Int64(exactly: integers) { return (.integer(exact), count) }
             return (.double(ExactSum.rounded(integers)), count)
         }
-        doubles.add(ExactSum.rounded(integers))
-        return (.double(doubles.rounded()), count)
+        // The two totals meet as doubles, each rounded first, as on the reference: 1 + 2^53 + 0.5
+        // is 2^53 there (2^53 + 0.5 rounds to 2^53, and 2^53 + 1 to 2^53), not 2^53 + 2.
+        return (.double(doubles.rounded() + ExactSum.rounded(integers)), count)
     }
 }

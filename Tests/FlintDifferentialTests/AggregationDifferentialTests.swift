@@ -17,6 +17,8 @@ struct AggregationDifferentialTests {
         [#"{"doubleValue": 3.0}"#, #"{"integerValue": "9223372036854775807"}"#, #"{"integerValue": "-9223372036854775808"}"#],
         [#"{"integerValue": "1"}"#, #"{"doubleValue": 0.1}"#, #"{"integerValue": "2"}"#, #"{"doubleValue": 0.2}"#],
         [#"{"integerValue": "9007199254740993"}"#, #"{"doubleValue": 0.5}"#],
+        [#"{"integerValue": "1"}"#, #"{"doubleValue": 9007199254740992.0}"#, #"{"doubleValue": 0.5}"#],
+        [#"{"doubleValue": 1e16}"#, #"{"doubleValue": 1.0}"#, #"{"integerValue": "1"}"#],
         [#"{"integerValue": "9007199254740993"}"#, #"{"integerValue": "1"}"#, #"{"stringValue": "x"}"#],
         Array(repeating: #"{"doubleValue": 0.1}"#, count: 10),
         [#"{"doubleValue": 0.1}"#, #"{"doubleValue": 0.7}"#, #"{"nullValue": null}"#],
