@@ -748,7 +748,10 @@ public actor Database {
         let started = clock.now()
         let documents = QueryExecutor.run(normalized, in: store, at: requested, stats: &stats)
         if let transaction {
-            for d in documents {
+            // The documents an offset skipped were read as well: one of them deleted, or changed
+            // so it no longer matches, moves the answer along. (The reference keeps writers off
+            // them as it keeps them off the documents returned.)
+            for d in try skippedByOffset(query, aggregating: aggregating, at: requested) + documents {
                 recordRead(transaction, d.key, DocumentState(fields: d.fields, createTime: d.createTime, updateTime: d.updateTime))
             }
             recordQuery(transaction, normalized, documents.map(\.key))
@@ -769,6 +772,16 @@ public actor Database {
                 "billing_details": .map(Self.billingDetails(documents: documents.count, indexEntries: 0)),
             ])
         return QueryResult(documents: documents, readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: execution))
+    }
+
+    /// The documents `query`'s offset passes over before its first result, in order.
+    private func skippedByOffset(_ query: Query, aggregating: [FieldPath], at readTime: Timestamp?) throws(FlintError) -> [Document] {
+        guard query.offset > 0 else { return [] }
+        var head = query
+        head.limit = query.offset
+        head.offset = 0
+        head.projection = nil
+        return QueryExecutor.run(try NormalizedQuery(head, database: id, aggregating: aggregating), in: store, at: readTime)
     }
 
     /// Split points that divide a collection-group query into at most `partitionCount` parts

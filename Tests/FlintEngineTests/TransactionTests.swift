@@ -290,6 +290,31 @@ struct TransactionTests {
         #expect(try await take(whileAdding: .set(key("jobs/j1"), ["open": true, "at": 1])) == Self.contention)
     }
 
+    /// The documents an offset skipped count as read: deleting one, or changing it so it no
+    /// longer matches, moves the answer along, so the transaction must not commit what it saw.
+    /// A document that does not match changes nothing.
+    @Test(arguments: [ConcurrencyMode.pessimistic, .optimistic])
+    func documentsSkippedByAnOffsetGuardTheTransaction(_ mode: ConcurrencyMode) async throws {
+        let db = Self.database(mode)
+        let second = Query(collectionID: "c", filter: .field(FieldFilter(field("v"), .equal, 1)), orderBy: [Ordering(field("n"))], offset: 1, limit: 1)
+        func answer(whileCommitting outside: Write) async throws -> FlintError? {
+            _ = try await db.commit(["a", "b", "c"].enumerated().map { i, id in .set(key("c/\(id)"), ["v": 1, "n": .integer(Int64(i))]) })
+            let tx = try await db.beginTransaction()
+            let seen = try #require(try await db.runQuery(second, transaction: tx).documents.first?.key)
+            #expect(seen == key("c/b"))
+            _ = try await db.commit([outside])
+            do {
+                _ = try await db.commit([.set(key("out/o"), ["saw": .string(seen.path.canonical)])], transaction: tx)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(try await answer(whileCommitting: .delete(key("c/a"))) == Self.contention)
+        #expect(try await answer(whileCommitting: .set(key("c/a"), ["v": 2, "n": 0])) == Self.contention)
+        #expect(try await answer(whileCommitting: .set(key("c/z"), ["v": 2, "n": 9])) == nil)
+    }
+
     /// As on the reference: a commit refused from the request alone leaves its transaction open,
     /// and one that fails on the stored documents (a precondition, the rules) ends it.
     @Test func onlyACommitThatReachedTheDocumentsEndsItsTransaction() async throws {
