@@ -48,6 +48,11 @@ struct DescendingKeyScanTests {
             try await db.runAggregation(
                 Query(collectionID: "c", orderBy: Self.byNameDescending), aggregations: [Aggregation(alias: "n", .count(upTo: nil))])
         }
+        // A sum would also put its field after the name; the scan is what the reference names.
+        await #expect(throws: Self.refusal) {
+            try await db.runAggregation(
+                Query(collectionID: "c", orderBy: Self.byNameDescending), aggregations: [Aggregation(alias: "n", .sum(try FieldPath(parsing: "n")))])
+        }
     }
 
     @Test func aFilterOnAnotherFieldOrAnotherOrderIsServed() async throws {
