@@ -118,14 +118,15 @@ enum FilterRules {
         }
     }
 
-    /// The first checks of a filter, in the reference's order: each filter's names and list
-    /// operands, then the rules across them for `!=` and not-in. The rest come later in a
-    /// query's checks (`validateArrays`, `validateNames`, `validateSizes`,
-    /// `validateDisjunctions`).
+    /// The first checks of a filter, in the reference's order: the rules across filters for `!=`
+    /// and not-in, then each filter's list operand (so `not-in` beside an empty `in` is told it
+    /// cannot stand beside `in`). The rest come later in a query's checks (`validateArrays`,
+    /// `validateNames`, `validateSizes`, `validateDisjunctions`).
     static func validate(_ filter: Filter) throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false
         var hasDisjunctive = false
+        var lists: [FieldFilter] = []
         func walk(_ f: Filter) throws(FlintError) {
             switch f {
             case .composite(let c):
@@ -139,13 +140,15 @@ enum FilterRules {
             case .unary(let u):
                 if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
             case .field(let ff):
-                try checkListOperand(ff)
                 switch ff.op {
                 case .notEqual: notEqualCount += 1
                 case .notIn:
                     notEqualCount += 1
                     hasNotIn = true
-                case .in, .arrayContainsAny: hasDisjunctive = true
+                    lists.append(ff)
+                case .in, .arrayContainsAny:
+                    hasDisjunctive = true
+                    lists.append(ff)
                 case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains: break
                 }
             }
@@ -158,6 +161,7 @@ enum FilterRules {
         if hasNotIn && hasDisjunctive {
             throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
         }
+        for ff in lists { try checkListOperand(ff) }
     }
 
     /// After the query's cursors and its count of filters and orders: one array-contains per
