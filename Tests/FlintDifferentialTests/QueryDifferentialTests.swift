@@ -7,7 +7,7 @@ import Testing
 
 /// Runs one seeded random dataset and a few hundred random queries against Flint's engine and
 /// against the reference emulator, and compares the names and order of the results (or the
-/// error codes). Skipped when the reference emulator is not installed.
+/// error codes and messages). Skipped when the reference emulator is not installed.
 struct QueryDifferentialTests {
     static let pool: [Value] = [
         .null, true, false, -1, 0, 1, 2, 3, .integer(Int64.max), -1.5, 0.0, -0.0, 1.0, 2.5, .double(.nan),
@@ -117,15 +117,18 @@ struct QueryDifferentialTests {
             let (status, body) = try await reference.request("POST", root + ":runQuery", json(q))
             let expected = outcome(status, body) { String($0.split(separator: "/").last ?? "") }
             let got: Outcome
+            var message: String?
             do throws(FlintError) {
                 got = .ids(try await flint.runQuery(q).documents.map(\.key.documentID))
             } catch {
                 got = .error(error.code)
+                message = error.message
             }
             if case .error = expected { errors += 1 }
             if case .ids(let ids) = expected, !ids.isEmpty { nonEmpty += 1 }
             let text = String(decoding: try JSONSerialization.data(withJSONObject: json(q), options: [.sortedKeys]), as: UTF8.self)
             #expect(got == expected, "query \(i): \(text)")
+            if case .error = expected { #expect(message == RawHTTP.message(body), "query \(i): \(text)") }
         }
         return (errors, nonEmpty)
     }
