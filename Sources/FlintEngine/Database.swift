@@ -751,7 +751,7 @@ public actor Database {
             // The documents an offset skipped were read as well: one of them deleted, or changed
             // so it no longer matches, moves the answer along. (The reference keeps writers off
             // them as it keeps them off the documents returned.)
-            for d in try skippedByOffset(query, aggregating: aggregating, at: requested) + documents {
+            for d in try skippedByOffset(query, aggregating: aggregating, at: requested, in: transaction) + documents {
                 recordRead(transaction, d.key, DocumentState(fields: d.fields, createTime: d.createTime, updateTime: d.updateTime))
             }
             recordQuery(transaction, normalized, documents.map(\.key))
@@ -774,9 +774,12 @@ public actor Database {
         return QueryResult(documents: documents, readTime: t, explainMetrics: ExplainMetrics(indexesUsed: indexes, executionStats: execution))
     }
 
-    /// The documents `query`'s offset passes over before its first result, in order.
-    private func skippedByOffset(_ query: Query, aggregating: [FieldPath], at readTime: Timestamp?) throws(FlintError) -> [Document] {
-        guard query.offset > 0 else { return [] }
+    /// The documents `query`'s offset passes over before its first result, in order; none
+    /// for a read-only transaction, which records no reads.
+    private func skippedByOffset(
+        _ query: Query, aggregating: [FieldPath], at readTime: Timestamp?, in transaction: TransactionID
+    ) throws(FlintError) -> [Document] {
+        guard query.offset > 0, transactions[transaction]?.readOnly == false else { return [] }
         var head = query
         head.limit = query.offset
         head.offset = 0

@@ -56,12 +56,12 @@ public struct NormalizedQuery: Sendable {
 
         var full = query.orderBy
         let direction = query.orderBy.last?.descending ?? false
-        // The order is the explicit one, then the inequality fields, then the summed fields
-        // neither names, each group sorted; a summed field cannot follow `__name__`, which any
-        // filter on `__name__` puts in the order first (as the reference tells it).
         // A descending scan of names alone is refused before any summed field is placed after
         // the name, as the reference tells it.
         if !aggregating.isEmpty { try Self.checkKeyScan(query.orderBy, filter: query.filter) }
+        // The order is the explicit one, then the inequality fields, then the summed fields
+        // neither names, each group sorted; a summed field cannot follow `__name__`, which any
+        // filter on `__name__` puts in the order first (as the reference tells it).
         let aggregated = Array(Set(aggregating).subtracting(seen).subtracting(inequalities)).sorted()
         if !aggregated.isEmpty,
             query.orderBy.last?.field.isDocumentID == true || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)

@@ -190,7 +190,8 @@ struct ListenStateDifferentialTests {
             let firestore = Google_Firestore_V1_Firestore.Client(wrapping: grpc)
             let metadata: Metadata = ["google-cloud-resource-prefix": "\(database)", "authorization": "Bearer owner"]
 
-            /// Sends `writes` as one commit and waits for the stream's snapshot at or after it.
+            /// Sends `writes` as one commit; `streaming`, with the beat, and waits for the stream's
+            /// snapshot at or after it.
             func commit(_ writes: [Google_Firestore_V1_Write], streaming: Bool) async throws {
                 var request = Google_Firestore_V1_CommitRequest()
                 request.database = database
@@ -204,6 +205,7 @@ struct ListenStateDifferentialTests {
                 let committed = try await firestore.commit(request, metadata: metadata).commitTime
                 if streaming { try await waitForSnapshot(at: committed) }
             }
+            /// Waits for a snapshot with every target current, at or after `time` when given.
             func waitForSnapshot(at time: Google_Protobuf_Timestamp?) async throws {
                 let deadline = ContinuousClock.now + .seconds(30)
                 while ContinuousClock.now < deadline {
