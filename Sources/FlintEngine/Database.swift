@@ -384,7 +384,7 @@ public actor Database {
 
     /// Pessimistic transactions with a query that a document just written now matches within
     /// its limit: it would answer with one more document (one that stopped matching was
-    /// returned, so locked).
+    /// returned or passed over by the offset, so locked).
     private func queryHolders(answeredDifferentlyAfter writes: [Write]) -> [TransactionID] {
         guard !queryHolders.isEmpty else { return [] }
         var written: [(DocumentKey, MapValue)] = []
