@@ -14,7 +14,8 @@ enum JSONPayloadError {
         case .unknownField(let name): return "Unknown name \"\(name)\": Cannot find field."
         case .truncated: return "The JSON ends too early."
         case .trailingGarbage: return "There is more after the JSON value."
-        case .invalidUTF8: return "The body is not UTF-8."
+        // The library also says this of a number too large for a double, such as 1e400.
+        case .invalidUTF8: return "A number is too large for a double, or a name is not UTF-8."
         case .missingFieldNames, .unquotedMapKey: return "An object key is not a quoted string."
         case .malformedNumber: return "A number is malformed, or a value that must be a number is not."
         case .numberRange: return "A number is out of range for its field."

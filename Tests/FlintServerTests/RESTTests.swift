@@ -368,6 +368,9 @@ struct RESTTests {
                 (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"x"}}}}]}"#, "A number is malformed, or a value that must be a number is not."),
                 (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"1","stringValue":"a"}}}}]}"#,
                  "Two fields of a oneof are set, such as two kinds of value in one value."),
+                // The JSON library reports a double that overflows as text that is not UTF-8.
+                (#"{"writes":[{"update":{"name":"x","fields":{"a":{"doubleValue":1e400}}}}]}"#,
+                 "A number is too large for a double, or a name is not UTF-8."),
             ]
             for (body, sentence) in refusals {
                 let answer = try await Self.call(client, .post, Self.base + ":commit", body, expect: .badRequest)
