@@ -5,7 +5,9 @@
 Starts the given flint binary (a release build) on a free port, once the reference emulator (when
 one is given) has gone idle, and measures, for it and for the reference: the time from spawn to
 the first answered request, sequential single-document writes with google-cloud-firestore (gRPC;
-also the resident memory 20,000 more of them add, each sent with the client's deadline)
+also the resident memory 20,000 more of them add, each sent with the client's deadline;
+and, with no client library in between, prebuilt unary Commit calls and writes on one Write
+stream, each with the server's CPU time)
 and over REST on one keep-alive connection (from Python, and from wrk when it is installed:
 `apt-get install wrk`), reads by a signed-in user checked by the elder-care sample rules (wrk),
 equality + orderBy queries on 10,000 documents (gRPC and REST),
@@ -18,7 +20,9 @@ the most a server that blocks as an event loop does gets from one sequential con
 polling its socket for 100 µs first, which saves the wake-up of an idle CPU;
 `FlintBench http-ceiling`, SwiftNIO's HTTP/1.1 pipeline
 alone, and `FlintBench hummingbird-ceiling`, Hummingbird's router and HTTP/1.1 channel set up
-as Flint sets them up (the most Flint's HTTP framework leaves for Flint's own work).
+as Flint sets them up (the most Flint's HTTP framework leaves for Flint's own work); and the
+prebuilt gRPC Commit calls against `FlintBench grpc-ceiling` and `grpc-ceiling-on-loop`, grpc-swift
+answering without decoding, its calls on Swift's global executor or, as in Flint, on the event loop.
 With --memory-only it measures just that last figure, on a freshly started Flint and on the
 reference as given (start it fresh for the same comparison). Build the binary with
 scripts/build-release.sh: it is the one Flint ships.
@@ -82,6 +86,65 @@ def grpc_write_growth(db, pid, n=20000):
     return (rss_kib(pid) - before) / 1024
 
 
+def commit_requests(project, n):
+    """Serialized CommitRequests, each setting one small document, built before any is sent."""
+    from google.cloud.firestore_v1.types import document, firestore, write
+
+    database = f"projects/{project}/databases/(default)"
+    return [
+        firestore.CommitRequest.serialize(firestore.CommitRequest(database=database, writes=[write.Write(
+            update=document.Document(name=f"{database}/documents/bench-grpc/g{i}", fields={
+                "i": document.Value(integer_value=i), "name": document.Value(string_value="write")}))]))
+        for i in range(n)
+    ]
+
+
+def grpc_commit_cost(host, project, pid, n=5000):
+    """Prebuilt unary Commit calls on one channel, with no client library in between: calls/s,
+    and the server's CPU µs per call."""
+    import grpc
+
+    requests = commit_requests(project, n)
+    with grpc.insecure_channel(host) as channel:
+        commit = channel.unary_unary("/google.firestore.v1.Firestore/Commit")
+        metadata = [("authorization", "Bearer owner")]
+        commit(requests[0], metadata=metadata)  # the connection is set up before the clock starts
+        before, began = cpu_seconds(pid), time.perf_counter()
+        for request in requests:
+            commit(request, metadata=metadata)
+        elapsed = time.perf_counter() - began
+    return rate(n, elapsed), (cpu_seconds(pid) - before) / n * 1e6
+
+
+def write_stream_cost(host, project, pid, n=5000):
+    """Writes on one gRPC Write stream, as the mobile SDKs send them, each waiting for its
+    answer: writes/s, and the server's CPU µs per write."""
+    import queue
+
+    import grpc
+    from google.cloud.firestore_v1.types import document, firestore, write
+
+    database = f"projects/{project}/databases/(default)"
+    outbox = queue.Queue()
+    with grpc.insecure_channel(host) as channel:
+        stream = channel.stream_stream(
+            "/google.firestore.v1.Firestore/Write", request_serializer=firestore.WriteRequest.serialize,
+            response_deserializer=firestore.WriteResponse.deserialize)
+        answers = stream(iter(outbox.get, None), metadata=[
+            ("authorization", "Bearer owner"), ("google-cloud-resource-prefix", database)])
+        outbox.put(firestore.WriteRequest(database=database))
+        token = next(answers).stream_token
+        requests = [[write.Write(update=document.Document(name=f"{database}/documents/bench-stream/s{i}", fields={
+            "i": document.Value(integer_value=i), "name": document.Value(string_value="write")}))] for i in range(n)]
+        before, began = cpu_seconds(pid), time.perf_counter()
+        for writes in requests:
+            outbox.put(firestore.WriteRequest(stream_token=token, writes=writes))
+            token = next(answers).stream_token
+        elapsed = time.perf_counter() - began
+        outbox.put(None)
+    return rate(n, elapsed), (cpu_seconds(pid) - before) / n * 1e6
+
+
 def rest_writes(host, project, n=10000):
     """Prebuilt requests on one raw keep-alive socket, so the client's own cost stays small."""
     address, port = host.rsplit(":", 1)
@@ -141,6 +204,18 @@ def ceiling_writes(command):
     try:
         host = next(line for line in proc.stdout if line.startswith("listening on ")).split()[-1]
         return wrk_write_cost(host, "ceiling", proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def ceiling_calls(command):
+    """Prebuilt unary Commit calls answered by a gRPC server that does nothing, and its CPU µs
+    per call."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        host = next(line for line in proc.stdout if line.startswith("listening on ")).split()[-1]
+        return grpc_commit_cost(host, "ceiling", proc.pid)
     finally:
         proc.terminate()
         proc.wait()
@@ -307,6 +382,12 @@ def measure(name, host, pid):
     out = {}
     out["grpc single-document writes/s"] = grpc_writes(db)
     out["resident MiB gained over 20k gRPC writes"] = grpc_write_growth(db, pid)
+    calls, cost = grpc_commit_cost(host, project, pid)
+    out["gRPC Commit calls/s (prebuilt requests)"] = calls
+    out["server CPU µs per gRPC Commit call"] = cost
+    writes, cost = write_stream_cost(host, project, pid)
+    out["gRPC Write stream writes/s"] = writes
+    out["server CPU µs per Write stream write"] = cost
     out["REST single-document writes/s (keep-alive)"] = rest_writes(host, project)
     writes, cost = wrk_write_cost(host, project, pid)
     out["REST single-document writes/s (wrk, one connection)"] = writes
@@ -355,6 +436,11 @@ def main():
             writes, cost = ceiling_writes(command)
             results["flint"][f"REST writes/s from wrk to {name}"] = writes
             results["flint"][f"server CPU µs per write, {name}"] = cost
+        for name, mode in [("a no-op grpc-swift server", "grpc-ceiling"),
+                           ("a no-op grpc-swift server, calls on the event loop as in Flint", "grpc-ceiling-on-loop")]:
+            calls, cost = ceiling_calls([args.ceiling, mode])
+            results["flint"][f"gRPC Commit calls/s to {name}"] = calls
+            results["flint"][f"server CPU µs per gRPC call, {name}"] = cost
 
     keys = list(results["flint"].keys())
     print(f"| measure | Flint | reference | Flint / reference |")

@@ -73,7 +73,7 @@ func smallDocument(_ i: Int) -> MapValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let mode = ["queries", "transactions", "listeners", "rules", "durable", "export", "managed-export", "client", "http-ceiling", "hummingbird-ceiling"].contains(arguments.first ?? "") ? arguments[0] : "documents"
+let mode = ["queries", "transactions", "listeners", "rules", "durable", "export", "managed-export", "client", "http-ceiling", "hummingbird-ceiling", "grpc-ceiling", "grpc-ceiling-on-loop"].contains(arguments.first ?? "") ? arguments[0] : "documents"
 let size = Int(arguments.last ?? "") ?? 100_000
 
 /// Runs off the main actor, so each call to the database actor is a plain executor switch
@@ -132,6 +132,8 @@ case "managed-export": try await runManagedExport(size)
 case "client": try await runClient(size)
 case "http-ceiling": try runHTTPCeiling()
 case "hummingbird-ceiling": try await runHummingbirdCeiling()
+case "grpc-ceiling": try await runGRPCCeiling(onItsLoop: false)
+case "grpc-ceiling-on-loop": try await runGRPCCeiling(onItsLoop: true)
 case "transactions":
     try await runTransactions(size, mode: .pessimistic)
     try await runTransactions(size, mode: .optimistic)
