@@ -1,3 +1,5 @@
+import Foundation
+
 /// Regular expressions with RE2's syntax and its guarantee: matching takes time linear in the
 /// input (a Pike VM over a compiled program; no backtracking), so no rule can hang Flint.
 /// Lookaround and backreferences are not RE2 and are refused when compiling.
@@ -118,6 +120,12 @@ public struct RE2: Sendable {
             var items: [Node] = []
             while let c = peek(), c != "|", c != ")" {
                 var atom = try self.atom()
+                // A flag group such as `(?i)` matches nothing, so a repetition after it repeats
+                // what came before it (`a(?i)+` is `a+`, `a*(?i)+` is `(a*)+`), as in RE2.
+                if case .empty = atom {
+                    guard let next = peek(), "*+?{".unicodeScalars.contains(next), next != "{" || braces() != nil else { continue }
+                    atom = items.popLast().map { .group($0, capture: nil) } ?? .empty
+                }
                 atom = try quantified(atom)
                 items.append(atom)
             }
@@ -190,6 +198,16 @@ public struct RE2: Sendable {
             case "[": return .set(try characterClass())
             case "\\": return try escape(inClass: false).node
             case "*", "+", "?": throw SyntaxError(message: "missing argument to repetition operator: \(c)")
+            case "{":
+                i -= 1
+                if braces() != nil { throw SyntaxError(message: "missing argument to repetition operator") }
+                i += 1
+                // A brace that opens no count is itself, yet (as on the reference) it takes no
+                // repetition after it: `a{+` and `{{2}` are refused, `{{` and `a{x}` are not.
+                if let next = peek(), next == "*" || next == "+" || next == "?" || (next == "{" && braces() != nil) {
+                    throw SyntaxError(message: "bad repetition operator")
+                }
+                return literal(c)
             default: return literal(c)
             }
         }
@@ -218,6 +236,9 @@ public struct RE2: Sendable {
                     }
                     guard peek() == ">" else { throw SyntaxError(message: "invalid named capture") }
                     i += 1
+                    guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil) })
+                    else { throw SyntaxError(message: "invalid named capture") }
+                    guard names[name] == nil else { throw SyntaxError(message: "duplicate capture group name") }
                     groups += 1
                     capture = groups
                     names[name] = groups
@@ -225,12 +246,18 @@ public struct RE2: Sendable {
                     throw SyntaxError(message: "invalid or unsupported Perl syntax: lookahead")
                 } else {
                     // Flags: (?i) (?s) (?m) (?U), possibly negated, then ')' or ':'.
+                    // One `-` at most, and a flag after it: `(?-)` and `(?i-)` are refused.
                     var on = true
+                    var sawFlag = false
                     var newFlags = flags
                     while let d = peek(), d != ")", d != ":" {
                         i += 1
+                        if d != "-" { sawFlag = true }
                         switch d {
-                        case "-": on = false
+                        case "-":
+                            guard on else { throw SyntaxError(message: "invalid or unsupported Perl syntax: (?-") }
+                            on = false
+                            sawFlag = false
                         case "i": newFlags.caseInsensitive = on
                         case "s": newFlags.dotAll = on
                         case "m": newFlags.multiLine = on
@@ -239,6 +266,7 @@ public struct RE2: Sendable {
                         }
                     }
                     guard let end = peek() else { throw SyntaxError(message: "missing closing )") }
+                    if !on, !sawFlag { throw SyntaxError(message: "invalid or unsupported Perl syntax: (?-") }
                     i += 1
                     if end == ")" {
                         flags = newFlags
@@ -402,13 +430,14 @@ public struct RE2: Sendable {
                         hex.unicodeScalars.append(d)
                         i += 1
                     }
+                    guard peek() == "}" else { throw SyntaxError(message: "invalid escape sequence: \\x{\(hex)") }
                     i += 1
                 } else {
+                    // Exactly two digits: `\x6` at the end is refused.
                     for _ in 0..<2 {
-                        if let d = peek() {
-                            hex.unicodeScalars.append(d)
-                            i += 1
-                        }
+                        guard let d = peek() else { throw SyntaxError(message: "invalid escape sequence: \\x\(hex)") }
+                        hex.unicodeScalars.append(d)
+                        i += 1
                     }
                 }
                 guard let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else { throw SyntaxError(message: "invalid escape sequence: \\x\(hex)") }
@@ -426,7 +455,8 @@ public struct RE2: Sendable {
                 return (literal(scalar), scalar)
             case "8", "9": throw SyntaxError(message: "invalid escape sequence: \\\(c)")
             default:
-                if c.properties.isAlphabetic || c.value > 0x7F { throw SyntaxError(message: "invalid escape sequence: \\\(c)") }
+                // Beyond ASCII, an escaped scalar is itself, as on the reference (`\\é` is `é`).
+                if c.isASCII, c.properties.isAlphabetic { throw SyntaxError(message: "invalid escape sequence: \\\(c)") }
                 return (literal(c), c)
             }
         }
@@ -438,6 +468,13 @@ public struct RE2: Sendable {
         var out: [Unicode.Scalar] = []
         var i = 0
         while i < s.count {
+            // A class is copied as it is: `\Q` quotes only outside one, and inside is an invalid escape.
+            if s[i] == "[" {
+                let end = classEnd(s, from: i)
+                out += s[i..<end]
+                i = end
+                continue
+            }
             guard s[i] == "\\", i + 1 < s.count else {
                 out.append(s[i])
                 i += 1
@@ -459,6 +496,26 @@ public struct RE2: Sendable {
             i += 2
         }
         return out
+    }
+
+    /// Where the character class opening at `start` ends (just past its `]`, or the end of the
+    /// pattern when it has none): a `]` first in it, escaped, or closing a `[:name:]` is a member.
+    private static func classEnd(_ s: [Unicode.Scalar], from start: Int) -> Int {
+        var i = start + 1
+        if i < s.count, s[i] == "^" { i += 1 }
+        if i < s.count, s[i] == "]" { i += 1 }
+        while i < s.count {
+            switch s[i] {
+            case "]": return i + 1
+            case "\\": i += 2
+            case "[" where i + 1 < s.count && s[i + 1] == ":":
+                var j = i + 2
+                while j + 1 < s.count, !(s[j] == ":" && s[j + 1] == "]") { j += 1 }
+                i = j + 1 < s.count ? j + 2 : i + 1
+            default: i += 1
+            }
+        }
+        return s.count
     }
 
     private struct Compiler {
@@ -494,8 +551,8 @@ public struct RE2: Sendable {
                 compile(inner, flags: flags)
                 if let capture { emit(.save(2 * capture + 1)) }
             case .repeatNode(let inner, let minimum, let maximum, let greedy):
-                for _ in 0..<minimum { compile(inner, flags: flags) }
                 if let maximum {
+                    for _ in 0..<minimum { compile(inner, flags: flags) }
                     // Up to max - min optional copies, each skippable.
                     var exits: [Int] = []
                     for _ in minimum..<maximum {
@@ -505,6 +562,19 @@ public struct RE2: Sendable {
                         compile(inner, flags: flags)
                     }
                     for split in exits { code[split] = greedy ? .split(split + 1, code.count) : .split(code.count, split + 1) }
+                } else if minimum > 0 || RE2.canBeEmpty(inner) {
+                    // `x{n,}` as RE2 compiles it, n - 1 copies then `x+`: the operand, then a
+                    // choice of going back into it. With no minimum this is `(x+)?`, which RE2
+                    // uses for an operand that can match empty: a loop back to a choice already
+                    // taken at the same position is dropped, and this way what follows an empty
+                    // pass keeps that pass's priority (`(a??)+` matches "" at the start of "a").
+                    for _ in 0..<max(minimum - 1, 0) { compile(inner, flags: flags) }
+                    let quest = code.count
+                    if minimum == 0 { emit(.split(-1, -1)) }
+                    let body = code.count
+                    compile(inner, flags: flags)
+                    emit(greedy ? .split(body, code.count + 1) : .split(code.count + 1, body))
+                    if minimum == 0 { code[quest] = greedy ? .split(body, code.count) : .split(code.count, body) }
                 } else {
                     let split = code.count
                     emit(.split(-1, -1))
@@ -513,6 +583,18 @@ public struct RE2: Sendable {
                     code[split] = greedy ? .split(split + 1, code.count) : .split(code.count, split + 1)
                 }
             }
+        }
+    }
+
+    /// Whether a node can match the empty string.
+    private static func canBeEmpty(_ node: Node) -> Bool {
+        switch node {
+        case .empty, .anchor: return true
+        case .char, .any, .set: return false
+        case .concat(let items): return items.allSatisfy(canBeEmpty)
+        case .alternate(let branches): return branches.contains(where: canBeEmpty)
+        case .group(let inner, _): return canBeEmpty(inner)
+        case .repeatNode(let inner, let minimum, _, _): return minimum == 0 || canBeEmpty(inner)
         }
     }
 
@@ -595,7 +677,9 @@ public struct RE2: Sendable {
             if matched == nil, !anchored {
                 add(&next, 0, [Int](repeating: -1, count: slots), position)
             }
-            if next.isEmpty { break }
+            // A thread that dies at once here (an assertion that fails, such as `$` before the
+            // end) must not end an unanchored search: later positions still get theirs.
+            if next.isEmpty, matched != nil || anchored { break }
             current = next
         }
         guard let caps = matched else { return nil }
@@ -639,59 +723,106 @@ public struct RE2: Sendable {
         (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_"
     }
 
+    /// The scalars a case-insensitive match takes for one another: all those with the same
+    /// simple case folding, as RE2 folds (`k`, `K` and the Kelvin sign; `s`, `S` and `ſ`; `σ`, `ς`
+    /// and `Σ`). Plain mappings miss some: `ſ` uppercases to `S`, but nothing maps to `ſ`.
     static func caseVariants(_ c: Unicode.Scalar) -> [Unicode.Scalar] {
-        var out: [Unicode.Scalar] = [c]
-        for s in [c.properties.lowercaseMapping, c.properties.uppercaseMapping] {
-            if s.unicodeScalars.count == 1, let v = s.unicodeScalars.first, !out.contains(v) { out.append(v) }
-        }
-        return out
+        caseOrbits[foldKey(c)] ?? [c]
     }
 
-    static func unicodeClass(_ name: String) -> (@Sendable (Unicode.Scalar) -> Bool)? {
-        switch name {
-        case "L": return { $0.properties.generalCategory.isLetter }
-        case "Lu": return { $0.properties.generalCategory == .uppercaseLetter }
-        case "Ll": return { $0.properties.generalCategory == .lowercaseLetter }
-        case "N": return { $0.properties.numericType != nil }
-        case "Nd": return { $0.properties.generalCategory == .decimalNumber }
-        case "P": return { $0.properties.generalCategory.isPunctuation }
-        case "S": return { $0.properties.generalCategory.isSymbol }
-        case "Z", "Zs": return { $0.properties.generalCategory == .spaceSeparator || (name == "Z" && $0.properties.generalCategory.isSeparator) }
-        case "Greek": return { (0x370...0x3FF).contains($0.value) || (0x1F00...0x1FFF).contains($0.value) }
-        case "Han": return { $0.properties.isIdeographic }
-        case "Latin": return { $0.properties.isAlphabetic && ($0.value < 0x250 || (0x1E00...0x1EFF).contains($0.value)) }
-        default: return nil
+    /// A scalar's simple case folding, from the mappings Swift has: the lowercase of its
+    /// uppercase, where each is one scalar. Dotted and dotless i fold only in Turkish, which RE2
+    /// leaves out, so they stay alone.
+    private static func foldKey(_ c: Unicode.Scalar) -> UInt32 {
+        guard c.value != 0x130, c.value != 0x131, c.properties.changesWhenCaseMapped else { return c.value }
+        func single(_ s: String) -> Unicode.Scalar? {
+            var scalars = s.unicodeScalars.makeIterator()
+            guard let first = scalars.next(), scalars.next() == nil else { return nil }
+            return first
         }
+        let upper = single(c.properties.uppercaseMapping) ?? c
+        return (single(upper.properties.lowercaseMapping) ?? upper).value
     }
+
+    /// Every scalar that case folding joins to others, by its folding; built on first use from
+    /// the cased scalars (all lie below U+20000).
+    private static let caseOrbits: [UInt32: [Unicode.Scalar]] = {
+        var orbits: [UInt32: [Unicode.Scalar]] = [:]
+        for value in 0..<UInt32(0x20000) {
+            guard let c = Unicode.Scalar(value), c.properties.changesWhenCaseMapped else { continue }
+            orbits[foldKey(c), default: []].append(c)
+        }
+        return orbits.filter { $0.value.count > 1 }
+    }()
+
+    /// `\p{name}`: a general category (one or two letters), `Any`, a script by its long name,
+    /// or any of these negated with `^`.
+    static func unicodeClass(_ name: String) -> (@Sendable (Unicode.Scalar) -> Bool)? {
+        if name.hasPrefix("^"), name.count > 1 {
+            guard let inner = unicodeClass(String(name.dropFirst())) else { return nil }
+            return { !inner($0) }
+        }
+        if name == "Any" { return { _ in true } }
+        if let categories = generalCategories[name] { return { categories.contains($0.properties.generalCategory) } }
+        guard let script = ScriptClass(name) else { return nil }
+        return { script.contains($0) }
+    }
+
+    /// The general categories by their short names, the one-letter ones grouping the others.
+    /// `C` leaves out unassigned code points, which RE2's tables do not list.
+    static let generalCategories: [String: Set<Unicode.GeneralCategory>] = {
+        let categories: [String: Unicode.GeneralCategory] = [
+            "Lu": .uppercaseLetter, "Ll": .lowercaseLetter, "Lt": .titlecaseLetter, "Lm": .modifierLetter, "Lo": .otherLetter,
+            "Mn": .nonspacingMark, "Mc": .spacingMark, "Me": .enclosingMark,
+            "Nd": .decimalNumber, "Nl": .letterNumber, "No": .otherNumber,
+            "Pc": .connectorPunctuation, "Pd": .dashPunctuation, "Ps": .openPunctuation, "Pe": .closePunctuation,
+            "Pi": .initialPunctuation, "Pf": .finalPunctuation, "Po": .otherPunctuation,
+            "Sm": .mathSymbol, "Sc": .currencySymbol, "Sk": .modifierSymbol, "So": .otherSymbol,
+            "Zs": .spaceSeparator, "Zl": .lineSeparator, "Zp": .paragraphSeparator,
+            "Cc": .control, "Cf": .format, "Cs": .surrogate, "Co": .privateUse,
+        ]
+        var byName = categories.mapValues { Set([$0]) }
+        for (name, category) in categories { byName[String(name.prefix(1)), default: []].insert(category) }
+        return byName
+    }()
 }
 
-extension Unicode.GeneralCategory {
-    var isLetter: Bool {
-        switch self {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: true
-        default: false
-        }
+/// Membership of a Unicode script, which Swift's scalar properties do not give: asked of ICU,
+/// through Foundation's regular expressions, one scalar at a time (under a microsecond each).
+struct ScriptClass: @unchecked Sendable {
+    // NSRegularExpression is immutable once made, so one may be shared between threads.
+    private let expression: NSRegularExpression
+
+    /// The script's long name as Unicode writes it (`Cyrillic`, `Old_Italic`), or nil.
+    init?(_ name: String) {
+        guard Self.names.contains(name), let expression = try? NSRegularExpression(pattern: "^\\p{Script=\(name)}$") else { return nil }
+        self.expression = expression
     }
 
-    var isPunctuation: Bool {
-        switch self {
-        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
-            .finalPunctuation, .otherPunctuation: true
-        default: false
-        }
+    func contains(_ c: Unicode.Scalar) -> Bool {
+        let text = String(c)
+        return expression.firstMatch(in: text, range: NSRange(location: 0, length: text.utf16.count)) != nil
     }
 
-    var isSymbol: Bool {
-        switch self {
-        case .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol: true
-        default: false
-        }
-    }
-
-    var isSeparator: Bool {
-        switch self {
-        case .spaceSeparator, .lineSeparator, .paragraphSeparator: true
-        default: false
-        }
-    }
+    /// Unicode's script names (the Script property's long values).
+    static let names: Set<String> = [
+        "Adlam", "Ahom", "Anatolian_Hieroglyphs", "Arabic", "Armenian", "Avestan", "Balinese", "Bamum", "Bassa_Vah", "Batak",
+        "Bengali", "Bhaiksuki", "Bopomofo", "Brahmi", "Braille", "Buginese", "Buhid", "Canadian_Aboriginal", "Carian",
+        "Caucasian_Albanian", "Chakma", "Cham", "Cherokee", "Chorasmian", "Common", "Coptic", "Cuneiform", "Cypriot",
+        "Cypro_Minoan", "Cyrillic", "Deseret", "Devanagari", "Dives_Akuru", "Dogra", "Duployan", "Egyptian_Hieroglyphs",
+        "Elbasan", "Elymaic", "Ethiopic", "Georgian", "Glagolitic", "Gothic", "Grantha", "Greek", "Gujarati", "Gunjala_Gondi",
+        "Gurmukhi", "Han", "Hangul", "Hanifi_Rohingya", "Hanunoo", "Hatran", "Hebrew", "Hiragana", "Imperial_Aramaic",
+        "Inherited", "Inscriptional_Pahlavi", "Inscriptional_Parthian", "Javanese", "Kaithi", "Kannada", "Katakana", "Kawi",
+        "Kayah_Li", "Kharoshthi", "Khitan_Small_Script", "Khmer", "Khojki", "Khudawadi", "Lao", "Latin", "Lepcha", "Limbu",
+        "Linear_A", "Linear_B", "Lisu", "Lycian", "Lydian", "Mahajani", "Makasar", "Malayalam", "Mandaic", "Manichaean",
+        "Marchen", "Masaram_Gondi", "Medefaidrin", "Meetei_Mayek", "Mende_Kikakui", "Meroitic_Cursive", "Meroitic_Hieroglyphs",
+        "Miao", "Modi", "Mongolian", "Mro", "Multani", "Myanmar", "Nabataean", "Nag_Mundari", "Nandinagari", "New_Tai_Lue",
+        "Newa", "Nko", "Nushu", "Nyiakeng_Puachue_Hmong", "Ogham", "Ol_Chiki", "Old_Hungarian", "Old_Italic",
+        "Old_North_Arabian", "Old_Permic", "Old_Persian", "Old_Sogdian", "Old_South_Arabian", "Old_Turkic", "Old_Uyghur",
+        "Oriya", "Osage", "Osmanya", "Pahawh_Hmong", "Palmyrene", "Pau_Cin_Hau", "Phags_Pa", "Phoenician", "Psalter_Pahlavi",
+        "Rejang", "Runic", "Samaritan", "Saurashtra", "Sharada", "Shavian", "Siddham", "SignWriting", "Sinhala", "Sogdian",
+        "Sora_Sompeng", "Soyombo", "Sundanese", "Syloti_Nagri", "Syriac", "Tagalog", "Tagbanwa", "Tai_Le", "Tai_Tham",
+        "Tai_Viet", "Takri", "Tamil", "Tangsa", "Tangut", "Telugu", "Thaana", "Thai", "Tibetan", "Tifinagh", "Tirhuta", "Toto",
+        "Ugaritic", "Unknown", "Vai", "Vithkuqi", "Wancho", "Warang_Citi", "Yezidi", "Yi", "Zanabazar_Square",
+    ]
 }
