@@ -198,24 +198,13 @@ def wrk_write_cost(host, project, pid, seconds=5):
     return writes, (cpu_seconds(pid) - before) / (writes * seconds) * 1e6
 
 
-def ceiling_writes(command):
-    """wrk's writes answered by a server that does nothing, and its CPU µs per write."""
+def against_ceiling(command, measure):
+    """`measure(host, project, pid)` run against a server that does nothing, started from
+    `command`, which prints the address it listens on."""
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         host = next(line for line in proc.stdout if line.startswith("listening on ")).split()[-1]
-        return wrk_write_cost(host, "ceiling", proc.pid)
-    finally:
-        proc.terminate()
-        proc.wait()
-
-
-def ceiling_calls(command):
-    """Prebuilt unary Commit calls answered by a gRPC server that does nothing, and its CPU µs
-    per call."""
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    try:
-        host = next(line for line in proc.stdout if line.startswith("listening on ")).split()[-1]
-        return grpc_commit_cost(host, "ceiling", proc.pid)
+        return measure(host, "ceiling", proc.pid)
     finally:
         proc.terminate()
         proc.wait()
@@ -433,12 +422,12 @@ def main():
         for name, command in servers:
             if command[0] is None:
                 continue
-            writes, cost = ceiling_writes(command)
+            writes, cost = against_ceiling(command, wrk_write_cost)
             results["flint"][f"REST writes/s from wrk to {name}"] = writes
             results["flint"][f"server CPU µs per write, {name}"] = cost
         for name, mode in [("a no-op grpc-swift server", "grpc-ceiling"),
                            ("a no-op grpc-swift server, calls on the event loop as in Flint", "grpc-ceiling-on-loop")]:
-            calls, cost = ceiling_calls([args.ceiling, mode])
+            calls, cost = against_ceiling([args.ceiling, mode], grpc_commit_cost)
             results["flint"][f"gRPC Commit calls/s to {name}"] = calls
             results["flint"][f"server CPU µs per gRPC call, {name}"] = cost
 
