@@ -328,9 +328,11 @@ enum Stdlib {
             }
             return .string(String(out))
         case "trim":
+            // As Java's `String.trim`: every control character and the space, U+0000 to U+0020,
+            // and nothing beyond (not U+00A0, not U+2028).
             var scalars = Substring(s).unicodeScalars[...]
-            while let f = scalars.first, f == " " || f == "\t" || f == "\n" || f == "\r" { scalars = scalars.dropFirst() }
-            while let l = scalars.last, l == " " || l == "\t" || l == "\n" || l == "\r" { scalars = scalars.dropLast() }
+            while let f = scalars.first, f.value <= 0x20 { scalars = scalars.dropFirst() }
+            while let l = scalars.last, l.value <= 0x20 { scalars = scalars.dropLast() }
             return .string(String(String.UnicodeScalarView(scalars)))
         case "toUtf8":
             return .bytes(Array(s.utf8))

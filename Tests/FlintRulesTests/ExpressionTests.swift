@@ -29,7 +29,7 @@ private let truths: [String] = [
     "!([1].toSet() is set)", "!([1].toSet() is list)", "'a' is string", "{} is map", "[] is list",
     "{'a': null}.a == null", "[1, 2, 3][1:3] == [2, 3]", "[1, 2, 3][1:1] == []", "'abc'[2:3] == 'c'", "'abc'[1] == 'b'",
     "int('12') == 12", "int('-3') == -3", "int(1.9) == 1", "int(-1.9) == -1", "float('1.5') == 1.5", "float(1) == 1.0",
-    "'  a  '.trim() == 'a'", "'AbC'.lower() == 'abc'", "'é'.upper() == 'é'",
+    "'  a  '.trim() == 'a'", #"'\u000ba\u000c'.trim() == 'a'"#, #"'\u0000a\u001f'.trim() == 'a'"#, #"'\u00a0a'.trim() == '\u00a0a'"#, "'AbC'.lower() == 'abc'", "'é'.upper() == 'é'",
     "!('hello world'.matches('world'))", "'hello world'.matches('.*world')", "'ABC'.matches('(?i)abc')",
     "!('a\\nb'.matches('a.b'))", "'a\\nb'.matches('(?s)a.b')", "'user@acme.com'.matches('.*@acme\\\\.com')",
     "'héllo'.matches('\\\\p{L}+')", "'ab1'.matches('[[:alpha:]]+[0-9]')", "'aaa'.matches('a{2,3}')", "!('aaaa'.matches('a{2,3}'))",
