@@ -107,7 +107,9 @@ public struct RulesPath: Sendable, Equatable {
     }
 
     /// `path(text)`: segments split on `/` after an optional leading one, each trimmed as Java
-    /// trims (characters up to U+0020); an empty text or segment is the reference's error.
+    /// trims (characters up to U+0020), then URL-decoded as Java's `URLDecoder` decodes (`+` is
+    /// a space, `%2F` a slash inside the segment); an empty text or segment is the reference's
+    /// error, and so is a `%` escape that does not decode.
     static func template(_ text: String) -> RulesValue {
         guard !text.isEmpty else { return .error("Empty Path Template is not allowed.") }
         var parts = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -125,10 +127,65 @@ public struct RulesPath: Sendable, Equatable {
                     return .error("Invalid Path Template \(text). [Identifier [\(name)] should start with letter, dollar sign, or underscore and should not start with digit and must not contain spaces.")
                 }
                 path.captures[path.segments.count] = name
+                path.segments.append(segment)
+                continue
             }
-            path.segments.append(segment)
+            switch urlDecoded(segment) {
+            case .success(let decoded): path.segments.append(decoded)
+            case .failure(let problem): return .error("Unable to decode \(segment) to url. Error: URLDecoder: \(problem.message)")
+            }
         }
         return .path(path)
+    }
+
+    struct DecodingProblem: Error { var message: String }
+
+    /// Java's `URLDecoder.decode(text, UTF-8)`, with its errors in its words: `+` is a space, and
+    /// each run of `%XX` escapes is UTF-8 (a malformed run gives U+FFFD). Each escape's two
+    /// characters are read as `Integer.parseInt(…, 16)` reads them, so a sign may lead (`%+1`),
+    /// but a negative value is refused.
+    static func urlDecoded(_ text: String) -> Result<String, DecodingProblem> {
+        let chars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < chars.count {
+            switch chars[i] {
+            case "+":
+                out.append(" ")
+                i += 1
+            case "%":
+                var bytes: [UInt8] = []
+                while i + 2 < chars.count, chars[i] == "%" {
+                    switch hexByte(chars[i + 1], chars[i + 2]) {
+                    case .success(let byte): bytes.append(byte)
+                    case .failure(let problem): return .failure(problem)
+                    }
+                    i += 3
+                }
+                if i < chars.count, chars[i] == "%" { return .failure(DecodingProblem(message: "Incomplete trailing escape (%) pattern")) }
+                out.append(contentsOf: String(decoding: bytes, as: UTF8.self).unicodeScalars)
+            default:
+                out.append(chars[i])
+                i += 1
+            }
+        }
+        return .success(String(out))
+    }
+
+    /// Two characters as `Integer.parseInt` reads them in base 16, as one byte.
+    private static func hexByte(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Result<UInt8, DecodingProblem> {
+        func illegal(_ index: Int) -> DecodingProblem {
+            DecodingProblem(message: "Illegal hex characters in escape (%) pattern - Error at index \(index) in: \"\(Character(a))\(Character(b))\"")
+        }
+        func digit(_ c: Unicode.Scalar) -> Int? { c.isASCII ? Int(String(c), radix: 16) : nil }
+        if a == "-" || a == "+" {
+            guard let low = digit(b) else { return .failure(illegal(1)) }
+            guard a == "+" || low == 0 else { return .failure(DecodingProblem(message: "Illegal hex characters in escape (%) pattern - negative value")) }
+            return .success(UInt8(low))
+        }
+        guard let high = digit(a) else { return .failure(illegal(0)) }
+        guard let low = digit(b) else { return .failure(illegal(1)) }
+        return .success(UInt8(high * 16 + low))
     }
 
     private static func isIdentifier(_ name: String) -> Bool {
@@ -139,14 +196,15 @@ public struct RulesPath: Sendable, Equatable {
     /// The error for reading a path with a capture left unbound, if it has one.
     var unboundError: RulesValue? { unbound.map { .error("Variable \($0) is not bound in path template.") } }
 
-    /// Whether `bind` can fill in `key`: a capture of that name, or a `{key}` segment.
-    func hasVariable(_ key: String) -> Bool { captures.values.contains(key) || segments.contains("{\(key)}") }
+    /// Whether `bind` can fill in `key`: a capture of that name. A `{key}` segment that is not one
+    /// (interpolated, or decoded from `%7B…%7D`) is plain text, as on the reference.
+    func hasVariable(_ key: String) -> Bool { captures.values.contains(key) }
 
     /// Binds `key` (see `hasVariable`) to `value`; a `{name=**}` capture takes a path, whose
     /// segments replace it.
     func binding(_ key: String, to value: RulesValue) -> RulesValue {
         var out = self
-        guard let i = captures.first(where: { $0.value == key })?.key ?? segments.firstIndex(of: "{\(key)}") else { return .path(out) }
+        guard let i = captures.first(where: { $0.value == key })?.key else { return .path(out) }
         if captures[i] != nil, segments[i].hasSuffix("=**}") {
             guard case .path(let inner) = value else { return .error("Type error. Received: [\(value.typeName)] Expected: [path].") }
             out.segments.replaceSubrange(i...i, with: inner.segments)

@@ -194,8 +194,17 @@ private let pathTemplates: [String] = [
     "!(path('a/{x}') in [path('a/{x}')])", "string(path('a/{x}')) == '/a/'", "string(path('a/x{y}')) == '/a/x{y}'",
     "path('a/{x}').bind({'x': 'b'}) == path('a/b')", "path('a/{x}/{y}').bind({'x': 'b'}) == path('a/b').bind({})",
     "path('a/{x=**}/{y}').bind({'x': path('b/c'), 'y': 'd'}) == path('a/b/c/d')", "path('a/{x=*}').bind({'x': 'b'}) == path('a/b')",
+    // Segments are URL-decoded after trimming, as Java's URLDecoder decodes; a decoded `{x}` is text.
+    "path('/a/b%20c')[1] == 'b c'", "path('/a/b+c')[1] == 'b c'", "path('/a/b%2Fc')[1] == 'b/c'", "path('/a/%C3%A9')[1] == 'é'",
+    "path('/a/%FF')[1] == '\u{FFFD}'", "path('/a/ %41 ')[1] == 'A'", "path('/a/%20')[1] == ' '", "path('/%61/b') == path('/a/b')",
+    "string(path('/a/+')) == '/a/ '", "path('/a/%+1')[1] == '\\u0001'", "path('/a/%7Bx%7D')[1] == '{x}'",
 ]
 private let unreadableTemplates: [(String, String?)] = [
+    ("path('/a/%2')", "Unable to decode %2 to url. Error: URLDecoder: Incomplete trailing escape (%) pattern"),
+    ("path('/a/%%41')", #"Unable to decode %%41 to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - Error at index 0 in: "%4""#),
+    ("path('/a/%4z')", #"Unable to decode %4z to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - Error at index 1 in: "4z""#),
+    ("path('/a/%-1')", "Unable to decode %-1 to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - negative value"),
+    ("path('/a/%7Bx%7D').bind({'x': 'b'})", nil), ("(/a/$('{x}')).bind({'x': 'b'})", nil),
     ("path('a/{x}')[0]", "Variable x is not bound in path template."), ("path('a/{x}').x", "Variable x is not bound in path template."),
     ("exists(path('/databases/x/documents/a/{x}'))", "Variable x is not bound in path template."),
     ("path('a/{x')", "Invalid Path Template a/{x. The capture segment is not closed."),
