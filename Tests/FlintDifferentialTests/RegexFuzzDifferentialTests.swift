@@ -92,7 +92,7 @@ struct RegexFuzzDifferentialTests {
                 if status == 404 { referenceAllows.append(collection) }
             }
             var flintAllows: [String] = []
-            for collection in Self.collections where await Self.allows(database, try DocumentKey(parsing: "\(collection)/\(tail)")) {
+            for collection in Self.collections where await RulesDifferential.allows(database, try DocumentKey(parsing: "\(collection)/\(tail)")) {
                 flintAllows.append(collection)
             }
             #expect(flintAllows == referenceAllows, "\(pattern) on \(text.debugDescription)")
@@ -100,15 +100,5 @@ struct RegexFuzzDifferentialTests {
         }
         // Most pairs are valid patterns, so the comparison is not between two walls of errors.
         #expect(answered > pairs.count / 4)
-    }
-
-    /// Whether Flint lets an unauthenticated client get the (missing) document.
-    static func allows(_ database: Database, _ key: DocumentKey) async -> Bool {
-        do {
-            _ = try await database.get(key, auth: .unauthenticated)
-            return true
-        } catch {
-            return false
-        }
     }
 }

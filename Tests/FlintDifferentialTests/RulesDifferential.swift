@@ -98,6 +98,16 @@ enum RulesDifferential {
         return allowed
     }
 
+    /// Whether Flint lets an unauthenticated client get the (missing) document.
+    static func allows(_ database: Database, _ key: DocumentKey) async -> Bool {
+        do {
+            _ = try await database.get(key, auth: .unauthenticated)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// A denial without the argument of a failed read, which Flint writes as a path and the
     /// reference in its internal form (a documented difference).
     static func plain(_ message: String) -> String {
