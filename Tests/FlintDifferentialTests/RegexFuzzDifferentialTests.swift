@@ -84,7 +84,7 @@ struct RegexFuzzDifferentialTests {
         var answered = 0
         for (pattern, text) in pairs {
             let tail = "x~\(text)~y/m/x~\(pattern)~y"
-            let encoded = tail.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "/")
+            let encoded = RulesDifferential.percentEncoded(tail)
             var referenceAllows: [String] = []
             for collection in Self.collections {
                 let (status, _) = try await reference.request("GET", "\(documents)/\(collection)/\(encoded)", authorization: nil)

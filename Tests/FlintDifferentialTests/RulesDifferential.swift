@@ -98,6 +98,11 @@ enum RulesDifferential {
         return allowed
     }
 
+    /// A document path for a URL, each segment percent-encoded whatever it holds.
+    static func percentEncoded(_ path: String) -> String {
+        path.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "/")
+    }
+
     /// Whether Flint lets an unauthenticated client get the (missing) document.
     static func allows(_ database: Database, _ key: DocumentKey) async -> Bool {
         do {
