@@ -86,15 +86,22 @@ def grpc_write_growth(db, pid, n=20000):
     return (rss_kib(pid) - before) / 1024
 
 
+def small_write(name, i):
+    """A write setting document `name` to the small document every write benchmark here sends."""
+    from google.cloud.firestore_v1.types import document, write
+
+    return write.Write(update=document.Document(name=name, fields={
+        "i": document.Value(integer_value=i), "name": document.Value(string_value="write")}))
+
+
 def commit_requests(project, n):
     """Serialized CommitRequests, each setting one small document, built before any is sent."""
-    from google.cloud.firestore_v1.types import document, firestore, write
+    from google.cloud.firestore_v1.types import firestore
 
     database = f"projects/{project}/databases/(default)"
     return [
-        firestore.CommitRequest.serialize(firestore.CommitRequest(database=database, writes=[write.Write(
-            update=document.Document(name=f"{database}/documents/bench-grpc/g{i}", fields={
-                "i": document.Value(integer_value=i), "name": document.Value(string_value="write")}))]))
+        firestore.CommitRequest.serialize(firestore.CommitRequest(
+            database=database, writes=[small_write(f"{database}/documents/bench-grpc/g{i}", i)]))
         for i in range(n)
     ]
 
@@ -122,7 +129,7 @@ def write_stream_cost(host, project, pid, n=5000):
     import queue
 
     import grpc
-    from google.cloud.firestore_v1.types import document, firestore, write
+    from google.cloud.firestore_v1.types import firestore
 
     database = f"projects/{project}/databases/(default)"
     outbox = queue.Queue()
@@ -134,8 +141,7 @@ def write_stream_cost(host, project, pid, n=5000):
             ("authorization", "Bearer owner"), ("google-cloud-resource-prefix", database)])
         outbox.put(firestore.WriteRequest(database=database))
         token = next(answers).stream_token
-        requests = [[write.Write(update=document.Document(name=f"{database}/documents/bench-stream/s{i}", fields={
-            "i": document.Value(integer_value=i), "name": document.Value(string_value="write")}))] for i in range(n)]
+        requests = [[small_write(f"{database}/documents/bench-stream/s{i}", i)] for i in range(n)]
         before, began = cpu_seconds(pid), time.perf_counter()
         for writes in requests:
             outbox.put(firestore.WriteRequest(stream_token=token, writes=writes))

@@ -98,19 +98,26 @@ enum RulesDifferential {
         return allowed
     }
 
-    /// A document path for a URL, each segment percent-encoded whatever it holds.
-    static func percentEncoded(_ path: String) -> String {
-        path.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "/")
-    }
-
-    /// Whether Flint lets an unauthenticated client get the (missing) document.
-    static func allows(_ database: Database, _ key: DocumentKey) async -> Bool {
-        do {
-            _ = try await database.get(key, auth: .unauthenticated)
-            return true
-        } catch {
-            return false
+    /// Which of `collections` each side lets an unauthenticated client get `collection/tail` in
+    /// (a missing document: allowed is not found), and the reference's status for each. The
+    /// path is percent-encoded segment by segment, so `tail` may hold any text but `/`.
+    static func gets(
+        in collections: [String], at tail: String, project: String, database: Database, on reference: ReferenceEmulator
+    ) async throws -> (reference: [String], flint: [String], statuses: [Int]) {
+        let encoded = tail.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "/")
+        var answer: (reference: [String], flint: [String], statuses: [Int]) = ([], [], [])
+        for collection in collections {
+            let (status, _) = try await reference.request(
+                "GET", "/v1/projects/\(project)/databases/(default)/documents/\(collection)/\(encoded)", authorization: nil)
+            answer.statuses.append(status)
+            if status == 404 { answer.reference.append(collection) }
+            let key = try DocumentKey(parsing: "\(collection)/\(tail)")
+            do {
+                _ = try await database.get(key, auth: .unauthenticated)
+                answer.flint.append(collection)
+            } catch {}
         }
+        return answer
     }
 
     /// A denial without the argument of a failed read, which Flint writes as a path and the

@@ -64,22 +64,13 @@ struct StringFunctionFuzzDifferentialTests {
             ]
         }
         let database = try await RulesDifferential.load(RulesDifferential.ruleset(lines), project: project, on: reference)
-        let documents = "/v1/projects/\(project)/databases/(default)/documents"
         var answers = 0
         for (a, other) in texts {
             for question in Self.questions(a, other) {
                 for candidate in Set(question.candidates).sorted() {
-                    let tail = "x~\(a)~y/m/x~\(candidate)~y"
-                    let encoded = RulesDifferential.percentEncoded(tail)
-                    var referenceAllows: [String] = []
-                    var flintAllows: [String] = []
-                    for collection in [question.name + "t", question.name + "f"] {
-                        let (status, _) = try await reference.request("GET", "\(documents)/\(collection)/\(encoded)", authorization: nil)
-                        if status == 404 { referenceAllows.append(collection) }
-                        if await RulesDifferential.allows(database, try DocumentKey(parsing: "\(collection)/\(tail)")) {
-                            flintAllows.append(collection)
-                        }
-                    }
+                    let (referenceAllows, flintAllows, _) = try await RulesDifferential.gets(
+                        in: [question.name + "t", question.name + "f"], at: "x~\(a)~y/m/x~\(candidate)~y",
+                        project: project, database: database, on: reference)
                     #expect(flintAllows == referenceAllows, "\(question.rule) with A = \(a.debugDescription), B = \(candidate.debugDescription)")
                     if referenceAllows == [question.name + "t"] { answers += 1 }
                 }
