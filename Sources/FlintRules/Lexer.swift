@@ -7,6 +7,8 @@ struct Token: Sendable, Equatable {
         case string(String)
         case bytes([UInt8])
         case symbol(String)  // punctuation and operators
+        /// A bare segment right after a `/`, URL-decoded (`b%20c` and `b+c` are `b c`).
+        case pathSegment(String)
         case end
     }
 
@@ -24,9 +26,15 @@ struct Lexer {
     private var line = 1
     private var column = 1
     private(set) var diagnostics = Diagnostics()
+    /// Where the last `*/` starts: a `/*` before it opens a comment, any later one a path.
+    private let lastCommentClose: Int
+    /// A `/*` with no `*/` after it, read as a path; named in a message if the rules do not parse.
+    private(set) var unclosedComment: SourcePosition?
 
     init(_ source: String) {
-        scalars = Array(source.unicodeScalars)
+        let scalars = Array(source.unicodeScalars)
+        self.scalars = scalars
+        lastCommentClose = scalars.indices.dropLast().last { scalars[$0] == "*" && scalars[$0 + 1] == "/" } ?? -1
     }
 
     private static let symbols = ["==", "!=", "<=", ">=", "&&", "||", "=**", "$(", "<", ">", "=", "!", "+", "-", "*", "/", "%", "(", ")",
@@ -43,7 +51,8 @@ struct Lexer {
                 out.append(Token(kind: .end, start: start, end: start, adjacent: !skipped))
                 return out
             }
-            let kind = next()
+            let afterSlash = !skipped && out.last?.kind == .symbol("/")
+            let kind = afterSlash ? pathSegment() ?? next() : next()
             let last = SourcePosition(line: line, column: max(column - 1, 1), offset: max(index - 1, start.offset))
             if let kind { out.append(Token(kind: kind, start: start, end: last, adjacent: !skipped)) }
         }
@@ -74,20 +83,17 @@ struct Lexer {
             } else if c == "/", peek(1) == "/" {
                 while let d = peek(), d != "\n" { _ = advance() }
             } else if c == "/", peek(1) == "*" {
-                let start = position
-                _ = advance()
-                _ = advance()
-                var closed = false
-                while let d = peek() {
-                    if d == "*", peek(1) == "/" {
-                        _ = advance()
-                        _ = advance()
-                        closed = true
-                        break
-                    }
-                    _ = advance()
+                // The reference's lexer takes the longest token, so a `/*` with no `*/` after it
+                // starts a path: `/a/*b` has the segment `*b`.
+                guard lastCommentClose >= index + 2 else {
+                    if unclosedComment == nil { unclosedComment = position }
+                    break
                 }
-                if !closed { diagnostics.error("Unterminated comment.", at: start) }
+                _ = advance()
+                _ = advance()
+                while !(peek() == "*" && peek(1) == "/") { _ = advance() }
+                _ = advance()
+                _ = advance()
             } else {
                 break
             }
@@ -123,6 +129,31 @@ struct Lexer {
         _ = advance()
         diagnostics.error("Unexpected character '\(c)'.", at: start)
         return nil
+    }
+
+    /// Characters of a bare path segment, as the reference reads them; `%` only before two hex
+    /// digits, so `/a/b%2` is `/a/b` modulo 2.
+    private func isSegmentCharacter(at offset: Int) -> Bool {
+        guard let c = peek(offset) else { return false }
+        if Self.isIdentifierStart(c) || Self.isDigit(c) { return true }
+        if c == "%" { return [1, 2].allSatisfy { peek(offset + $0)?.properties.isASCIIHexDigit == true } }
+        return "-.~@:&*'+".unicodeScalars.contains(c)
+    }
+
+    /// The segment after a `/` with nothing between: a run of segment characters, or one in
+    /// parentheses (`(default)`), URL-decoded. Nil, consuming nothing, when none follows.
+    private mutating func pathSegment() -> Token.Kind? {
+        var length = peek() == "(" ? 1 : 0
+        while isSegmentCharacter(at: length) { length += peek(length) == "%" ? 3 : 1 }
+        if peek() == "(" {
+            guard length > 1, peek(length) == ")" else { return nil }
+            length += 1
+        }
+        guard length > 0 else { return nil }
+        var raw = ""
+        for _ in 0..<length { raw.unicodeScalars.append(advance()) }
+        // Only whole `%XX` escapes were taken, so decoding cannot fail.
+        return .pathSegment((try? RulesPath.urlDecoded(raw).get()) ?? raw)
     }
 
     private func matches(_ symbol: String) -> Bool {

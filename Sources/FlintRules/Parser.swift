@@ -26,6 +26,9 @@ struct Parser {
 
     struct Failure: Error {}
 
+    /// A `/*` that the lexer read as a path for want of a `*/`.
+    private let unclosedComment: SourcePosition?
+
     /// The source, for quoting tokens as written in messages.
     private let scalars: [Unicode.Scalar]
 
@@ -33,6 +36,7 @@ struct Parser {
         var lexer = Lexer(source)
         tokens = lexer.tokens()
         diagnostics = lexer.diagnostics
+        unclosedComment = lexer.unclosedComment
         scalars = Array(source.unicodeScalars)
     }
 
@@ -132,6 +136,10 @@ struct Parser {
         }
         if service == nil, !diagnostics.hasErrors {
             diagnostics.error("A ruleset needs a 'service cloud.firestore { ... }' block.", at: current.start)
+        }
+        // Firestore reads such a `/*` as a path too; the likelier mistake is worth naming.
+        if let unclosedComment, diagnostics.hasErrors {
+            diagnostics.error("Unterminated comment: with no '*/' after it, '/*' starts a path.", at: unclosedComment)
         }
         return Ruleset(
             version: version, functions: functions, service: service, ranges: ranges, source: source, callNames: callNames,
@@ -252,26 +260,11 @@ struct Parser {
         return segments
     }
 
-    /// A bare path segment: letters, digits, `_`, `-`, `.`, or `(word)`, glued from adjacent tokens.
+    /// A bare path segment, as the lexer read it after its `/`.
     private mutating func pathWord() -> String? {
-        var word = ""
-        if isSymbol("("), case .identifier(let name) = tokens[index + 1].kind, isSymbol(")", 2) {
-            index += 3
-            return "(" + name + ")"
-        }
-        var first = true
-        while first || current.adjacent {
-            switch current.kind {
-            case .identifier(let s): word += s
-            // Numbers as written: `1.pdf` and `2.50` are not `1.0pdf` and `2.5`.
-            case .int, .float: word += spelling(current) ?? ""
-            case .symbol("-"), .symbol("."): word += { if case .symbol(let s) = current.kind { return s } else { return "" } }()
-            default: return word.isEmpty ? nil : word
-            }
-            _ = advance()
-            first = false
-        }
-        return word.isEmpty ? nil : word
+        guard case .pathSegment(let word) = current.kind else { return nil }
+        _ = advance()
+        return word
     }
 
     private mutating func allow() -> Allow? {

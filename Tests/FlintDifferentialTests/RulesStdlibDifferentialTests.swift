@@ -311,6 +311,10 @@ struct RulesStdlibDifferentialTests {
         #"path('/a/%FF')[1].size() == 1"#, #"path('/a/ %41 ')[1] == 'A'"#, #"path('/a/%+1')[1] == '\u0001'"#, #"path('/a/%2')[1] == '%2'"#,
         #"path('/a/%zz') == path('/a/%zz')"#, #"path('/a/%-1') != null"#, #"path('/a/%7Bx%7D').bind({'x': 'b'}) == path('/a/b')"#,
         #"(/a/$('{x}')).bind({'x': 'b'}) == path('/a/b')"#,
+        // Bare segments of path literals take more than names, and are URL-decoded.
+        #"(/a/x@example.com)[1] == 'x@example.com'"#, #"(/a/b~c:d&e)[1] == 'b~c:d&e'"#, #"(/a/b*c)[1] == 'b*c'"#,
+        #"(/a/b'c)[1] == "b'c""#, #"(/a/b+c)[1] == 'b c'"#, #"(/a/b%20c)[1] == 'b c'"#, #"(/a/b%2Fc)[1] == 'b/c'"#,
+        #"(/a/%C3%A9)[1] == 'é'"#, #"(/a/(b@c))[1] == '(b@c)'"#, #"(/a/(1))[1] == '(1)'"#, #"(/a/b%41)[1] == 'bA'"#,
         #"path('/databases/' + database + '/documents/x/y') == /databases/$(database)/documents/x/y"#,
         #"/databases/$(database)/documents/x/$(doc) == path('/databases/(default)/documents/x/x')"#,
         #"exists(/databases/$(database)/documents/e0)"#,

@@ -8,7 +8,7 @@ private func wrap(_ body: String, version: String = "2") -> String {
 
 private let cases: [(source: String, expected: String)] = [
     // Lexer
-    (wrap("    /* never closed"), "4:5: error: Unterminated comment."),
+    (wrap("    /* never closed"), "4:5: error: Unterminated comment: with no '*/' after it, '/*' starts a path."),
     (wrap("    match /a/{b} { allow read: if 1 # 2; }"), "4:37: error: Unexpected character '#'."),
     (wrap("    match /a/{b} { allow read: if 99999999999999999999 > 1; }"), "4:35: error: Invalid number literal 99999999999999999999."),
     (wrap("    match /a/{b} { allow read: if 'open\n; }"), "4:35: error: Unterminated string literal."),

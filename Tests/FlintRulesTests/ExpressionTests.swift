@@ -199,6 +199,14 @@ private let pathTemplates: [String] = [
     "path('/a/%FF')[1] == '\u{FFFD}'", "path('/a/ %41 ')[1] == 'A'", "path('/a/%20')[1] == ' '", "path('/%61/b') == path('/a/b')",
     "string(path('/a/+')) == '/a/ '", "path('/a/%+1')[1] == '\\u0001'", "path('/a/%7Bx%7D')[1] == '{x}'",
 ]
+/// Bare segments in path literals take what the reference's lexer takes, URL-decoded, and a
+/// `/*` with no `*/` after it starts one.
+private let pathLiterals: [String] = [
+    "(/a/x@example.com)[1] == 'x@example.com'", "(/a/b~c:d&e)[1] == 'b~c:d&e'", "(/a/b*c)[1] == 'b*c'", "(/a/*b)[1] == '*b'",
+    "(/a/**)[1] == '**'", "(/a/b'c)[1] == \"b'c\"", "(/a/b+c)[1] == 'b c'", "(/a/b%20c)[1] == 'b c'", "(/a/b%2Fc)[1] == 'b/c'",
+    "(/a/%C3%A9)[1] == 'é'", "(/a/%e9)[1] == '\u{FFFD}'", "(/a/b%41)[1] == 'bA'", "(/a/(b@c))[1] == '(b@c)'", "(/a/(1))[1] == '(1)'",
+    "(/a/(b+c))[1] == '(b c)'", "(/a/1.5e3)[1] == '1.5e3'", "(/a/b*/c)[2] == 'c'", "/a/b@c.com == path('/a/b@c.com')",
+]
 private let unreadableTemplates: [(String, String?)] = [
     ("path('/a/%2')", "Unable to decode %2 to url. Error: URLDecoder: Incomplete trailing escape (%) pattern"),
     ("path('/a/%%41')", #"Unable to decode %%41 to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - Error at index 0 in: "%4""#),
@@ -423,7 +431,7 @@ struct ExpressionTests {
         }
     }
 
-    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations + javaConversions + pathTemplates + referenceAnswers) func evaluatesToTrue(_ source: String) {
+    @Test(arguments: truths + moreTruths + openSlices + numberForms + typeTests + nanComparisons + regexForms + debugForms + conversions + escapes + divisions + precedence + timestampStrings + numberMembership + longDurations + javaConversions + pathTemplates + pathLiterals + referenceAnswers) func evaluatesToTrue(_ source: String) {
         let v = evaluate(source)
         guard case .bool(true) = v else {
             Issue.record("\(source) gave \(v)")

@@ -229,6 +229,30 @@ struct RulesetTests {
         let warnings = Ruleset.compile(rules.source).diagnostics.map(\.description)
         #expect(warnings == ["9:14: warning: Unused function: later."])
     }
+
+    @Test func literalMatchSegmentsAreURLDecodedAsTheReferenceReadsThem() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /admins/ops@example.com { allow get: if true; }
+                match /tags/b%20c { allow get: if true; }
+                match /tags/d+e { allow get: if true; }
+                match /files/* { allow get: if true; }
+              }
+            }
+            """)
+        let reader = Documents()
+        #expect(rules.decide(get("admins/ops@example.com"), reader: reader).allowed)
+        #expect(!rules.decide(get("admins/ops"), reader: reader).allowed)
+        #expect(rules.decide(get("tags/b c"), reader: reader).allowed)
+        #expect(!rules.decide(get("tags/b%20c"), reader: reader).allowed)
+        #expect(rules.decide(get("tags/d e"), reader: reader).allowed)
+        #expect(!rules.decide(get("tags/d+e"), reader: reader).allowed)
+        // No `*/` follows, so `/*` is the literal segment `*`, not a comment or a wildcard.
+        #expect(rules.decide(get("files/*"), reader: reader).allowed)
+        #expect(!rules.decide(get("files/x"), reader: reader).allowed)
+    }
 }
 
 /// Hostile rulesets: problems, never a crash or a hang.
