@@ -140,4 +140,6 @@ extension ExprKind {
 public enum PathPart: Sendable {
     case literal(String)
     case interpolated(Expr)
+    /// `{name}` or `{name=**}`, left for `bind`.
+    case capture(String, recursive: Bool)
 }

@@ -132,9 +132,13 @@ final class Evaluator {
             return .map(out)
         case .path(let parts):
             var segments: [String] = []
+            var captures: [Int: String] = [:]
             for part in parts {
                 switch part {
                 case .literal(let s): segments.append(s)
+                case .capture(let name, let recursive):
+                    captures[segments.count] = name
+                    segments.append(recursive ? "{\(name)=**}" : "{\(name)}")
                 case .interpolated(let inner):
                     let v = evaluate(inner, scope)
                     switch v {
@@ -149,7 +153,9 @@ final class Evaluator {
                     }
                 }
             }
-            return .path(RulesPath(segments))
+            var path = RulesPath(segments)
+            path.captures = captures
+            return .path(path)
         case .member(let base, let name):
             let b = evaluate(base, scope)
             return Stdlib.member(b, name)

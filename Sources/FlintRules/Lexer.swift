@@ -37,7 +37,7 @@ struct Lexer {
         lastCommentClose = scalars.indices.dropLast().last { scalars[$0] == "*" && scalars[$0 + 1] == "/" } ?? -1
     }
 
-    private static let symbols = ["==", "!=", "<=", ">=", "&&", "||", "=**", "$(", "<", ">", "=", "!", "+", "-", "*", "/", "%", "(", ")",
+    private static let symbols = ["==", "!=", "<=", ">=", "&&", "||", "$(", "<", ">", "=", "!", "+", "-", "*", "/", "%", "(", ")",
         "[", "]", "{", "}", ",", ".", ":", ";", "?"]
 
     var position: SourcePosition { SourcePosition(line: line, column: column, offset: index) }

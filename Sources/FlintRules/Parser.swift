@@ -24,6 +24,20 @@ struct Parser {
 
     static let namespaces: Set<String> = ["math", "hashing", "timestamp", "duration", "latlng"]
 
+    /// Words the reference's grammar keeps for itself: none names a variable, function,
+    /// parameter, `let` or wildcard, or is called as a method. A field may still be read by one
+    /// (`request.auth.match`).
+    static let reservedWords: Set<String> = [
+        "allow", "arguments", "break", "case", "continue", "default", "deny", "do", "each", "else", "extends", "for",
+        "function", "goto", "if", "import", "in", "is", "let", "match", "not", "package", "return", "rules_version",
+        "service", "switch", "then", "var", "while",
+    ]
+
+    /// What a rule may not define or call: a reserved word or a literal's name.
+    static func isReservedName(_ word: String) -> Bool {
+        reservedWords.contains(word) || word == "true" || word == "false" || word == "null"
+    }
+
     struct Failure: Error {}
 
     /// A `/*` that the lexer read as a path for want of a `*/`.
@@ -77,6 +91,21 @@ struct Parser {
         guard case .identifier(let name) = current.kind else { throw fail("Expected \(what).") }
         _ = advance()
         return name
+    }
+
+    /// A name the rules define: an identifier that is not a reserved word.
+    private mutating func definedName(_ what: String) throws(Failure) -> String {
+        if case .identifier(let name) = current.kind, Self.isReservedName(name) {
+            // Past the word, so that recovery does not read `match` or `allow` as a statement.
+            let failure = reserved(name)
+            _ = advance()
+            throw failure
+        }
+        return try identifier(what)
+    }
+
+    private mutating func reserved(_ word: String, at token: Token? = nil) -> Failure {
+        fail("Unexpected '\(word)': it is a reserved word.", at: token)
     }
 
     /// Skips to just after the next `;` or before the next `}` or statement keyword.
@@ -241,23 +270,35 @@ struct Parser {
         while isSymbol("/") {
             _ = advance()
             if isSymbol("{") {
-                _ = advance()
-                let nameAt = current.start
-                let name = try identifier("a wildcard name")
-                if !names.insert(name).inserted { diagnostics.error("Variable \(name) already exists in the PathTemplate.", at: nameAt) }
-                if isSymbol("=**") {
-                    _ = advance()
-                    segments.append(.recursive(name))
-                } else {
-                    segments.append(.variable(name))
-                }
-                try expect("}", "Expected '}' to close the wildcard.")
+                let (name, recursive) = try capture(&names)
+                segments.append(recursive ? .recursive(name) : .variable(name))
             } else {
                 guard let word = pathWord() else { throw fail("Expected a path segment.") }
                 segments.append(.literal(word))
             }
         }
         return segments
+    }
+
+    /// `{name}`, `{name=*}` (the same) or `{name=**}`, from its `{`: the name, and whether it
+    /// takes any number of segments. Spaces may come between the parts, not between the stars.
+    private mutating func capture(_ names: inout Set<String>) throws(Failure) -> (name: String, recursive: Bool) {
+        _ = advance()
+        let nameAt = current.start
+        let name = try definedName("a wildcard name")
+        if !names.insert(name).inserted { diagnostics.error("Variable \(name) already exists in the PathTemplate.", at: nameAt) }
+        var recursive = false
+        if isSymbol("=") {
+            _ = advance()
+            guard isSymbol("*") else { throw fail("Expected '*' or '**' after '='.") }
+            _ = advance()
+            if isSymbol("*"), current.adjacent {
+                _ = advance()
+                recursive = true
+            }
+        }
+        try expect("}", "Expected '}' to close the wildcard.")
+        return (name, recursive)
     }
 
     /// A bare path segment, as the lexer read it after its `/`.
@@ -271,10 +312,15 @@ struct Parser {
         let start = advance().start
         var methods: [Method] = []
         do throws(Failure) {
+            var first = true
             repeat {
-                if isSymbol(",") { _ = advance() }
+                if !first { _ = advance() }
+                first = false
                 let token = current
-                let name = try identifier("a method (read, write, get, list, create, update, delete)")
+                let what = "a method (read, write, get, list, create, update, delete)"
+                // A reserved word is no name at all there, not an unknown method.
+                if case .identifier(let word) = token.kind, Self.reservedWords.contains(word) { throw fail("Expected \(what).") }
+                let name = try identifier(what)
                 // The reference loads the rest of the statement and warns; the name grants nothing.
                 guard let method = Method(rawValue: name) else {
                     diagnostics.warning("Invalid method name: \(name).", at: token.start, through: token.end.offset)
@@ -319,17 +365,20 @@ struct Parser {
         let start = advance().start
         let nameStart = current.start
         do throws(Failure) {
-            let name = try identifier("a function name")
+            let name = try definedName("a function name")
             try expect("(")
             var parameters: [String] = []
             var parameterPositions: [SourcePosition] = []
             while !isSymbol(")") {
                 let at = current.start
-                let parameter = try identifier("a parameter name")
+                let parameter = try definedName("a parameter name")
                 if parameters.contains(parameter) { diagnostics.error("Variable \(parameter) is already defined.", at: at) }
                 parameters.append(parameter)
                 parameterPositions.append(at)
-                if isSymbol(",") { _ = advance() } else { break }
+                guard isSymbol(",") else { break }
+                _ = advance()
+                // Unlike a call's arguments, parameters take no comma after the last.
+                if isSymbol(")") { throw fail("Expected a parameter name after ','.") }
             }
             try expect(")")
             try expect("{")
@@ -338,7 +387,7 @@ struct Parser {
             while isWord("let") {
                 _ = advance()
                 letPositions.append(current.start)
-                let letName = try identifier("a name after 'let'")
+                let letName = try definedName("a name after 'let'")
                 try expect("=")
                 let value = try expression()
                 try expect(";", "Let assignments must end with ';'.")
@@ -466,8 +515,11 @@ struct Parser {
             if isSymbol(".") {
                 _ = advance()
                 let nameAt = current.start
+                // The two words that open a file are not even field names there.
+                if case .identifier(let word) = current.kind, word == "rules_version" || word == "service" { throw reserved(word) }
                 let name = try identifier("a field or method name after '.'")
                 if isSymbol("(") {
+                    if Self.isReservedName(name) { throw fail("Unexpected '(': '\(name)' is a reserved word and names no method.") }
                     let arguments = try callArguments()
                     if case .identifier(let ns) = e.kind, Self.namespaces.contains(ns) {
                         e = try node(.call(name: ns + "." + name, receiver: nil, arguments: arguments), from: start)
@@ -527,8 +579,8 @@ struct Parser {
             return try node(.bytes(b), from: start)
         case .identifier(let name):
             _ = advance()
+            if Self.reservedWords.contains(name) { throw reserved(name, at: token) }
             switch name {
-            case "let": throw fail("Unexpected 'let'.", at: token)
             case "true": return try node(.bool(true), from: start)
             case "false": return try node(.bool(false), from: start)
             case "null": return try node(.null, from: start)
@@ -581,6 +633,7 @@ struct Parser {
 
     private mutating func pathLiteral(_ start: SourcePosition) throws(Failure) -> Expr {
         var parts: [PathPart] = []
+        var captureNames = Set<String>()
         var first = true
         while isSymbol("/"), first || current.adjacent {
             first = false
@@ -590,6 +643,10 @@ struct Parser {
                 let inner = try expression()
                 try expect(")", "Expected ')' to close '$('.")
                 parts.append(.interpolated(inner))
+            } else if isSymbol("{") {
+                // A capture makes the path a template, as `path('/a/{x}')` is.
+                let (name, recursive) = try capture(&captureNames)
+                parts.append(.capture(name, recursive: recursive))
             } else if let word = pathWord() {
                 parts.append(.literal(word))
             } else {

@@ -206,12 +206,18 @@ private let pathLiterals: [String] = [
     "(/a/**)[1] == '**'", "(/a/b'c)[1] == \"b'c\"", "(/a/b+c)[1] == 'b c'", "(/a/b%20c)[1] == 'b c'", "(/a/b%2Fc)[1] == 'b/c'",
     "(/a/%C3%A9)[1] == 'é'", "(/a/%e9)[1] == '\u{FFFD}'", "(/a/b%41)[1] == 'bA'", "(/a/(b@c))[1] == '(b@c)'", "(/a/(1))[1] == '(1)'",
     "(/a/(b+c))[1] == '(b c)'", "(/a/1.5e3)[1] == '1.5e3'", "(/a/b*/c)[2] == 'c'", "/a/b@c.com == path('/a/b@c.com')",
+    // A capture makes a path literal a template, as `path()` makes one.
+    "(/a/{y}).bind({'y': 'b'}) == /a/b", "(/a/{y=**}/c).bind({'y': /b/d}) == /a/b/d/c", "(/a/{y=*}).bind({'y': 'b'}) == /a/b",
+    "(/a/{ y }/$('c')).bind({'y': 'b'}) == /a/b/c", "string(/a/{y}) == '/a/'", "!(/a/{y} == path('/a/{y}'))", "(/a/{y}).bind({}) == /a",
+    // Reserved words name no variable, but a field may be read by one.
+    "{'match': 1}.match == 1", "{'in': 1}.in == 1", "{'let': 2}.let == 2", "{'null': 2}.null == 2",
 ]
 private let unreadableTemplates: [(String, String?)] = [
     ("path('/a/%2')", "Unable to decode %2 to url. Error: URLDecoder: Incomplete trailing escape (%) pattern"),
     ("path('/a/%%41')", #"Unable to decode %%41 to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - Error at index 0 in: "%4""#),
     ("path('/a/%4z')", #"Unable to decode %4z to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - Error at index 1 in: "4z""#),
     ("path('/a/%-1')", "Unable to decode %-1 to url. Error: URLDecoder: Illegal hex characters in escape (%) pattern - negative value"),
+    ("(/a/{y})[1]", "Variable y is not bound in path template."), ("exists(/databases/x/documents/a/{y})", "Variable y is not bound in path template."),
     ("path('/a/%7Bx%7D').bind({'x': 'b'})", nil), ("(/a/$('{x}')).bind({'x': 'b'})", nil),
     ("path('a/{x}')[0]", "Variable x is not bound in path template."), ("path('a/{x}').x", "Variable x is not bound in path template."),
     ("exists(path('/databases/x/documents/a/{x}'))", "Variable x is not bound in path template."),

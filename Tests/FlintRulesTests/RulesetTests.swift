@@ -249,6 +249,21 @@ struct RulesetTests {
         #expect(!rules.decide(get("tags/b%20c"), reader: reader).allowed)
         #expect(rules.decide(get("tags/d e"), reader: reader).allowed)
         #expect(!rules.decide(get("tags/d+e"), reader: reader).allowed)
+        // `{x=*}` is `{x}`, and spaces may part `=` from `**`.
+        let wildcards = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /a/{b=*} { allow get: if b == 'x'; }
+                match /c/{d = **} { allow get: if d == /e/f; }
+              }
+            }
+            """)
+        #expect(wildcards.decide(get("a/x"), reader: reader).allowed)
+        #expect(!wildcards.decide(get("a/y"), reader: reader).allowed)
+        #expect(!wildcards.decide(get("a/x/s/t"), reader: reader).allowed)
+        #expect(wildcards.decide(get("c/e/f"), reader: reader).allowed)
+        #expect(!wildcards.decide(get("c/e/g"), reader: reader).allowed)
         // No `*/` follows, so `/*` is the literal segment `*`, not a comment or a wildcard.
         #expect(rules.decide(get("files/*"), reader: reader).allowed)
         #expect(!rules.decide(get("files/x"), reader: reader).allowed)
