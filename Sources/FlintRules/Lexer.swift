@@ -106,18 +106,23 @@ struct Lexer {
         (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_"
     }
 
+    /// Names may hold `$` anywhere, as on the reference: `a$()` calls `a$`. A `$(` opens an
+    /// interpolation only where no name goes on.
+    private static func isIdentifierCharacter(_ c: Unicode.Scalar) -> Bool { isIdentifierStart(c) || isDigit(c) || c == "$" }
+
     private static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
 
     private mutating func next() -> Token.Kind? {
         let start = position
         let c = peek()!
-        if Self.isIdentifierStart(c) {
+        // A lone `$` is no name (`$$` is).
+        if Self.isIdentifierStart(c) || (c == "$" && peek(1) != "(" && peek(1).map(Self.isIdentifierCharacter) == true) {
             if c == "b", let q = peek(1), q == "'" || q == "\"" {
                 _ = advance()
                 return bytesLiteral(start)
             }
             var name = ""
-            while let d = peek(), Self.isIdentifierStart(d) || Self.isDigit(d) { name.unicodeScalars.append(advance()) }
+            while let d = peek(), Self.isIdentifierCharacter(d) { name.unicodeScalars.append(advance()) }
             return .identifier(name)
         }
         if Self.isDigit(c) || (c == "." && peek(1).map(Self.isDigit) == true) { return number(start) }

@@ -90,10 +90,6 @@ struct RulesSyntaxFuzzDifferentialTests {
             // Flint refuses a service other than cloud.firestore, which the reference loads and
             // then matches nothing of (docs/security-rules.md).
             if errors.contains(where: { $0.message.hasPrefix("Unsupported service") || $0.message == "Expected a service name." }) { continue }
-            // The reference also loads a name directly followed by `$(` (`f$()`, an error when
-            // evaluated), which Flint refuses (docs/security-rules.md).
-            let tokens = Self.tokens(mutant)
-            if zip(tokens, tokens.dropFirst()).contains(where: { $1 == "$(" && ($0.last?.isLetter == true || $0.last?.isNumber == true || $0.last == "_") }) { continue }
             let (referenceLoaded, problems) = try await RulesDifferential.referenceRefusal(mutant, project: "flint-syntax-fuzz", on: reference)
             #expect(
                 errors.isEmpty == referenceLoaded,

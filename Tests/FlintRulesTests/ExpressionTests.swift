@@ -211,6 +211,8 @@ private let pathLiterals: [String] = [
     "(/a/{ y }/$('c')).bind({'y': 'b'}) == /a/b/c", "string(/a/{y}) == '/a/'", "!(/a/{y} == path('/a/{y}'))", "(/a/{y}).bind({}) == /a",
     // Reserved words name no variable, but a field may be read by one.
     "{'match': 1}.match == 1", "{'in': 1}.in == 1", "{'let': 2}.let == 2", "{'null': 2}.null == 2",
+    // Names may hold `$`.
+    "{'a$': 1}.a$ == 1", "{'$$': 1}.$$ == 1",
 ]
 private let unreadableTemplates: [(String, String?)] = [
     ("path('/a/%2')", "Unable to decode %2 to url. Error: URLDecoder: Incomplete trailing escape (%) pattern"),

@@ -230,6 +230,20 @@ struct RulesetTests {
         #expect(warnings == ["9:14: warning: Unused function: later."])
     }
 
+    @Test func namesMayHoldDollarSigns() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                function f$($x) { let $y = $x; return $y == 1; }
+                match /a/{b$} { allow get: if f$(1) && b$ == 'x'; }
+              }
+            }
+            """)
+        #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
+        #expect(!rules.decide(get("a/y"), reader: Documents()).allowed)
+    }
+
     @Test func literalMatchSegmentsAreURLDecodedAsTheReferenceReadsThem() throws {
         let rules = try compile("""
             rules_version = '2';
