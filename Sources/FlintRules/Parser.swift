@@ -104,6 +104,14 @@ struct Parser {
         return try identifier(what)
     }
 
+    /// A name that binds a value (a parameter, a `let`, a capture): nor may it be a package's.
+    private mutating func variableName(_ what: String) throws(Failure) -> String {
+        let at = current.start
+        let name = try definedName(what)
+        if Self.namespaces.contains(name) { diagnostics.error("\(name) is a package and cannot be used as variable name.", at: at) }
+        return name
+    }
+
     private mutating func reserved(_ word: String, at token: Token? = nil) -> Failure {
         fail("Unexpected '\(word)': it is a reserved word.", at: token)
     }
@@ -285,7 +293,7 @@ struct Parser {
     private mutating func capture(_ names: inout Set<String>) throws(Failure) -> (name: String, recursive: Bool) {
         _ = advance()
         let nameAt = current.start
-        let name = try definedName("a wildcard name")
+        let name = try variableName("a wildcard name")
         if !names.insert(name).inserted { diagnostics.error("Variable \(name) already exists in the PathTemplate.", at: nameAt) }
         var recursive = false
         if isSymbol("=") {
@@ -371,7 +379,7 @@ struct Parser {
             var parameterPositions: [SourcePosition] = []
             while !isSymbol(")") {
                 let at = current.start
-                let parameter = try definedName("a parameter name")
+                let parameter = try variableName("a parameter name")
                 if parameters.contains(parameter) { diagnostics.error("Variable \(parameter) is already defined.", at: at) }
                 parameters.append(parameter)
                 parameterPositions.append(at)
@@ -387,7 +395,7 @@ struct Parser {
             while isWord("let") {
                 _ = advance()
                 letPositions.append(current.start)
-                let letName = try definedName("a name after 'let'")
+                let letName = try variableName("a name after 'let'")
                 try expect("=")
                 let value = try expression()
                 try expect(";", "Let assignments must end with ';'.")

@@ -31,6 +31,8 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b=} { allow read: if true; }"), "4:17: error: Expected '*' or '**' after '='."),
     (wrap("    match /a/{b} { allow read: if (/c/{d}/{d}) != null; }"), "4:44: error: Variable d already exists in the PathTemplate."),
     (wrap("    match /a/{b} { allow read: if $ == 1; }"), "4:35: error: Unexpected character '$'."),
+    (wrap("    function f(math) { return true; }"), "4:16: error: math is a package and cannot be used as variable name."),
+    (wrap("    match /a/{timestamp} { allow read: if true; }"), "4:15: error: timestamp is a package and cannot be used as variable name."),
     (wrap("    function f(a, ) { return true; }"), "4:19: error: Expected a parameter name after ','."),
     (wrap("    match /a/{b} { allow , write: if true; }"), "4:26: error: Expected a method (read, write, get, list, create, update, delete)."),
     (wrap("    match /a/{b} { allow read, in: if true; }"), "4:32: error: Expected a method (read, write, get, list, create, update, delete)."),
