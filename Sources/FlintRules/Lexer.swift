@@ -102,7 +102,7 @@ struct Lexer {
         return skipped
     }
 
-    private static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
+    static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
         (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_"
     }
 
@@ -110,7 +110,7 @@ struct Lexer {
     /// interpolation only where no name goes on.
     private static func isIdentifierCharacter(_ c: Unicode.Scalar) -> Bool { isIdentifierStart(c) || isDigit(c) || c == "$" }
 
-    private static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+    static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
 
     private mutating func next() -> Token.Kind? {
         let start = position
@@ -136,24 +136,29 @@ struct Lexer {
         return nil
     }
 
-    /// Characters of a bare path segment, as the reference reads them; `%` only before two hex
-    /// digits, so `/a/b%2` is `/a/b` modulo 2.
-    private func isSegmentCharacter(at offset: Int) -> Bool {
-        guard let c = peek(offset) else { return false }
-        if Self.isIdentifierStart(c) || Self.isDigit(c) { return true }
-        if c == "%" { return [1, 2].allSatisfy { peek(offset + $0)?.properties.isASCIIHexDigit == true } }
-        return "-.~@:&*'+".unicodeScalars.contains(c)
+    /// How many characters of `scalars` from `start` make a bare path segment as the reference
+    /// reads them: a run of letters, digits, `_ - . ~ @ : & * ' +` and `%XX`, or one such run in
+    /// parentheses (`(default)`). A `%` goes only before two hex digits, so `/a/b%2` is `/a/b`
+    /// modulo 2. Zero when none starts there.
+    static func segmentLength(_ scalars: [Unicode.Scalar], from start: Int) -> Int {
+        func at(_ i: Int) -> Unicode.Scalar? { start + i < scalars.count ? scalars[start + i] : nil }
+        func isSegmentCharacter(_ i: Int) -> Bool {
+            guard let c = at(i) else { return false }
+            if isIdentifierStart(c) || isDigit(c) { return true }
+            if c == "%" { return [1, 2].allSatisfy { at(i + $0)?.properties.isASCIIHexDigit == true } }
+            return "-.~@:&*'+".unicodeScalars.contains(c)
+        }
+        let parenthesized = at(0) == "("
+        var length = parenthesized ? 1 : 0
+        while isSegmentCharacter(length) { length += at(length) == "%" ? 3 : 1 }
+        guard parenthesized else { return length }
+        return length > 1 && at(length) == ")" ? length + 1 : 0
     }
 
-    /// The segment after a `/` with nothing between: a run of segment characters, or one in
-    /// parentheses (`(default)`), URL-decoded. Nil, consuming nothing, when none follows.
+    /// The segment after a `/` with nothing between, URL-decoded; nil, consuming nothing, when
+    /// none follows.
     private mutating func pathSegment() -> Token.Kind? {
-        var length = peek() == "(" ? 1 : 0
-        while isSegmentCharacter(at: length) { length += peek(length) == "%" ? 3 : 1 }
-        if peek() == "(" {
-            guard length > 1, peek(length) == ")" else { return nil }
-            length += 1
-        }
+        let length = Self.segmentLength(scalars, from: index)
         guard length > 0 else { return nil }
         var raw = ""
         for _ in 0..<length { raw.unicodeScalars.append(advance()) }

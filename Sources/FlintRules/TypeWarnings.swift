@@ -493,8 +493,9 @@ struct TypeWarnings {
         case .path(let parts):
             // The slash and the first segment.
             let start = inner ?? ranges[e.id].start
-            guard case .literal(let first)? = parts.first else { return (start, start.offset) }
-            return (start, start.offset + first.unicodeScalars.count)
+            guard case .literal? = parts.first else { return (start, start.offset) }
+            // As written: `%41` is three characters there.
+            return (start, start.offset + Lexer.segmentLength(source, from: start.offset + 1))
         case .member(let base, _), .index(let base, _): return anchor(base, unwrapped: unwrapped)
         // A slice is named at the start of what it slices: the first name of a chain of members
         // and calls, or the first parenthesis around it.

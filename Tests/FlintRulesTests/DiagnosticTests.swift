@@ -170,6 +170,16 @@ struct DiagnosticTests {
         #expect(found.contains(expected), "\(expected) not in \(found)")
     }
 
+    /// A type warning on a path literal spans its slash and first segment as written, so an
+    /// escape counts three characters (the reference's 111–115 for this line's `/a%41`).
+    @Test func aPathWarningSpansItsFirstSegmentAsWritten() throws {
+        let source = "rules_version = '2';\nservice cloud.firestore { match /databases/{db}/documents {\nmatch /a/{b} { allow read: if /a%41/b; }\n} }"
+        let warning = try #require(Ruleset.compile(source).diagnostics.first { $0.severity == .warning })
+        #expect(warning.message == "Invalid type. Permission statements expect a boolean value. Received one of [path].")
+        #expect(warning.position.offset == 111)
+        #expect(warning.endOffset == 115)
+    }
+
     /// Every error of a ruleset whose functions call each other, exactly as the reference
     /// listed them: each cycle once, found from the first function declared, and a call
     /// resolved only where its function can see the callee.
