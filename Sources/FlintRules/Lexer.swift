@@ -132,7 +132,7 @@ struct Lexer {
             return .symbol(symbol)
         }
         _ = advance()
-        diagnostics.error("Unexpected character '\(c)'.", at: start)
+        diagnostics.error("Unexpected character \(Self.visible(c)).", at: start)
         return nil
     }
 
@@ -164,6 +164,18 @@ struct Lexer {
         for _ in 0..<length { raw.unicodeScalars.append(advance()) }
         // Only whole `%XX` escapes were taken, so decoding cannot fail.
         return .pathSegment((try? RulesPath.urlDecoded(raw).get()) ?? raw)
+    }
+
+    /// A character for a message: quoted, or by code point when it would not show (a byte
+    /// order mark, a control character, a non-breaking space).
+    static func visible(_ c: Unicode.Scalar) -> String {
+        switch c.properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate:
+            let name = c.value == 0xFEFF ? " (a byte order mark)" : ""
+            return "U+" + String(c.value, radix: 16, uppercase: true).leftPadded(to: 4) + name
+        default:
+            return "'\(c)'"
+        }
     }
 
     private func matches(_ symbol: String) -> Bool {
@@ -275,4 +287,8 @@ struct Lexer {
         }
         return .bytes(out)
     }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

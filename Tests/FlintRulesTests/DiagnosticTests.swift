@@ -31,6 +31,8 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b=} { allow read: if true; }"), "4:17: error: Expected '*' or '**' after '='."),
     (wrap("    match /a/{b} { allow read: if (/c/{d}/{d}) != null; }"), "4:44: error: Variable d already exists in the PathTemplate."),
     (wrap("    match /a/{b} { allow read: if $ == 1; }"), "4:35: error: Unexpected character '$'."),
+    ("\u{FEFF}" + wrap("    match /a/{b} { allow read: if true; }"), "1:1: error: Unexpected character U+FEFF (a byte order mark)."),
+    (wrap("    match /a/{b} { allow read: if\u{A0}true; }"), "4:34: error: Unexpected character U+00A0."),
     (wrap("    function f(math) { return true; }"), "4:16: error: math is a package and cannot be used as variable name."),
     (wrap("    match /a/{timestamp} { allow read: if true; }"), "4:15: error: timestamp is a package and cannot be used as variable name."),
     (wrap("    function f(a, ) { return true; }"), "4:19: error: Expected a parameter name after ','."),
