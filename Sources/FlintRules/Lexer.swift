@@ -117,7 +117,7 @@ struct Lexer {
         let c = peek()!
         // A lone `$` is no name (`$$` is).
         if Self.isIdentifierStart(c) || (c == "$" && peek(1) != "(" && peek(1).map(Self.isIdentifierCharacter) == true) {
-            if c == "b", let q = peek(1), q == "'" || q == "\"" {
+            if c == "b" || c == "B", let q = peek(1), q == "'" || q == "\"" {
                 _ = advance()
                 return bytesLiteral(start)
             }
@@ -261,7 +261,19 @@ struct Lexer {
             if let rest = digits(2, radix: 8, { $0 >= "0" && $0 <= "7" }), e.value <= 0x33 { return (e.value - 0x30) << 6 | rest }
             diagnostics.error("Invalid octal escape: three octal digits up to \\377 expected.", at: escapeAt)
         case "u" where allowingUnicode:
-            if let v = digits(4, radix: 16, \.properties.isASCIIHexDigit), Unicode.Scalar(v) != nil { return v }
+            if let v = digits(4, radix: 16, \.properties.isASCIIHexDigit) {
+                guard (0xD800...0xDFFF).contains(v) else { return v }
+                // Strings there are UTF-16: a high and a low surrogate escaped one after the
+                // other make one character; a surrogate alone stands as U+FFFD here.
+                let low = (2..<6).compactMap { peek($0) }
+                if v < 0xDC00, peek() == "\\", peek(1) == "u", low.count == 4, low.allSatisfy(\.properties.isASCIIHexDigit),
+                    let l = UInt32(String(String.UnicodeScalarView(low)), radix: 16), (0xDC00...0xDFFF).contains(l)
+                {
+                    for _ in 0..<6 { _ = advance() }
+                    return 0x10000 + ((v - 0xD800) << 10) + (l - 0xDC00)
+                }
+                return 0xFFFD
+            }
             diagnostics.error("Invalid \\u escape: four hex digits expected.", at: escapeAt)
         default:
             diagnostics.error("Invalid escape sequence '\\\(e)'.", at: escapeAt)

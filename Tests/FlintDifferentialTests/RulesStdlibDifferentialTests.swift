@@ -316,6 +316,7 @@ struct RulesStdlibDifferentialTests {
         #"(/a/b'c)[1] == "b'c""#, #"(/a/b+c)[1] == 'b c'"#, #"(/a/b%20c)[1] == 'b c'"#, #"(/a/b%2Fc)[1] == 'b/c'"#,
         #"(/a/%C3%A9)[1] == 'é'"#, #"(/a/(b@c))[1] == '(b@c)'"#, #"(/a/(1))[1] == '(1)'"#, #"(/a/b%41)[1] == 'bA'"#,
         #"{'match': 1}.match == 1"#, #"{'in': 1}.in == 1"#, #"{'each': 2}.each == 2"#,
+        #"B'x' == b'x'"#, #"'\uD83D\uDE00' == '😀'"#, #"'\uD83D'.size() == 1"#, #"'a\uDE00b'.size() == 3"#,
         #"(/a/{y}).bind({'y': 'b'}) == /a/b"#, #"(/a/{y=**}/c).bind({'y': /b/d}) == /a/b/d/c"#, #"(/a/{y=*}).bind({'y': 'b'}) == /a/b"#,
         #"string(/a/{y}) == '/a/'"#, #"(/a/{y})[1] == '{y}'"#, #"(/a/{y}).bind({'y': 'b', 'z': 'c'}) == /a/b"#,
         #"path('/databases/' + database + '/documents/x/y') == /databases/$(database)/documents/x/y"#,

@@ -211,6 +211,8 @@ private let pathLiterals: [String] = [
     "(/a/{ y }/$('c')).bind({'y': 'b'}) == /a/b/c", "string(/a/{y}) == '/a/'", "!(/a/{y} == path('/a/{y}'))", "(/a/{y}).bind({}) == /a",
     // Reserved words name no variable, but a field may be read by one.
     "{'match': 1}.match == 1", "{'in': 1}.in == 1", "{'let': 2}.let == 2", "{'null': 2}.null == 2",
+    // `B'…'` is bytes, and escaped surrogates pair up as in the reference's UTF-16 strings.
+    "B'x' == b'x'", "'\\uD83D\\uDE00' == '😀'", "'\\ud83d\\ude00' == '😀'", "'\\uD83D'.size() == 1", "'\\uD83D\\u0041'.size() == 2",
     // Names may hold `$`.
     "{'a$': 1}.a$ == 1", "{'$$': 1}.$$ == 1",
 ]
