@@ -34,7 +34,12 @@ struct ListenSession: Sendable {
                 }
                 try await Self.apply(first, name, db, stream, auth())
                 while let next = try await iterator.next() { try await Self.apply(next, name, db, stream, auth()) }
-                group.cancelAll()
+                // The client has stopped sending. What its requests produced still goes out,
+                // as on the reference (a target refused just before a half-close is reported):
+                // the sender stops once it has sent what is queued. A client that has gone
+                // cannot take it, which is no error.
+                await db.endWatchSignal(stream)
+                while (try? await group.next()) != nil {}
             }
         } catch {
             await db.closeWatch(stream)

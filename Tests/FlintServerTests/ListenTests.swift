@@ -114,6 +114,24 @@ struct ListenTests {
         _ = try await firestore.commit(commit)
     }
 
+    /// What a client's requests produced still reaches it after it half-closes, as on the
+    /// reference: here a target refused for its parent.
+    @Test func aTargetRefusedJustBeforeAHalfCloseIsStillReported() async throws {
+        try await GRPCTests.withFlint { firestore, _ in
+            var bad = Self.queryTarget(7, "c")
+            bad.addTarget.query.parent = GRPCTests.database + "/documnts"
+            let request = bad
+            let received = try await firestore.listen(requestProducer: { writer in
+                try await writer.write(request)
+            }) { response in
+                var out: [String] = []
+                for try await m in response.messages { out.append(summary(m)) }
+                return out
+            }
+            #expect(received == ["ADD [7]", "REMOVE [7] 3"])
+        }
+    }
+
     @Test func changesArriveAsTheyCommitAndTargetsComeAndGo() async throws {
         try await GRPCTests.withFlint { firestore, _ in
             try await Self.commit(firestore, [GRPCTests.write("c/a", ["n": GRPCTests.int(1)])])

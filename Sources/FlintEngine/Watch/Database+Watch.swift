@@ -22,6 +22,12 @@ extension Database {
         watch.streams.removeValue(forKey: id)?.signal.finish()
     }
 
+    /// Ends the stream's signal once what is already signalled has been taken: its sender then
+    /// stops without losing the events queued so far (its client has stopped sending).
+    public func endWatchSignal(_ id: WatchStreamID) {
+        watch.streams[id]?.signal.finish()
+    }
+
     /// Adds a target; its initial results follow with the next delivery. An id in use ends the
     /// stream (the error is thrown); an invalid query, or one the rules deny to `auth`, is the
     /// target's failure and is reported on the stream as its removal with the error as cause.
