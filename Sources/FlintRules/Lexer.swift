@@ -102,7 +102,7 @@ struct Lexer {
         return skipped
     }
 
-    static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
+    private static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
         (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_"
     }
 
@@ -110,7 +110,7 @@ struct Lexer {
     /// interpolation only where no name goes on.
     private static func isIdentifierCharacter(_ c: Unicode.Scalar) -> Bool { isIdentifierStart(c) || isDigit(c) || c == "$" }
 
-    static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+    private static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
 
     private mutating func next() -> Token.Kind? {
         let start = position
