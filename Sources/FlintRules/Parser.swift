@@ -327,10 +327,11 @@ struct Parser {
                 let token = current
                 let what = "a method (read, write, get, list, create, update, delete)"
                 // A reserved word is no name at all there, not an unknown method.
-                if case .identifier(let word) = token.kind, Self.reservedWords.contains(word) { throw fail("Expected \(what).") }
+                if case .identifier(let word) = token.kind, Self.isReservedName(word) { throw fail("Expected \(what).") }
                 let name = try identifier(what)
-                // The reference loads the rest of the statement and warns; the name grants nothing.
-                guard let method = Method(rawValue: name) else {
+                // Case does not matter (`allow Read` grants reads, as on the reference). Another
+                // name loads with a warning and grants nothing.
+                guard let method = Method(rawValue: name.lowercased()) else {
                     diagnostics.warning("Invalid method name: \(name).", at: token.start, through: token.end.offset)
                     continue
                 }

@@ -122,4 +122,21 @@ struct RulesSyntaxFuzzDifferentialTests {
         // Both verdicts occur often enough to mean something.
         #expect(loaded >= 40 && refused >= 100, "\(loaded) loaded, \(refused) refused")
     }
+
+    /// Method names after `allow` in any case: which of them grant a get, on both.
+    @Test func methodNamesGrantTheSameOnBoth() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential method-name check skipped")
+            return
+        }
+        defer { reference.stop() }
+        let methods = ["Read", "READ", "GeT", "wRite", "List", "get", "Gets"]
+        let project = "flint-method-names"
+        let source = RulesDifferential.ruleset(methods.enumerated().map { i, m in "match /m\(i)/{d} { allow \(m): if true; }" })
+        let database = try await RulesDifferential.load(source, project: project, on: reference)
+        let collections = methods.indices.map { "m\($0)" }
+        let answer = try await RulesDifferential.gets(in: collections, at: "x", project: project, database: database, on: reference)
+        #expect(answer.flint == answer.reference)
+        #expect(answer.reference == ["m0", "m1", "m2", "m5"])
+    }
 }

@@ -37,6 +37,7 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{timestamp} { allow read: if true; }"), "4:15: error: timestamp is a package and cannot be used as variable name."),
     (wrap("    function f(a, ) { return true; }"), "4:19: error: Expected a parameter name after ','."),
     (wrap("    match /a/{b} { allow , write: if true; }"), "4:26: error: Expected a method (read, write, get, list, create, update, delete)."),
+    (wrap("    match /a/{b} { allow true: if true; }"), "4:26: error: Expected a method (read, write, get, list, create, update, delete)."),
     (wrap("    match /a/{b} { allow read, in: if true; }"), "4:32: error: Expected a method (read, write, get, list, create, update, delete)."),
     (wrap("    match /a/{b} { allow read: if /* open"), "4:35: error: Unterminated comment: with no '*/' after it, '/*' starts a path."),
     (wrap("    match /a/{b} { }"), "4:20: error: The 'match' body must contain at least one declaration."),

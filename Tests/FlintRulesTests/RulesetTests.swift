@@ -230,6 +230,24 @@ struct RulesetTests {
         #expect(warnings == ["9:14: warning: Unused function: later."])
     }
 
+    @Test func methodNamesAreReadWithoutRegardToCase() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /a/{b} { allow Read: if true; }
+                match /c/{d} { allow GET: if true; }
+              }
+            }
+            """)
+        #expect(Ruleset.compile(rules.source).diagnostics.isEmpty)
+        #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
+        #expect(rules.decide(get("c/x"), reader: Documents()).allowed)
+        var create = get("c/x")
+        create.method = .create
+        #expect(!rules.decide(create, reader: Documents()).allowed)
+    }
+
     @Test func namesMayHoldDollarSigns() throws {
         let rules = try compile("""
             rules_version = '2';
