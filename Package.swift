@@ -11,6 +11,12 @@ let package = Package(
         .library(name: "FlintEngine", targets: ["FlintEngine"]),
         .library(name: "FlintRulesTesting", targets: ["FlintRulesTesting"]),
         .library(name: "FlintFirestore", targets: ["FlintFirestore"]),
+        // For the fuzz targets in fuzz/, a package of their own.
+        .library(name: "FlintModel", targets: ["FlintModel"]),
+        .library(name: "FlintRules", targets: ["FlintRules"]),
+        .library(name: "FlintWire", targets: ["FlintWire"]),
+        .library(name: "FlintProto", targets: ["FlintProto"]),
+        .library(name: "FlintServer", targets: ["FlintServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
