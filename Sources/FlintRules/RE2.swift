@@ -306,8 +306,9 @@ public struct RE2: Sendable {
                     break
                 }
                 first = false
-                if c == "[", peek(1) == ":" {
-                    set.predicates.append(try posixClass())
+                // `[:` opens a named class only when `:]` follows somewhere; else `[` is itself.
+                if c == "[", peek(1) == ":", let end = posixClassEnd() {
+                    set.predicates.append(try posixClass(through: end))
                     continue
                 }
                 var low: Unicode.Scalar
@@ -347,7 +348,20 @@ public struct RE2: Sendable {
             return set
         }
 
-        mutating func posixClass() throws(SyntaxError) -> @Sendable (Unicode.Scalar) -> Bool {
+        /// Where the `:]` closing a `[:` at `i` starts: the first one, even past a `]`, and even
+        /// sharing the colon of `[:` (so `[:]` is a class with no name, an error), as in RE2.
+        func posixClassEnd() -> Int? {
+            var j = i + 1
+            while j + 1 < s.count {
+                if s[j] == ":", s[j + 1] == "]" { return j }
+                j += 1
+            }
+            return nil
+        }
+
+        /// The named class from `[:` at `i` to the `:]` at `end`; everything between is its name.
+        mutating func posixClass(through end: Int) throws(SyntaxError) -> @Sendable (Unicode.Scalar) -> Bool {
+            guard end > i + 1 else { throw SyntaxError(message: "invalid character class range: [:]") }
             i += 2
             var negate = false
             if peek() == "^" {
@@ -355,11 +369,10 @@ public struct RE2: Sendable {
                 i += 1
             }
             var name = ""
-            while let d = peek(), d != ":" {
-                name.unicodeScalars.append(d)
+            while i < end {
+                name.unicodeScalars.append(s[i])
                 i += 1
             }
-            guard peek() == ":", peek(1) == "]" else { throw SyntaxError(message: "invalid character class") }
             i += 2
             let test: @Sendable (Unicode.Scalar) -> Bool
             switch name {
@@ -377,7 +390,7 @@ public struct RE2: Sendable {
             case "print": test = { $0.value >= 0x20 && $0.value < 0x7F }
             case "graph": test = { $0.value > 0x20 && $0.value < 0x7F }
             case "ascii": test = { $0.isASCII }
-            default: throw SyntaxError(message: "invalid character class range: [:\(name):]")
+            default: throw SyntaxError(message: "invalid character class range: [:\(negate ? "^" : "")\(name):]")
             }
             guard negate else { return test }
             let negated: @Sendable (Unicode.Scalar) -> Bool = { !test($0) }

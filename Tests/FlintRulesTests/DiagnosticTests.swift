@@ -127,6 +127,10 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b} { allow read: if 1 is bogus; }"), "4:45: error: An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff"),
     (wrap("    match /a/{b} { allow read: if 1 is null; }"), "4:40: error: mismatched input 'null' expecting IDENTIFIER"),
     (wrap("    match /a/{b} { allow read: if b.matches('a\\\\1'); }"), "4:45: error: Invalid regular expression 'a\\1': invalid escape sequence: backreferences are not supported (\\1)."),
+    // A named class runs to the first `:]`, even past a `]` or sharing the colon of `[:`.
+    (wrap("    match /a/{b} { allow read: if b.matches('[[:]]'); }"), "4:45: error: Invalid regular expression '[[:]]': invalid character class range: [:]."),
+    (wrap("    match /a/{b} { allow read: if b.matches('[[:a]x:]'); }"), "4:45: error: Invalid regular expression '[[:a]x:]': invalid character class range: [:a]x:]."),
+    (wrap("    match /a/{b} { allow read: if b.matches('[[:^foo:]]'); }"), "4:45: error: Invalid regular expression '[[:^foo:]]': invalid character class range: [:^foo:]."),
     (wrap(String(repeating: "    match /a/{b} {\n", count: 11) + "      allow read;\n" + String(repeating: "    }\n", count: 11)), "14:5: error: Too many nested match blocks (at most 10)."),
     // Types known from the source alone: warnings, at the positions the reference gives.
     (wrap("    match /q/{d=**} { allow read: if d == 'x'; }"), "4:40: warning: The sub-expressions are not comparable, so this comparison will always return false."),

@@ -33,6 +33,9 @@ private let truths: [String] = [
     "!('hello world'.matches('world'))", "'hello world'.matches('.*world')", "'ABC'.matches('(?i)abc')",
     "!('a\\nb'.matches('a.b'))", "'a\\nb'.matches('(?s)a.b')", "'user@acme.com'.matches('.*@acme\\\\.com')",
     "'héllo'.matches('\\\\p{L}+')", "'ab1'.matches('[[:alpha:]]+[0-9]')", "'aaa'.matches('a{2,3}')", "!('aaaa'.matches('a{2,3}'))",
+    // `[:` with no `:]` after it is no named class: `[` and `:` are themselves, as in RE2.
+    "'a'.matches('[[:a]')", "'['.matches('[[:a]')", "':'.matches('[[:a]')", "'a'.matches('[[:alpha]')", "'a]'.matches('[[:a]]')",
+    "!(']'.matches('[[:a]]'))", "'[:a'.matches('[[:a]+')", "!('a'.matches('[[:^]'))", "'5'.matches('[a[:digit:]b]')",
     "'abc'.replace('(a)(b)', '$2$1') == 'bac'", "'a'.replace('a', '$0$0') == 'aa'", "'foo@test.com'.replace('.', '-') == '------------'",
     "'a/b/c'.split('/') == ['a', 'b', 'c']", "'a'.split(',') == ['a']",
     "string(2.0) == '2.0'", "string(null) == 'null'", "string(path('/a/b')) == '/a/b'", "string(true) == 'true'", "string(7) == '7'",
