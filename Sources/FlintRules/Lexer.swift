@@ -78,7 +78,8 @@ struct Lexer {
     private mutating func skipTrivia() -> Bool {
         var skipped = false
         while let c = peek() {
-            if c == " " || c == "\t" || c == "\n" || c == "\r" {
+            // A form feed is a space too, as on the reference; a vertical tab is not.
+            if c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" {
                 _ = advance()
             } else if c == "/", peek(1) == "/" {
                 while let d = peek(), d != "\n" { _ = advance() }
@@ -220,6 +221,7 @@ struct Lexer {
                 diagnostics.error("Unterminated string literal.", at: start)
                 return out
             }
+            if refusedRaw(c) { continue }
             _ = advance()
             if c == quote { break }
             guard c == "\\" else {
@@ -230,6 +232,16 @@ struct Lexer {
             out.unicodeScalars.append(scalar)
         }
         return out
+    }
+
+    /// Reports and skips a backspace, form feed or carriage return written as itself in a
+    /// quoted literal, which the reference refuses there; each has its escape.
+    private mutating func refusedRaw(_ c: Unicode.Scalar) -> Bool {
+        let escapes: [Unicode.Scalar: String] = ["\u{08}": "\\b", "\u{0C}": "\\f", "\r": "\\r"]
+        guard let escaped = escapes[c] else { return false }
+        diagnostics.error("\(Self.visible(c)) cannot stand in a quoted literal; write \(escaped).", at: position)
+        _ = advance()
+        return true
     }
 
     /// The character an escape after a backslash stands for, as the reference reads them in
@@ -289,6 +301,7 @@ struct Lexer {
                 diagnostics.error("Unterminated bytes literal.", at: start)
                 return .bytes(out)
             }
+            if refusedRaw(c) { continue }
             _ = advance()
             if c == quote { break }
             guard c == "\\" else {

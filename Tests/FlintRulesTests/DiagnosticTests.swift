@@ -127,6 +127,10 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b} { allow read: if 1 is bogus; }"), "4:45: error: An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,constraint,duration,float,int,latlng,list,vector,set,number,map,string,timestamp,path,map_diff"),
     (wrap("    match /a/{b} { allow read: if 1 is null; }"), "4:40: error: mismatched input 'null' expecting IDENTIFIER"),
     (wrap("    match /a/{b} { allow read: if b.matches('a\\\\1'); }"), "4:45: error: Invalid regular expression 'a\\1': invalid escape sequence: backreferences are not supported (\\1)."),
+    // A backspace, form feed or carriage return stands in quotes only as its escape.
+    (wrap("    match /a/{b} { allow read: if 'a\u{08}b' == b; }"), "4:37: error: U+0008 cannot stand in a quoted literal; write \\b."),
+    (wrap("    match /a/{b} { allow read: if b'a\u{0C}' == b; }"), "4:38: error: U+000C cannot stand in a quoted literal; write \\f."),
+    (wrap("    match /a/{b} { allow read: if \"\r\" == b; }"), "4:36: error: U+000D cannot stand in a quoted literal; write \\r."),
     // A named class runs to the first `:]`, even past a `]` or sharing the colon of `[:`.
     (wrap("    match /a/{b} { allow read: if b.matches('[[:]]'); }"), "4:45: error: Invalid regular expression '[[:]]': invalid character class range: [:]."),
     (wrap("    match /a/{b} { allow read: if b.matches('[[:a]x:]'); }"), "4:45: error: Invalid regular expression '[[:a]x:]': invalid character class range: [:a]x:]."),

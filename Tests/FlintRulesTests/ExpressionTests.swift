@@ -33,6 +33,8 @@ private let truths: [String] = [
     "!('hello world'.matches('world'))", "'hello world'.matches('.*world')", "'ABC'.matches('(?i)abc')",
     "!('a\\nb'.matches('a.b'))", "'a\\nb'.matches('(?s)a.b')", "'user@acme.com'.matches('.*@acme\\\\.com')",
     "'héllo'.matches('\\\\p{L}+')", "'ab1'.matches('[[:alpha:]]+[0-9]')", "'aaa'.matches('a{2,3}')", "!('aaaa'.matches('a{2,3}'))",
+    // A form feed separates tokens as a space does.
+    "1 ==\u{0C}1",
     // `[:` with no `:]` after it is no named class: `[` and `:` are themselves, as in RE2.
     "'a'.matches('[[:a]')", "'['.matches('[[:a]')", "':'.matches('[[:a]')", "'a'.matches('[[:alpha]')", "'a]'.matches('[[:a]]')",
     "!(']'.matches('[[:a]]'))", "'[:a'.matches('[[:a]+')", "!('a'.matches('[[:^]'))", "'5'.matches('[a[:digit:]b]')",
