@@ -65,8 +65,10 @@ public struct RE2: Sendable {
     // MARK: - Compiling
 
     public init(_ pattern: String) throws(SyntaxError) {
-        var parser = RegexParser(Self.unquoted(Array(pattern.unicodeScalars)))
+        let scalars = Array(pattern.unicodeScalars)
+        var parser = RegexParser(Self.unquoted(scalars))
         let node = try parser.parseAll()
+        try Self.checkParenthesesCounted(scalars)
         guard Self.size(node) <= Self.maxProgram else {
             throw SyntaxError(message: "expression too large")
         }
@@ -597,6 +599,27 @@ public struct RE2: Sendable {
                 }
             }
         }
+    }
+
+    /// The reference also refuses a pattern whose parentheses do not pair when every unescaped
+    /// one is counted, those in brackets and between `\Q` and `\E` included: `[(]` and `[)(]`
+    /// are refused there, `[(a)]` and `[\(]` are not.
+    private static func checkParenthesesCounted(_ s: [Unicode.Scalar]) throws(SyntaxError) {
+        let hint = "a parenthesis in brackets or \\Q…\\E counts too; escape it"
+        var depth = 0
+        var i = 0
+        while i < s.count {
+            switch s[i] {
+            case "\\": i += 1
+            case "(": depth += 1
+            case ")":
+                depth -= 1
+                if depth < 0 { throw SyntaxError(message: "unexpected ): \(hint)") }
+            default: break
+            }
+            i += 1
+        }
+        if depth > 0 { throw SyntaxError(message: "missing closing ): \(hint)") }
     }
 
     /// Whether a node can match the empty string.

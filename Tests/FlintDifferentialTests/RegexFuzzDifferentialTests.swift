@@ -20,6 +20,8 @@ struct RegexFuzzDifferentialTests {
         #"\1"#, "(?=a)", "{", "{2}", #"\é"#, "Σ", "ς", "ſ", "\u{212A}", "K", "k", "S", "ı", "I", "я", "ア", "[😀]", "(", "[",
         // A `[:` runs to the next `:]` anywhere, or is no named class at all.
         "[[:a]", ":]", "[x[:]",
+        // Parentheses are counted in brackets and quotes too.
+        "[(]", "[)]", #"\Q(\E"#,
     ]
     static let quantifiers = ["", "", "", "", "*", "+", "?", "*?", "+?", "??", "{2}", "{1,}", "{0,2}", "{2,1}", "**", "{+"]
     static let letters = [

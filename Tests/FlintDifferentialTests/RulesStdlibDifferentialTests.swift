@@ -174,6 +174,8 @@ struct RulesStdlibDifferentialTests {
         #"'x'.matches('[[:^]')"#,
         #"!'a'.matches('(a{1000}){1000}')"#,
         "1 ==\u{0C}1",
+        #"'('.matches('[\\(]')"#,
+        #"'()'.matches('[(a)]+')"#,
         #"!exists(/databases/$(database)/documents/nope/nope)"#,
         #"get(/databases/$(database)/documents/nope/nope) == null"#,
         #"getAfter(/databases/$(database)/documents/nope/nope) == null"#,
@@ -840,7 +842,7 @@ struct RulesStdlibDifferentialTests {
     static let refused: [String] = [
         "4/2 == 2", "(4)/(2) == 2", "4 /2 == 2", "[4][0]/2 == 2", "--1 == 1", "1--1 == 2", "x++", "- -1 == 1", "-!true",
         #"'\a' == ''"#, #"'\400' == ''"#, #"'\x4' == ''"#, #"'\u004' == ''"#, "1e3 == 1000", "01 == 1", "1.size() == 1",
-        #"r'\n'.size() == 2"#, #"'''abc''' == 'abc'"#,
+        #"r'\n'.size() == 2"#, #"'''abc''' == 'abc'"#, "'a'.matches('[a)]')", "'x'.split('[)(]') == []",
     ]
 
     @Test func whatTheReferenceRefusesIsRefusedAtTheSamePlace() async throws {

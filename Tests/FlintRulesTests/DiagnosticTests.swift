@@ -132,6 +132,8 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b} { allow read: if b'a\u{0C}' == b; }"), "4:38: error: U+000C cannot stand in a quoted literal; write \\f."),
     (wrap("    match /a/{b} { allow read: if \"\r\" == b; }"), "4:36: error: U+000D cannot stand in a quoted literal; write \\r."),
     // A named class runs to the first `:]`, even past a `]` or sharing the colon of `[:`.
+    (wrap("    match /a/{b} { allow read: if b.matches('[a)]'); }"), "4:45: error: Invalid regular expression '[a)]': unexpected ): a parenthesis in brackets or \\Q…\\E counts too; escape it."),
+    (wrap("    match /a/{b} { allow read: if b.matches('\\\\Q(\\\\E'); }"), "4:45: error: Invalid regular expression '\\Q(\\E': missing closing ): a parenthesis in brackets or \\Q…\\E counts too; escape it."),
     (wrap("    match /a/{b} { allow read: if b.matches('[[:]]'); }"), "4:45: error: Invalid regular expression '[[:]]': invalid character class range: [:]."),
     (wrap("    match /a/{b} { allow read: if b.matches('[[:a]x:]'); }"), "4:45: error: Invalid regular expression '[[:a]x:]': invalid character class range: [:a]x:]."),
     (wrap("    match /a/{b} { allow read: if b.matches('[[:^foo:]]'); }"), "4:45: error: Invalid regular expression '[[:^foo:]]': invalid character class range: [:^foo:]."),

@@ -38,6 +38,7 @@ private let truths: [String] = [
     // `[:` with no `:]` after it is no named class: `[` and `:` are themselves, as in RE2.
     "'a'.matches('[[:a]')", "'['.matches('[[:a]')", "':'.matches('[[:a]')", "'a'.matches('[[:alpha]')", "'a]'.matches('[[:a]]')",
     "!(']'.matches('[[:a]]'))", "'[:a'.matches('[[:a]+')", "!('a'.matches('[[:^]'))", "'5'.matches('[a[:digit:]b]')",
+    "'('.matches('[\\\\(]')", "'()'.matches('[(a)]+')", "!('('.matches('[(][)]'))",
     "'abc'.replace('(a)(b)', '$2$1') == 'bac'", "'a'.replace('a', '$0$0') == 'aa'", "'foo@test.com'.replace('.', '-') == '------------'",
     "'a/b/c'.split('/') == ['a', 'b', 'c']", "'a'.split(',') == ['a']",
     "string(2.0) == '2.0'", "string(null) == 'null'", "string(path('/a/b')) == '/a/b'", "string(true) == 'true'", "string(7) == '7'",
@@ -103,6 +104,8 @@ private let errors: [(String, String?)] = [
     ("['a'].toSet().toSet()", nil), ("{'a': 1}.hasAll(['a'])", nil), ("path(path('/a'))", nil), ("path('/a') < path('/b')", nil),
     ("path('/a/b').bind({'x': 'b'})", nil), ("timestamp.date(2020, 13, 1)", nil), ("timestamp.date(2019, 2, 29)", nil),
     ("duration.value(1, 'x')", nil),
+    // Every unescaped parenthesis is counted, in brackets too, as on the reference.
+    ("'('.matches(['[(]'][0])", nil), ("'x(y'.replace('[(]', '-')", nil), ("'a'.matches(['\\\\Q(\\\\E'][0])", nil),
     ("latlng.value(-100, -122.08)", "Latitude should be in [-90,90] range and longitude should be in [-180,180] range. latitude: -100.0, longitude: -122.08."),
     ("'a'.matches('(')", nil), ("get(/databases/x)", nil),
 ]
