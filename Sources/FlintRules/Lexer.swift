@@ -237,8 +237,13 @@ struct Lexer {
     /// Reports and skips a backspace, form feed or carriage return written as itself in a
     /// quoted literal, which the reference refuses there; each has its escape.
     private mutating func refusedRaw(_ c: Unicode.Scalar) -> Bool {
-        let escapes: [Unicode.Scalar: String] = ["\u{08}": "\\b", "\u{0C}": "\\f", "\r": "\\r"]
-        guard let escaped = escapes[c] else { return false }
+        let escaped: String
+        switch c {
+        case "\u{08}": escaped = "\\b"
+        case "\u{0C}": escaped = "\\f"
+        case "\r": escaped = "\\r"
+        default: return false
+        }
         diagnostics.error("\(Self.visible(c)) cannot stand in a quoted literal; write \(escaped).", at: position)
         _ = advance()
         return true
