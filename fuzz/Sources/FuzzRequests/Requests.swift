@@ -30,9 +30,9 @@ func auth(_ byte: UInt8) -> AuthContext {
     }
 }
 
-/// Answers one HTTP request in process, as the port would after parsing it. Exports and imports
-/// (which write and read directories) and the WebChannel's streams (which wait for events) are
-/// left out.
+/// Answers one HTTP request in process, as the port would after parsing it. Left out: exports
+/// and imports (which write and read directories; any path with "port"), the WebChannel's
+/// streams (which wait for events) and `/shutdown`.
 func http(_ router: RouterResponder<BasicRequestContext>, _ body: Data, _ who: UInt8) async {
     let text = String(decoding: body, as: UTF8.self)
     let (head, payload) = text.firstRange(of: "\n\n").map { (text[..<$0.lowerBound], text[$0.upperBound...]) } ?? (text[...], "")
