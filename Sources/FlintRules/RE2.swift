@@ -636,8 +636,8 @@ public struct RE2: Sendable {
 
     /// Instructions a pattern may compile to, counted generously (each repeated copy with its
     /// split): repetition copies its operand. The reference takes `(a{1000}){1000}`, counted
-    /// here as 2,003,000 and about a million real instructions (some 100 MB while compiled);
-    /// it takes ten times more, which Flint refuses rather than hold gigabytes.
+    /// here as 2,003,000 and about a million real instructions; it takes ten times more, which
+    /// Flint refuses: memory grows with the program.
     static let maxProgram = 2_500_000
 
     private static func size(_ node: Node) -> Int {
