@@ -92,8 +92,19 @@ public enum Validation {
         if isReserved(db.project) { throw .invalidArgument("The app id \"\(db.project)\" is reserved.") }
         if db.database.utf8.count > 100 { throw .invalidArgument("The database is longer than 100 bytes.") }
         if isReserved(db.database) { throw .invalidArgument("The database \"\(db.database)\" is reserved.") }
-        if db.database != DatabaseID.defaultDatabase, !db.database.utf8.allSatisfy(isDatabaseIDByte) {
-            throw .invalidArgument("Illegal string \"\(db.database)\" in database.")
+        try validateDatabaseCharacters(db.database)
+    }
+
+    /// The database a stored reference or a `__name__` operand names: 100 bytes at most, of
+    /// the same characters as a writable database; a reserved id is let be, as on the reference.
+    public static func validateReferencedDatabase(_ db: DatabaseID) throws(FlintError) {
+        if db.database.utf8.count > 100 { throw .invalidArgument("The database is longer than 100 bytes.") }
+        try validateDatabaseCharacters(db.database)
+    }
+
+    private static func validateDatabaseCharacters(_ database: String) throws(FlintError) {
+        if database != DatabaseID.defaultDatabase, !database.utf8.allSatisfy(isDatabaseIDByte) {
+            throw .invalidArgument("Illegal string \"\(database)\" in database.")
         }
     }
 
@@ -115,9 +126,19 @@ public enum Validation {
         }
     }
 
+    /// What of a document's fields to check: everything a stored document must satisfy, or, for
+    /// fields a write's mask may leave out, only what the reference refuses wherever it stands
+    /// (reserved names, `__type__` markers, arrays in arrays, vectors, coordinates). The rest
+    /// (empty or long names, depth, value sizes, referenced databases) is checked on what the
+    /// mask selects, once it is in the document.
+    public enum FieldChecks: Sendable {
+        case stored
+        case anywhere
+    }
+
     /// Checks field names, nesting and array rules of a document's fields (not its size).
-    public static func validateFields(_ fields: MapValue) throws(FlintError) {
-        try validateMap(fields, path: [], pathBytes: 0, depth: 0)
+    public static func validateFields(_ fields: MapValue, _ checks: FieldChecks = .stored) throws(FlintError) {
+        try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: checks == .stored)
     }
 
     /// A problem below a top-level field: the reference names only that field.
@@ -126,18 +147,18 @@ public enum Validation {
     }
 
     /// `pathBytes`: the bytes of `path` joined by dots.
-    private static func validateMap(_ map: MapValue, path: [String], pathBytes: Int, depth: Int) throws(FlintError) {
+    private static func validateMap(_ map: MapValue, path: [String], pathBytes: Int, depth: Int, stored: Bool) throws(FlintError) {
         for entry in map.entries {
             let name = entry.key
-            if name.isEmpty {
+            if name.isEmpty, stored {
                 throw path.isEmpty ? .invalidArgument("The property.name is the empty string.") : nested(path)
             }
             let bytes = path.isEmpty ? name.utf8.count : pathBytes + 1 + name.utf8.count
-            if bytes > Limits.maxFieldNameBytes {
+            if bytes > Limits.maxFieldNameBytes, stored {
                 throw path.isEmpty ? .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.") : nested(path)
             }
             if isReserved(name) { throw reserved(name, entry.value, path) }
-            try validateValue(entry.value, path: path + [name], pathBytes: bytes, depth: depth, inArray: false)
+            try validateValue(entry.value, path: path + [name], pathBytes: bytes, depth: depth, inArray: false, stored: stored)
         }
     }
 
@@ -150,17 +171,19 @@ public enum Validation {
         return nested(path)
     }
 
-    private static func validateValue(_ value: Value, path: [String], pathBytes: Int, depth: Int, inArray: Bool)
+    private static func validateValue(_ value: Value, path: [String], pathBytes: Int, depth: Int, inArray: Bool, stored: Bool)
         throws(FlintError)
     {
         switch value {
         case .map(let m):
-            try checkDepth(depth + 1, path)
-            try validateMap(m, path: path, pathBytes: pathBytes, depth: depth + 1)
+            if stored { try checkDepth(depth + 1, path) }
+            try validateMap(m, path: path, pathBytes: pathBytes, depth: depth + 1, stored: stored)
         case .array(let items):
             if inArray { throw .invalidArgument("Cannot convert an array value in an array value.") }
-            try checkDepth(depth + 1, path)
-            for item in items { try validateValue(item, path: path, pathBytes: pathBytes, depth: depth + 1, inArray: true) }
+            if stored { try checkDepth(depth + 1, path) }
+            for item in items {
+                try validateValue(item, path: path, pathBytes: pathBytes, depth: depth + 1, inArray: true, stored: stored)
+            }
         case .geoPoint(let g):
             _ = try GeoPoint(latitude: g.latitude, longitude: g.longitude)
         case .vector(let components):
@@ -169,9 +192,14 @@ public enum Validation {
             try Limits.checkDimensions(components.count)
             if inArray { throw .invalidArgument("Cannot convert a vector value in an array value.") }
         case .string(let s):
-            try checkValueSize(s.utf8.count, path)
+            if stored { try checkValueSize(s.utf8.count, path) }
         case .bytes(let b):
-            try checkValueSize(b.count, path)
+            if stored { try checkValueSize(b.count, path) }
+        case .reference(let r) where stored:
+            // Inside a map the reference names only the top-level field, as for any other value.
+            do throws(FlintError) { try validateReferencedDatabase(r.database) } catch {
+                throw path.count == 1 ? error : nested(path)
+            }
         case .null, .boolean, .integer, .double, .timestamp, .reference:
             break
         }

@@ -258,6 +258,7 @@ enum FilterRules {
     /// A value compared with `__name__`: a reference to a document of the query's database.
     private static func checkName(_ value: Value, _ database: DatabaseID) throws(FlintError) {
         guard case .reference(let r) = value else { throw .invalidArgument("__key__ filter value must be a Key") }
+        try Validation.validateReferencedDatabase(r.database)
         guard r.database == database else {
             throw .invalidArgument(
                 "The request was for database '\(database.name)' but was attempting to access database '\(r.database.name)'")

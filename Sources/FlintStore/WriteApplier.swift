@@ -112,7 +112,8 @@ public enum WriteApplier {
             throw .invalidArgument("The list of FieldTransform must not be empty.")
         }
         if case .update(_, let fields) = write.operation {
-            try Validation.validateFields(fields)
+            // With a mask, what it selects is checked in full once staged (see Database.stage).
+            try Validation.validateFields(fields, write.updateMask == nil ? .stored : .anywhere)
         }
         for t in write.transforms {
             try Validation.checkNamedPath(t.field)

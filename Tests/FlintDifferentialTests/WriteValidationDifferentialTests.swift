@@ -30,6 +30,13 @@ struct WriteValidationDifferentialTests {
         #"{"d": \#(nested(20))}"#,
         #"{"a": {"integerValue": "1"}, "d": \#(nested(21))}"#,
         #"{"d": \#(nested(40))}"#,
+        // References stored name a database Firestore could hold; a reserved one is let be.
+        #"{"r": {"referenceValue": "projects/p/databases/(foo)/documents/u/1"}}"#,
+        #"{"r": {"arrayValue": {"values": [{"referenceValue": "projects/p/databases/a b/documents/u/1"}]}}}"#,
+        #"{"m": {"mapValue": {"fields": {"r": {"referenceValue": "projects/p/databases/(default-/documents/u/1"}}}}}"#,
+        #"{"r": {"referenceValue": "projects/p/databases/\#(String(repeating: "a", count: 101))/documents/u/1"}}"#,
+        #"{"r": {"referenceValue": "projects/p/databases/\#(String(repeating: "a", count: 100))/documents/u/1"}}"#,
+        #"{"r": {"referenceValue": "projects/p/databases/__d__/documents/u/1"}}"#,
     ]
 
     static func vector(_ dimensions: Int, _ component: String) -> String {
@@ -68,7 +75,52 @@ struct WriteValidationDifferentialTests {
             #expect((found == nil) == (status == 200), "\(text): the reference answered \(status)")
             if status == 400 { refused += 1 }
         }
-        #expect(refused == Self.documents.count - 3)
+        #expect(refused == Self.documents.count - 5)
+    }
+}
+
+/// Writes with a mask, over REST on both servers: what the mask leaves out is not stored, and
+/// the reference refuses there only what cannot be converted at all (reserved names, arrays in
+/// arrays); what the mask selects is checked as any stored field.
+struct MaskedWriteValidationDifferentialTests {
+    /// Each `fields` in REST JSON beside `"q": 1`, and a mask.
+    static let writes: [(fields: String, mask: [String])] = [
+        (#""big": {"stringValue": "\#(String(repeating: "x", count: 1_048_488))"}"#, ["q"]),
+        (#""": {"integerValue": "1"}, "m": {"mapValue": {"fields": {"": {"nullValue": null}}}}"#, ["q"]),
+        (#""\#(String(repeating: "n", count: 1501))": {"integerValue": "1"}"#, ["q"]),
+        (#""d": \#(WriteValidationDifferentialTests.nested(25))"#, ["q"]),
+        (#""r": {"referenceValue": "projects/p/databases/(foo)/documents/u/1"}"#, ["q"]),
+        (#""m": {"mapValue": {"fields": {"ok": {"integerValue": "1"}, "d": \#(WriteValidationDifferentialTests.nested(25))}}}"#, ["q", "m.ok"]),
+        (#""m": {"mapValue": {"fields": {"ok": {"integerValue": "1"}, "d": \#(WriteValidationDifferentialTests.nested(25))}}}"#, ["m.d"]),
+        (#""r": {"referenceValue": "projects/p/databases/(foo)/documents/u/1"}"#, ["r", "q"]),
+        (#""m": {"mapValue": {"fields": {"__x__": {"integerValue": "1"}}}}"#, ["q"]),
+        (#""m": {"mapValue": {"fields": {"__type__": {"integerValue": "1"}}}}"#, ["q"]),
+        (#""a": {"arrayValue": {"values": [{"arrayValue": {}}]}}"#, ["q"]),
+    ]
+
+    @Test func onlyWhatTheMaskSelectsIsCheckedAsStored() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "masked write validation") else { return }
+        defer { stop() }
+        let documents = "projects/flint-masked-validation/databases/(default)/documents"
+        var stored = 0
+        for (n, write) in Self.writes.enumerated() {
+            let name = "\(documents)/c/d\(n)"
+            let mask = write.mask.map { #""\#($0)""# }.joined(separator: ", ")
+            let body = #"{"writes": [{"update": {"name": "\#(name)", "fields": {"q": {"integerValue": "1"}, \#(write.fields)}}, "updateMask": {"fieldPaths": [\#(mask)]}}]}"#
+            var answers: [(status: Int, message: String?, fields: String?)] = []
+            for base in [reference.base, flint] {
+                let (status, json) = try await RawHTTP.send("POST", base + "/v1/\(documents):commit", body)
+                let read = try await RawHTTP.send("GET", base + "/v1/\(name)", nil)
+                let fields = ((read.json as? [String: Any])?["fields"] as? [String: Any]).map(RepeatedWriteDifferentialTests.text)
+                answers.append((status, RawHTTP.message(json), fields))
+            }
+            let label = "\(write.mask): \(write.fields.prefix(80))"
+            #expect(answers[1].status == answers[0].status, "\(label)")
+            #expect(answers[1].message == answers[0].message, "\(label)")
+            #expect(answers[1].fields == answers[0].fields, "\(label)")
+            if answers[0].status == 200 { stored += 1 }
+        }
+        #expect(stored == 6)
     }
 }
 

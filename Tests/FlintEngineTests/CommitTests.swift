@@ -198,6 +198,23 @@ struct CommitTests {
         #expect(doc.fields == ["keep": 1, "nested": ["a": 10, "b": 2], "new": true, "a.b": 7, "dotted": 0])
     }
 
+    /// What a mask leaves out is not stored, so only what could not be converted at all is
+    /// refused there; what it selects is checked as any stored field, as on the reference.
+    @Test func onlyWhatAMaskSelectsIsCheckedAsStored() async throws {
+        let (db, _) = makeDatabase()
+        let big = Value.string(String(repeating: "x", count: Limits.maxFieldValueBytes + 1))
+        let elsewhere = Value.reference(DocumentReference(database: DatabaseID(project: "p", database: "(foo)"), key: key("u/1")))
+        _ = try await db.commit([.merge("c/m", ["q": 1, "big": big, "": 2, "m": ["ok": 1, "ref": elsewhere]], mask: ["q", "m.ok"])])
+        #expect(try await db.get(key("c/m"))?.fields == ["q": 1, "m": ["ok": 1]])
+        await #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
+            try await db.commit([.merge("c/m", ["q": 2, "m": ["ref": elsewhere]], mask: ["q", "m.ref"])])
+        }
+        await #expect(throws: FlintError.invalidArgument("field name __x__ is reserved")) {
+            try await db.commit([.merge("c/m", ["q": 3, "__x__": 1], mask: ["q"])])
+        }
+        #expect(try await db.get(key("c/m"))?.fields == ["q": 1, "m": ["ok": 1]])
+    }
+
     @Test func maskOnMissingDocumentCreatesIt() async throws {
         let (db, _) = makeDatabase()
         let r = try await db.commit([.merge("c/new", ["a": ["b": 1]], mask: ["a.b", "x"])])

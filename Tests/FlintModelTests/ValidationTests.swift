@@ -111,6 +111,48 @@ struct ValidationTests {
         }
     }
 
+    static func reference(toDatabase database: String) throws -> Value {
+        .reference(DocumentReference(database: DatabaseID(project: "p", database: database), key: try DocumentKey(parsing: "u/1")))
+    }
+
+    /// A stored reference names a database Firestore could hold: `(default)` or up to 100 bytes
+    /// of letters, digits, `-`, `_` and `.`; a reserved id is let be. Inside a map, only the
+    /// top-level field is named; in a top-level array, the value counts as the field's.
+    @Test func referencesNameDatabasesFirestoreCouldHold() throws {
+        for database in ["(default)", "A_-9.z", "__d__", String(repeating: "a", count: 100)] {
+            try Validation.validateFields(["r": try Self.reference(toDatabase: database)])
+        }
+        for database in ["(foo)", "a b", "(default", "x(default)", "\u{e9}"] {
+            #expect(throws: FlintError.invalidArgument("Illegal string \"\(database)\" in database.")) {
+                try Validation.validateFields(["r": try Self.reference(toDatabase: database)])
+            }
+        }
+        let long = try Self.reference(toDatabase: String(repeating: "a", count: 101))
+        #expect(throws: FlintError.invalidArgument("The database is longer than 100 bytes.")) { try Validation.validateFields(["r": [1, long]]) }
+        #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
+            try Validation.validateFields(["m": ["n": [long]]])
+        }
+    }
+
+    /// Fields a mask may leave out are checked only for what cannot be converted at all.
+    @Test func fieldsOutsideAMaskGetOnlyTheChecksThatApplyAnywhere() throws {
+        let storedOnly: [MapValue] = [
+            ["": 1], ["m": ["": 1]], [String(repeating: "n", count: 1501): 1], ["x": Self.nested(21)],
+            ["s": .string(String(repeating: "x", count: Limits.maxFieldValueBytes + 1))], ["r": try Self.reference(toDatabase: "(foo)")],
+        ]
+        for fields in storedOnly {
+            try Validation.validateFields(fields, .anywhere)
+            #expect(throws: FlintError.self) { try Validation.validateFields(fields) }
+        }
+        let anywhere: [(MapValue, String)] = [
+            (["__x__": 1], "field name __x__ is reserved"), (["m": ["__x__": 1]], "field name '__x__' is reserved."),
+            (["m": ["__type__": 1]], "Field __type__ is not a string."), (["a": [1, [2]]], "Cannot convert an array value in an array value."),
+        ]
+        for (fields, message) in anywhere {
+            #expect(throws: FlintError.invalidArgument(message)) { try Validation.validateFields(fields, .anywhere) }
+        }
+    }
+
     /// The documented example: users/jeff/tasks/my_task_id with its fields is 147 bytes.
     @Test func storageSizeFollowsFirestoresRules() throws {
         let key = try DocumentKey(parsing: "users/jeff/tasks/my_task_id")

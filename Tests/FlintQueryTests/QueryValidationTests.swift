@@ -53,6 +53,11 @@ struct QueryValidationTests {
          "The request was for database 'projects/q1/databases/(default)' but was attempting to access database 'projects/zz/databases/(default)'"),
         ("name cursor in another database", Query(collectionID: "c", orderBy: [asc("__name__")], startAt: Cursor(values: [otherRef], before: true)),
          "The cursor key is in a different database than the query"),
+        // A database no document could be stored in is named as such first.
+        ("name in an impossible database", Query(collectionID: "c", filter: F("__name__", .equal, impossibleRef)),
+         "Illegal string \"(foo)\" in database."),
+        ("name cursor in an impossible database", Query(collectionID: "c", orderBy: [asc("__name__")], startAt: Cursor(values: [impossibleRef], before: true)),
+         "The cursor key is in a different database than the query"),
         // Reserved names first, anywhere, in clause order (filter, projection, order); then
         // limits; then `__name__` inside a longer path, projection before filters before order.
         ("reserved in a filter", Query(collectionID: "c", filter: F("a.__foo__.b", .equal, 1)), "Invalid reserved name in field path __foo__.b"),

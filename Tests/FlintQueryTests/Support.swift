@@ -8,6 +8,7 @@ let db = DatabaseID(project: "q1")
 func path(_ s: String) -> FieldPath { try! FieldPath(parsing: s) }
 func ref(_ s: String) -> Value { .reference(DocumentReference(database: db, key: try! DocumentKey(parsing: s))) }
 let otherRef = Value.reference(DocumentReference(database: DatabaseID(project: "zz"), key: try! DocumentKey(parsing: "c/a")))
+let impossibleRef = Value.reference(DocumentReference(database: DatabaseID(project: "q1", database: "(foo)"), key: try! DocumentKey(parsing: "c/a")))
 func F(_ field: String, _ op: FieldFilter.Operator, _ value: Value) -> Filter { .field(FieldFilter(path(field), op, value)) }
 func U(_ field: String, _ op: UnaryFilter.Operator) -> Filter { .unary(UnaryFilter(path(field), op)) }
 func AND(_ filters: Filter...) -> Filter { .composite(CompositeFilter(.and, filters)) }
