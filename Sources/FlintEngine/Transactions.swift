@@ -4,22 +4,27 @@ import FlintQuery
 /// An opaque transaction id as clients hold it.
 public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
     public let bytes: [UInt8]
+    /// Whether a server could have handed this id out. The reference's ids are protobuf
+    /// messages: bytes that do not parse as one are "Invalid transaction.", others that name no
+    /// open transaction are "invalid or closed". Flint's ids have that shape too, and the edge,
+    /// which reads protobuf, says whether given bytes do.
+    public let isWellFormed: Bool
 
-    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(bytes: [UInt8], isWellFormed: Bool = true) {
+        self.bytes = bytes
+        self.isWellFormed = isWellFormed
+    }
 
-    /// Every id Flint hands out is this long, so a shorter or longer one was never Flint's.
-    static let length = 16
-
+    /// A protobuf message of one 14-byte field (tag 0x0A, length 14) of random bytes.
     static func random() -> TransactionID {
         var rng = SystemRandomNumberGenerator()
-        return TransactionID(bytes: (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        return TransactionID(bytes: [0x0A, 14] + (0..<14).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
 
     public var description: String { bytes.map { String($0, radix: 16) }.joined() }
 
-    /// Whether Flint could have handed this id out: the reference tells a malformed id from an
-    /// unknown one.
-    var isWellFormed: Bool { bytes.count == Self.length }
+    public static func == (a: TransactionID, b: TransactionID) -> Bool { a.bytes == b.bytes }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
 
 /// How a transaction is begun.

@@ -32,10 +32,9 @@ public struct GeoPoint: Sendable, Hashable {
         self.longitude = longitude
     }
 
-    /// The reference emulator's message, with NaN and infinities spelled as it spells them.
+    /// The reference emulator's message, with the value written as it writes it.
     private static func outOfRange(_ name: String, _ value: Double, _ bound: Int) -> FlintError {
-        let text = value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : "\(value)"
-        return .invalidArgument("Geo point \(name) '\(text)' outside permitted range -\(bound).0 to \(bound).0.")
+        .invalidArgument("Geo point \(name) '\(value.jvmDescription)' outside permitted range -\(bound).0 to \(bound).0.")
     }
 }
 

@@ -123,7 +123,7 @@ enum Stdlib {
         case .string(let s): return s
         case .bool(let b): return b ? "true" : "false"
         case .int(let i): return String(i)
-        case .float(let f): return formatFloat(f)
+        case .float(let f): return f.jvmDescription
         case .null: return "null"
         case .path(let p): return p.rendered
         default: return nil
@@ -199,44 +199,6 @@ enum Stdlib {
         return Double(sign + text)
     }
 
-    /// A float as the reference (a JVM) writes it: the shortest digits that read back, in plain
-    /// decimals from 0.001 up to 10^7 (`1234567.0`, `0.001`), else as `d.dddEn` (`1.0E7`,
-    /// `1.0E-4`), always with a digit after the point.
-    static func formatFloat(_ f: Double) -> String {
-        if f.isNaN { return "NaN" }
-        if f.isInfinite { return f > 0 ? "Infinity" : "-Infinity" }
-        let sign = f.sign == .minus ? "-" : ""
-        if f == 0 { return sign + "0.0" }
-        let (digits, exponent) = shortestDigits(abs(f))
-        let text = String(decoding: digits, as: UTF8.self)
-        let magnitude = abs(f)
-        guard magnitude >= 1e-3, magnitude < 1e7 else {
-            let rest = digits.count > 1 ? String(text.dropFirst()) : "0"
-            return sign + String(text.prefix(1)) + "." + rest + "E" + String(exponent)
-        }
-        if exponent < 0 { return sign + "0." + String(repeating: "0", count: -exponent - 1) + text }
-        let whole = digits.count > exponent + 1 ? String(text.prefix(exponent + 1)) : text + String(repeating: "0", count: exponent + 1 - digits.count)
-        let fraction = digits.count > exponent + 1 ? String(text.dropFirst(exponent + 1)) : "0"
-        return sign + whole + "." + fraction
-    }
-
-    /// The shortest decimal digits that read back as `f` (finite, above zero), and the power of
-    /// ten of the first digit; taken from Swift's own shortest rendering.
-    private static func shortestDigits(_ f: Double) -> (digits: [UInt8], exponent: Int) {
-        let text = "\(f)".lowercased()
-        let parts = text.split(separator: "e", maxSplits: 1)
-        let shift = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-        let mantissa = parts[0].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        var digits = Array(mantissa[0].utf8) + (mantissa.count > 1 ? Array(mantissa[1].utf8) : [])
-        var exponent = mantissa[0].utf8.count - 1 + shift
-        while digits.first == UInt8(ascii: "0") {
-            digits.removeFirst()
-            exponent -= 1
-        }
-        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
-        return (digits, exponent)
-    }
-
     /// A value as the reference's `debug()` prints it: the protobuf text form of its value
     /// message, fields at their defaults left out, written on one line (protobuf's short form)
     /// so that each value stays one log line. Strings keep non-ASCII text readable, where the
@@ -250,7 +212,7 @@ enum Stdlib {
         case .null: return "null_value: NULL_VALUE"
         case .bool(let b): return "bool_value: \(b)"
         case .int(let i): return "int_value: \(i)"
-        case .float(let f): return "float_value: \(formatFloat(f))"
+        case .float(let f): return "float_value: \(f.jvmDescription)"
         case .string(let s): return "string_value: " + textQuoted(Array(s.utf8), keepingUTF8: true)
         case .bytes(let b): return "bytes_value: " + textQuoted(b, keepingUTF8: false)
         case .list(let items): return message("list_value", items.map { message("values", [debugDescription($0)]) })
@@ -271,8 +233,8 @@ enum Stdlib {
             let (seconds, nanos) = (d.seconds, d.nanosOfSecond)
             return numbers("duration_value", [("seconds", "\(seconds)", seconds != 0), ("nanos", "\(nanos)", nanos != 0)])
         case .latlng(let lat, let lng):
-            return numbers("latlng_value", [("latitude", formatFloat(lat), lat != 0), ("longitude", formatFloat(lng), lng != 0)])
-        case .vector(let values): return message("vector_value", values.map { message("values", ["float_value: \(formatFloat($0))"]) })
+            return numbers("latlng_value", [("latitude", lat.jvmDescription, lat != 0), ("longitude", lng.jvmDescription, lng != 0)])
+        case .vector(let values): return message("vector_value", values.map { message("values", ["float_value: \($0.jvmDescription)"]) })
         case .constraint: return message("constraint_value", [])
         case .error(let e): return "error: \(e)"
         }
@@ -736,7 +698,7 @@ enum Stdlib {
                 return mismatch(name, args)
             }
             guard (-90...90).contains(lat), (-180...180).contains(lng) else {
-                return .error("Latitude should be in [-90,90] range and longitude should be in [-180,180] range. latitude: \(formatFloat(lat)), longitude: \(formatFloat(lng)).")
+                return .error("Latitude should be in [-90,90] range and longitude should be in [-180,180] range. latitude: \(lat.jvmDescription), longitude: \(lng.jvmDescription).")
             }
             return .latlng(lat, lng)
         default:

@@ -21,6 +21,12 @@ struct FirestoreCalls: Sendable {
         return copy
     }
 
+    /// Transaction bytes from a request, and whether they parse as a protobuf message, which
+    /// is what the reference first asks of an id (see `TransactionID.isWellFormed`).
+    static func transactionID(_ data: Data) -> TransactionID {
+        TransactionID(bytes: Array(data), isWellFormed: !data.isEmpty && (try? Google_Protobuf_Empty(serializedBytes: data)) != nil)
+    }
+
     // MARK: - Documents
 
     func getDocument(_ r: Google_Firestore_V1_GetDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
@@ -28,7 +34,7 @@ struct FirestoreCalls: Sendable {
         var readTime: Timestamp?
         var transaction: TransactionID?
         switch r.consistencySelector {
-        case .transaction(let t)?: transaction = TransactionID(bytes: Array(t))
+        case .transaction(let t)?: transaction = Self.transactionID(t)
         case .readTime(let t)?: readTime = try Wire.versionTime(t)
         case nil: break
         }
@@ -51,7 +57,7 @@ struct FirestoreCalls: Sendable {
         list.mask = r.hasMask ? try Wire.mask(r.mask) : nil
         list.showMissing = r.showMissing
         switch r.consistencySelector {
-        case .transaction(let t)?: list.transaction = TransactionID(bytes: Array(t))
+        case .transaction(let t)?: list.transaction = Self.transactionID(t)
         case .readTime(let t)?: list.readTime = try Wire.versionTime(t)
         case nil: break
         }
@@ -114,7 +120,7 @@ struct FirestoreCalls: Sendable {
         let id = try ResourceName.parseDatabase(r.database)
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
-        let transaction = r.transaction.isEmpty ? nil : TransactionID(bytes: Array(r.transaction))
+        let transaction = r.transaction.isEmpty ? nil : Self.transactionID(r.transaction)
         let result = try await engine.database(id).commit(writes, transaction: transaction, auth: auth)
         var response = Google_Firestore_V1_CommitResponse()
         response.writeResults = result.writeResults.map(Wire.proto)
@@ -168,7 +174,7 @@ struct FirestoreCalls: Sendable {
 
     func rollback(_ r: Google_Firestore_V1_RollbackRequest) async throws(FlintError) -> Google_Protobuf_Empty {
         let id = try ResourceName.parseDatabase(r.database)
-        try await engine.database(id).rollback(TransactionID(bytes: Array(r.transaction)))
+        try await engine.database(id).rollback(Self.transactionID(r.transaction))
         return Google_Protobuf_Empty()
     }
 
@@ -302,7 +308,7 @@ struct FirestoreCalls: Sendable {
             if case .readTime(let t)? = ro.consistencySelector { return .readOnly(readTime: try Wire.versionTime(t)) }
             return .readOnly()
         case .readWrite(let rw)?:
-            return .readWrite(retrying: rw.retryTransaction.isEmpty ? nil : TransactionID(bytes: Array(rw.retryTransaction)))
+            return .readWrite(retrying: rw.retryTransaction.isEmpty ? nil : Self.transactionID(rw.retryTransaction))
         case nil:
             return .readWrite()
         }
@@ -320,7 +326,7 @@ struct FirestoreCalls: Sendable {
         -> (readTime: Timestamp?, transaction: TransactionID?, begun: TransactionID?)
     {
         switch selector {
-        case .transaction(let id)?: return (nil, TransactionID(bytes: Array(id)), nil)
+        case .transaction(let id)?: return (nil, Self.transactionID(id), nil)
         case .newTransaction(let o)?:
             let id = try await db.beginTransaction(try options(o))
             return (nil, id, id)

@@ -77,6 +77,12 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]}, "aggregations": [{"sum": {}}]}}"#),
         ("POST", ":batchGet", #"{"documents": ["nope"]}"#),
         ("POST", ":beginTransaction", #"{"options": {"readWrite": {"retryTransaction": "YWJj"}}}"#),
+        // Transaction bytes that parse as a protobuf message are unknown ids; others malformed.
+        ("POST", ":commit", #"{"transaction": "CAE="}"#),
+        ("POST", ":commit", #"{"transaction": "DA=="}"#),
+        ("POST", ":rollback", #"{"transaction": "EgNhYmM="}"#),
+        ("POST", ":batchGet", #"{"transaction": "CgA=", "documents": ["$D/c/a"]}"#),
+        ("POST", ":batchGet", #"{"transaction": "CgVhYg==", "documents": ["$D/c/a"]}"#),
         // `.` and `..` at every level of a name, and the word for each slot.
         ("POST", ":commit", #"{"writes": [{"delete": "projects/../databases/(default)/documents/c/a"}]}"#),
         ("POST", ":commit", #"{"writes": [{"delete": "projects/bp/databases/./documents/c/a"}]}"#),

@@ -195,7 +195,7 @@ struct TransactionTests {
     @Test func idsAreCheckedAsTheReferenceDoes() async throws {
         let clock = ManualClock()
         let db = Self.database(.pessimistic, clock: clock)
-        let malformed = TransactionID(bytes: [0, 0, 0])
+        let malformed = TransactionID(bytes: [0, 0, 0], isWellFormed: false)
         await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.commit([], transaction: malformed) }
         await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) { try await db.rollback(malformed) }
         // An id of Flint's shape it never gave out here (another database's, say) is "closed".
@@ -384,7 +384,7 @@ struct TransactionTests {
         #expect(try await db.get(key)?.fields == ["by": "retry"])
         // An id Flint could not have given is refused; one it could have, long forgotten, starts afresh.
         await #expect(throws: FlintError.invalidArgument("Invalid transaction.")) {
-            try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array("abc".utf8))))
+            try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array("abc".utf8), isWellFormed: false)))
         }
         _ = try await db.beginTransaction(.readWrite(retrying: TransactionID(bytes: Array(repeating: 7, count: 16))))
         // A read-only transaction is not retried, open or ended.

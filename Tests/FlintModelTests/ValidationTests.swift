@@ -153,6 +153,21 @@ struct ValidationTests {
         }
     }
 
+    /// Out-of-range coordinates are written as the reference's JVM writes doubles.
+    @Test func geoPointsOutOfRangeAreWrittenAsTheReferenceWritesThem() {
+        let cases: [(Double, Double, String)] = [
+            (100, 0, "latitude '100.0' outside permitted range -90.0 to 90.0."),
+            (1.8909451372174367e185, 0, "latitude '1.8909451372174367E185' outside permitted range -90.0 to 90.0."),
+            (0, -1e7, "longitude '-1.0E7' outside permitted range -180.0 to 180.0."),
+            (0, 1234567.5, "longitude '1234567.5' outside permitted range -180.0 to 180.0."),
+            (.nan, 0, "latitude 'NaN' outside permitted range -90.0 to 90.0."),
+            (0, -.infinity, "longitude '-Infinity' outside permitted range -180.0 to 180.0."),
+        ]
+        for (latitude, longitude, message) in cases {
+            #expect(throws: FlintError.invalidArgument("Geo point " + message)) { try GeoPoint(latitude: latitude, longitude: longitude) }
+        }
+    }
+
     /// The documented example: users/jeff/tasks/my_task_id with its fields is 147 bytes.
     @Test func storageSizeFollowsFirestoresRules() throws {
         let key = try DocumentKey(parsing: "users/jeff/tasks/my_task_id")

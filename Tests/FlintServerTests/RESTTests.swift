@@ -259,6 +259,16 @@ struct RESTTests {
             let elsewhere = try await Self.call(client, .post, "/v1/projects/other/databases/(default)/documents:commit",
                 #"{"transaction":"\#(tx)","writes":[]}"#, expect: .badRequest)
             #expect(Self.error(elsewhere)?.1 == "Transaction is invalid or closed.")
+            // Bytes that parse as a protobuf message could be an id, and are unknown; others are
+            // malformed: `08 01` (a varint field), `12 03 61 62 63` (a bytes field), `0c` (a
+            // group's end, unopened), `0a 05 61 62` (cut short).
+            for (bytes, message) in [("CAE=", "Transaction is invalid or closed."), ("EgNhYmM=", "Transaction is invalid or closed."),
+                                     ("DA==", "Invalid transaction."), ("CgVhYg==", "Invalid transaction.")] {
+                let answer = try await Self.call(client, .post, Self.base + ":commit", #"{"transaction":"\#(bytes)","writes":[]}"#, expect: .badRequest)
+                #expect(Self.error(answer)?.1 == message, "\(bytes)")
+            }
+            let rolledBack = try await Self.call(client, .post, Self.base + ":rollback", #"{"transaction":"CAE="}"#, expect: .badRequest)
+            #expect(Self.error(rolledBack)?.1 == "Transaction is invalid or expired.")
             let withNew = try await Self.call(client, .post, Self.base + ":batchGet",
                 "{\"documents\":[\"\(Self.name)/t/a\"],\"newTransaction\":{\"readOnly\":{}}}") as? [[String: Any]]
             let readOnly = try #require(withNew?.first?["transaction"] as? String)
