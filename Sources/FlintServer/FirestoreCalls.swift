@@ -75,6 +75,7 @@ struct FirestoreCalls: Sendable {
 
     func createDocument(_ r: Google_Firestore_V1_CreateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
         let (id, parent) = try ResourceName.parseParent(r.parent)
+        if r.collectionID.isEmpty { throw .invalidArgument("collectionId is the empty string.") }
         try Validation.validateCollectionID(r.collectionID)
         let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
         try Validation.validateDocumentID(documentID)

@@ -75,6 +75,14 @@ struct GRPCTests {
             get.name = Self.root + "/cities"
             let invalid = await #expect(throws: RPCError.self) { try await firestore.getDocument(get) }
             #expect(invalid?.code == .invalidArgument)
+
+            // A create's collection id, which only gRPC can leave empty, is named as the reference names it.
+            var create = Google_Firestore_V1_CreateDocumentRequest()
+            create.parent = Self.root
+            create.documentID = "x"
+            let unnamed = await #expect(throws: RPCError.self) { try await firestore.createDocument(create) }
+            #expect(unnamed?.code == .invalidArgument)
+            #expect(unnamed?.message == "collectionId is the empty string.")
         }
     }
 
