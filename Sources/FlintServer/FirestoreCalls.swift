@@ -75,12 +75,13 @@ struct FirestoreCalls: Sendable {
 
     func createDocument(_ r: Google_Firestore_V1_CreateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
         let (id, parent) = try ResourceName.parseParent(r.parent)
-        if r.collectionID.isEmpty { throw .invalidArgument("collectionId is the empty string.") }
-        try Validation.validateCollectionID(r.collectionID)
+        // An empty collection id is named last of these, as the reference names it.
+        if !r.collectionID.isEmpty { try Validation.validateCollectionID(r.collectionID) }
         let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
         try Validation.validateDocumentID(documentID)
         // The name comes from the parent and the ids; one in the document would contradict them.
         guard r.document.name.isEmpty else { throw .invalidArgument("document.name must not be set") }
+        if r.collectionID.isEmpty { throw .invalidArgument("collectionId is the empty string.") }
         let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
         try Validation.validateDocumentName(id, key)
         let db = engine.database(id)

@@ -83,6 +83,10 @@ struct GRPCTests {
             let unnamed = await #expect(throws: RPCError.self) { try await firestore.createDocument(create) }
             #expect(unnamed?.code == .invalidArgument)
             #expect(unnamed?.message == "collectionId is the empty string.")
+            // After the document id and the document's name.
+            create.documentID = "__x__"
+            let reserved = await #expect(throws: RPCError.self) { try await firestore.createDocument(create) }
+            #expect(reserved?.message == #"Resource id "__x__" is invalid because it is reserved."#)
         }
     }
 
