@@ -141,7 +141,7 @@ struct RESTAPI: Sendable {
 
     private func dispatch(_ request: Request, _ t: Target, _ calls: FirestoreCalls) async throws(FlintError) -> Response {
         if let query = request.uri.query { try Self.checkEncoding(query) }
-        let q = request.uri.queryParameters
+        let q = Self.canonicalParameters(request.uri.queryParameters)
         try Self.refuseRepeated(q, method: request.method, verb: t.verb)
         let database = t.database.name
         switch (request.method, t.verb) {
@@ -261,18 +261,84 @@ struct RESTAPI: Sendable {
 
     /// A `DocumentMask` parameter, repeated: `mask.fieldPaths=a`, or, since the message has
     /// that one field, `mask=a`, which the reference reads the same way; both may be given.
-    /// Nil when absent; the paths are parsed by the call that uses them. Both spellings come
-    /// as literals, so a request without a mask (the usual write) builds no string.
+    /// Any other parameter below the mask (`mask.fieldPath=a`, `mask.fieldPaths[]=a`) makes it
+    /// present but empty, as on the reference. Nil when absent; the paths are parsed by the
+    /// call that uses them. Both spellings come as literals, so a request without a mask (the
+    /// usual write) builds no string.
     static func mask(_ q: FlatDictionary<Substring, Substring>, _ short: Substring, _ long: Substring) -> Google_Firestore_V1_DocumentMask? {
-        guard q.has(long) || q.has(short) else { return nil }
+        guard q.has(long) || q.has(short) || q.contains(where: { $0.key.hasPrefix(short + ".") }) else { return nil }
         var mask = Google_Firestore_V1_DocumentMask()
         mask.fieldPaths = (q[values: short] + q[values: long]).map(String.init)
         return mask
     }
 
+    /// The fields the document routes read from the query string, by their proto names.
+    static let parameterFields: [Substring: Substring] = [
+        "page_size": "pageSize", "page_token": "pageToken", "order_by": "orderBy", "show_missing": "showMissing",
+        "document_id": "documentId", "read_time": "readTime", "mask": "mask", "update_mask": "updateMask",
+        "field_paths": "fieldPaths", "current_document": "currentDocument", "update_time": "updateTime",
+        "transaction": "transaction", "exists": "exists",
+    ]
+
+    /// The query string with each parameter named as Flint reads it. The reference matches a
+    /// name's dot-separated parts to the request's fields through their proto names, writing a
+    /// capital letter as `_` and its lower case, so `update_mask.field_paths`, `updateMask.field_paths`
+    /// and `PageSize` name what `updateMask.fieldPaths` and `pageSize` name, and `pagesize` nothing.
+    static func canonicalParameters(_ q: FlatDictionary<Substring, Substring>) -> FlatDictionary<Substring, Substring> {
+        guard q.contains(where: { needsCanonicalName($0.key) }) else { return q }
+        return FlatDictionary(q.map { (canonicalName($0.key), $0.value) })
+    }
+
+    /// Whether a name has a part written other than in lowerCamelCase.
+    private static func needsCanonicalName(_ name: Substring) -> Bool {
+        var startsPart = true
+        for byte in name.utf8 {
+            if byte == UInt8(ascii: "_") || (startsPart && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)) { return true }
+            startsPart = byte == UInt8(ascii: ".")
+        }
+        return false
+    }
+
+    private static func canonicalName(_ name: Substring) -> Substring {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map { part -> Substring in
+            var proto = ""
+            for (i, c) in part.enumerated() {
+                if c.isASCII, c.isUppercase {
+                    if i > 0 { proto.append("_") }
+                    proto.append(c.lowercased())
+                } else {
+                    proto.append(c)
+                }
+            }
+            return parameterFields[Substring(proto)] ?? part
+        }
+        return Substring(parts.joined(separator: "."))
+    }
+
     static func readTime(_ q: FlatDictionary<Substring, Substring>) throws(FlintError) -> Google_Protobuf_Timestamp? {
-        guard let text = q["readTime"] else { return nil }
-        return try timestamp(text, named: "readTime")
+        try timeParameter(q, "readTime", "readTime.seconds", "readTime.nanos")
+    }
+
+    /// A time parameter: RFC 3339 text (`readTime=…`) or, as the reference also reads it, the
+    /// message's own fields (`readTime.seconds=…`, `readTime.nanos=…`), which win over the text.
+    /// The names come as literals, so the usual request builds no string.
+    static func timeParameter(_ q: FlatDictionary<Substring, Substring>, _ name: Substring, _ secondsName: Substring, _ nanosName: Substring)
+        throws(FlintError) -> Google_Protobuf_Timestamp?
+    {
+        let seconds = q[secondsName], nanos = q[nanosName]
+        var time: Google_Protobuf_Timestamp?
+        if let text = q[name] { time = try timestamp(text, named: String(name)) }
+        guard seconds != nil || nanos != nil else { return time }
+        var parts = time ?? Google_Protobuf_Timestamp()
+        if let seconds {
+            guard let n = Int64(seconds) else { throw .invalidArgument("\(secondsName) must be an integer, not \"\(seconds)\".") }
+            parts.seconds = n
+        }
+        if let nanos {
+            guard let n = Int32(nanos) else { throw .invalidArgument("\(nanosName) must be an integer, not \"\(nanos)\".") }
+            parts.nanos = n
+        }
+        return parts
     }
 
     /// A time given as a query parameter, read as the same time in a body is read (to the
@@ -305,10 +371,10 @@ struct RESTAPI: Sendable {
     /// The parameters a document route reads once, by method. A GET on a document path also
     /// counts a listing's, as the reference's does: the two routes share that path pattern.
     static let singleValued: [HTTPRequest.Method: [Substring]] = [
-        .get: ["readTime", "transaction", "pageSize", "pageToken", "orderBy", "showMissing"],
+        .get: ["readTime", "readTime.seconds", "readTime.nanos", "transaction", "pageSize", "pageToken", "orderBy", "showMissing"],
         .post: ["documentId"],
-        .patch: ["currentDocument.exists", "currentDocument.updateTime"],
-        .delete: ["currentDocument.exists", "currentDocument.updateTime"],
+        .patch: ["currentDocument.exists", "currentDocument.updateTime", "currentDocument.updateTime.seconds", "currentDocument.updateTime.nanos"],
+        .delete: ["currentDocument.exists", "currentDocument.updateTime", "currentDocument.updateTime.seconds", "currentDocument.updateTime.nanos"],
     ]
 
     /// A parameter given twice is ambiguous; the reference refuses the request before reading
@@ -327,8 +393,8 @@ struct RESTAPI: Sendable {
             p.exists = flag
             return p
         }
-        if let time = q["currentDocument.updateTime"] {
-            p.updateTime = try timestamp(time, named: "currentDocument.updateTime")
+        if let time = try timeParameter(q, "currentDocument.updateTime", "currentDocument.updateTime.seconds", "currentDocument.updateTime.nanos") {
+            p.updateTime = time
             return p
         }
         return nil

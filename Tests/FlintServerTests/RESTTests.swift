@@ -347,6 +347,39 @@ struct RESTTests {
         }
     }
 
+    /// Query parameters may be named by their proto fields too (`update_mask.field_paths`,
+    /// `PageSize`), a time by its message's fields, and anything else below a mask makes the mask
+    /// present but empty, as on the reference.
+    @Test func parametersAreMatchedToFieldsAsTheReferenceMatchesThem() async throws {
+        try await withServer { client in
+            let doc = Self.base + "/params/a"
+            _ = try await Self.call(client, .patch, doc, #"{"fields":{"x":{"integerValue":"1"},"y":{"integerValue":"2"}}}"#)
+            _ = try await Self.call(client, .patch, Self.base + "/params/b", #"{"fields":{}}"#)
+            let fields = { (json: Any?) in ((json as? [String: Any])?["fields"] as? [String: Any])?.keys.sorted() ?? [] }
+            let merged = try await Self.call(client, .patch, doc + "?update_mask.field_paths=x", #"{"fields":{"x":{"integerValue":"3"}}}"#)
+            #expect(fields(merged) == ["x", "y"])
+            #expect(fields(try await Self.call(client, .get, doc + "?Mask.field_paths=y")) == ["y"])
+            #expect(fields(try await Self.call(client, .get, doc + "?mask.fieldPaths[]=y")) == [])
+            let unchanged = try await Self.call(client, .patch, doc + "?updateMask.fieldPath=x", #"{"fields":{"x":{"integerValue":"4"}}}"#)
+            #expect(((unchanged as? [String: Any])?["fields"] as? [String: Any])?["x"] as? [String: String] == ["integerValue": "3"])
+            let exists = try await Self.call(client, .patch, doc + "?current_document.exists=false", "{}", expect: .conflict)
+            #expect(Self.error(exists)?.0 == "ALREADY_EXISTS")
+            let stale = try await Self.call(client, .delete, doc + "?currentDocument.updateTime.seconds=1", expect: .badRequest)
+            #expect(Self.error(stale)?.0 == "FAILED_PRECONDITION")
+            #expect(fields(try await Self.call(client, .get, doc)) == ["x", "y"])
+            let listed = { (query: String) async throws -> Int in
+                ((try await Self.call(client, .get, Self.base + "/params?" + query) as? [String: Any])?["documents"] as? [Any])?.count ?? 0
+            }
+            #expect(try await listed("PageSize=1") == 1)
+            #expect(try await listed("page_size=1") == 1)
+            #expect(try await listed("pagesize=1") == 2)
+            let twice = try await Self.call(client, .get, Self.base + "/params?page_size=1&pageSize=1", expect: .badRequest)
+            #expect(Self.error(twice)?.1 == "Payload isn't valid for request.")
+            let notANumber = try await Self.call(client, .get, doc + "?readTime.seconds=x", expect: .badRequest)
+            #expect(Self.error(notANumber)?.1 == #"readTime.seconds must be an integer, not "x"."#)
+        }
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         try await withServer { client in
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
