@@ -266,7 +266,8 @@ struct RESTAPI: Sendable {
     /// call that uses them. Both spellings come as literals, so a request without a mask (the
     /// usual write) builds no string.
     static func mask(_ q: FlatDictionary<Substring, Substring>, _ short: Substring, _ long: Substring) -> Google_Firestore_V1_DocumentMask? {
-        guard q.has(long) || q.has(short) || q.contains(where: { $0.key.hasPrefix(short + ".") }) else { return nil }
+        guard q.has(long) || q.has(short) || q.contains(where: { $0.key.starts(with: short) && $0.key.dropFirst(short.count).first == "." })
+        else { return nil }
         var mask = Google_Firestore_V1_DocumentMask()
         mask.fieldPaths = (q[values: short] + q[values: long]).map(String.init)
         return mask
