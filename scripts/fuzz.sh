@@ -3,7 +3,8 @@
 #   scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 # TARGET: rules (whole rules files), rules-expression (one condition, evaluated), regex
 # (rules' RE2 patterns and texts), requests (google.firestore.v1 requests, binary and JSON, put to
-# the server's calls, and HTTP requests to its router). Findings land in .build/fuzz/TARGET/findings; replay one with
+# the server's calls, and HTTP requests to its router). Findings land in
+# .build/fuzz/TARGET/findings; replay one with
 #   fuzz/.build/release/FuzzNAME FILE
 # The corpus in .build/fuzz/TARGET/corpus grows across runs. Not part of scripts/test.sh: a run
 # proves nothing in a fixed time; what it finds becomes a unit test.
