@@ -20,7 +20,9 @@ bin=$PWD/.build-protoc-plugins/release
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -f "$out"/*.pb.swift "$out"/*.grpc.swift
-protos=$(cd proto && find . -name '*.proto' | sed 's|^\./||' | sort)
+# v1beta1 declares only a service over v1's messages: Flint serves it through v1's handlers
+# (FlintServer's V1Beta1Transport), so it needs no Swift of its own, only its descriptor.
+protos=$(cd proto && find . -name '*.proto' ! -path './google/firestore/v1beta1/*' | sed 's|^\./||' | sort)
 services=$(cd proto && grep -l '^service ' $protos)
 (cd proto && protoc -I . -I /usr/include \
   --plugin=protoc-gen-swift="$bin/protoc-gen-swift" \
@@ -32,7 +34,7 @@ services=$(cd proto && grep -l '^service ' $protos)
   $services)
 # gRPC server reflection answers with the descriptors of the served files and of everything
 # they import, the well-known types from /usr/include among them; they are embedded as base64.
-served="google/firestore/v1/firestore.proto grpc/reflection/v1/reflection.proto grpc/reflection/v1alpha/reflection.proto"
+served="google/firestore/v1/firestore.proto google/firestore/v1beta1/firestore.proto grpc/reflection/v1/reflection.proto grpc/reflection/v1alpha/reflection.proto"
 descriptors=$(mktemp)
 trap 'rm -f "$descriptors"' EXIT
 (cd proto && protoc -I . -I /usr/include --include_imports --descriptor_set_out="$descriptors" $served)

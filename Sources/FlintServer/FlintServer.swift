@@ -91,6 +91,7 @@ public struct FlintServer: Sendable {
         // PUT is served only to say what to use instead.
         for method in [HTTPRequest.Method.get, .post, .patch, .delete, .put] {
             router.on("/v1/**", method: method) { request, context in await rest.respond(request, context: context) }
+            router.on("/v1beta1/**", method: method) { request, context in await rest.respond(request, context: context) }
         }
         return router
     }
@@ -140,7 +141,9 @@ public struct FlintServer: Sendable {
     }
 
     /// The gRPC server for connections the shared port recognises as HTTP/2.
-    func makeGRPCServer(_ handoff: GRPCHandoff) -> GRPCServer<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>> {
+    func makeGRPCServer(_ handoff: GRPCHandoff)
+        -> GRPCServer<V1Beta1Transport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>>
+    {
         var config = HTTP2ServerTransport.Custom<GRPCHandoff>.Config.defaults
         // Firestore refuses requests over 10 MiB with a clear error, which the engine gives; the
         // transport only resets streams, so its own cap sits well above that.
@@ -149,14 +152,15 @@ public struct FlintServer: Sendable {
         // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
         config.compression.enabledAlgorithms = [.gzip]
         return GRPCServer(
-            transport: DeadlineFreeTransport(base: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config)),
+            transport: V1Beta1Transport(base: DeadlineFreeTransport(base: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config))),
             services: [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices,
             interceptors: [GRPCCallLog(logger: logger, metrics: metrics)])
     }
 
     /// What grpcurl and other dynamic clients are told the gRPC side serves.
     static let reflection = ServerReflection(
-        index: ServerReflection.servedDescriptors, services: [Google_Firestore_V1_Firestore.descriptor.fullyQualifiedService])
+        index: ServerReflection.servedDescriptors,
+        services: [Google_Firestore_V1_Firestore.descriptor.fullyQualifiedService, FirestoreV1Beta1.service])
 
     static var eventLoopGroup: MultiThreadedEventLoopGroup { .singleton }
 

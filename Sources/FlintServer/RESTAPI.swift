@@ -11,13 +11,14 @@ import NIOCore
 import SwiftProtobuf
 
 /// Firestore's REST v1 on the HTTP side of the port: each request is parsed into Flint's model,
-/// run by the database it names, and answered in Firestore's JSON.
+/// run by the database it names, and answered in Firestore's JSON. The API's earlier version,
+/// v1beta1, has the same paths and JSON under `/v1beta1/`, less runAggregationQuery.
 struct RESTAPI: Sendable {
     let calls: FirestoreCalls
 
     init(engine: Engine) { calls = FirestoreCalls(engine: engine) }
 
-    /// What a `/v1/...` path names.
+    /// What a `/v1/...` (or `/v1beta1/...`) path names.
     struct Target {
         var database: DatabaseID
         /// Below `documents`; empty for the root.
@@ -75,9 +76,10 @@ struct RESTAPI: Sendable {
             return parent
         }
         // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
-        // and any `:verb`, with no need to split it here and join it again.
-        if rawPath.hasPrefix("/v1/projects/"), !rawPath.utf8.contains(UInt8(ascii: "%")) {
-            let bytes = rawPath.utf8.dropFirst(4)
+        // (or `/v1beta1/`) and any `:verb`, with no need to split it here and join it again.
+        let version = rawPath.hasPrefix("/v1/projects/") ? 4 : rawPath.hasPrefix("/v1beta1/projects/") ? 9 : 0
+        if version > 0, !rawPath.utf8.contains(UInt8(ascii: "%")) {
+            let bytes = rawPath.utf8.dropFirst(version)
             var name = bytes
             var verb: String?
             if let colon = bytes.lastIndex(of: UInt8(ascii: ":")), !bytes[colon...].contains(UInt8(ascii: "/")) {
@@ -224,6 +226,8 @@ struct RESTAPI: Sendable {
             var r: Google_Firestore_V1_RunQueryRequest = try await Self.decode(request)
             r.parent = t.documentsName
             return try Self.jsonArray(try await calls.runQuery(r))
+        case (.post, "runAggregationQuery"?) where request.uri.path.hasPrefix("/v1beta1/"):
+            throw FlintError(.unimplemented, "Method google.firestore.v1beta1.Firestore/RunAggregationQuery is unimplemented")
         case (.post, "runAggregationQuery"?):
             var r: Google_Firestore_V1_RunAggregationQueryRequest = try await Self.decode(request)
             r.parent = t.documentsName

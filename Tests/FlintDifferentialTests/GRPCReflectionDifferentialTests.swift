@@ -34,12 +34,12 @@ struct GRPCReflectionDifferentialTests {
     }
 
     /// The Firestore service's file and its imports, by name.
-    static func firestoreFiles(port: Int) async throws -> [String: Google_Protobuf_FileDescriptorProto] {
-        let answers = try await ask(port: port, [question { $0.fileContainingSymbol = "google.firestore.v1.Firestore" }])
+    static func firestoreFiles(port: Int, version: String = "v1") async throws -> [String: Google_Protobuf_FileDescriptorProto] {
+        let answers = try await ask(port: port, [question { $0.fileContainingSymbol = "google.firestore.\(version).Firestore" }])
         let files = try answers.first?.fileDescriptorResponse.fileDescriptorProto.map {
             try Google_Protobuf_FileDescriptorProto(serializedBytes: $0)
         } ?? []
-        #expect(files.first?.name == "google/firestore/v1/firestore.proto")
+        #expect(files.first?.name == "google/firestore/\(version)/firestore.proto")
         return Dictionary(files.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -137,5 +137,61 @@ struct GRPCReflectionDifferentialTests {
             let values = { (e: Google_Protobuf_EnumDescriptorProto) in Dictionary(e.value.map { ($0.number, $0.name) }, uniquingKeysWith: { a, _ in a }) }
             #expect(values(type) == values(reference), "\(name)")
         }
+    }
+
+    /// Flint serves v1beta1 with v1's messages. That is sound when, on the reference, each
+    /// message a v1beta1 method reads or answers, and every message below it, has field by field
+    /// the same number, name, type and oneof as v1's message of that name (the test above checks
+    /// Flint's v1 against the reference's). Flint's v1beta1 methods are the reference's, less
+    /// RunAggregationQuery, with v1's types.
+    @Test func theV1Beta1ServiceReadsAndAnswersTheReferencesV1Beta1Messages() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential reflection test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let running = try await server.start()
+        defer { running.stop() }
+
+        let listed = try await Self.ask(port: running.port, [Self.question { $0.listServices = "*" }])
+        #expect(listed.first?.listServicesResponse.service.map(\.name).contains("google.firestore.v1beta1.Firestore") == true)
+        let theirs = Declarations(try await Self.firestoreFiles(port: reference.port, version: "v1beta1").values)
+        let theirV1 = Declarations(try await Self.firestoreFiles(port: reference.port).values)
+        let ours = Declarations(try await Self.firestoreFiles(port: running.port, version: "v1beta1").values)
+        let asV1 = { (name: String) in name.replacingOccurrences(of: ".google.firestore.v1beta1.", with: ".google.firestore.v1.") }
+        let served = ours.methods.keys.filter { $0.hasPrefix("google.firestore.v1beta1.Firestore.") }
+        #expect(served.count == Google_Firestore_V1_Firestore.Method.descriptors.count - 1)
+        #expect(!served.contains("google.firestore.v1beta1.Firestore.RunAggregationQuery"))
+        var pending: [String] = []
+        for name in served {
+            let method = ours.methods[name]!
+            let match = try #require(theirs.methods[name], "\(name)")
+            #expect(match.clientStreaming == method.clientStreaming && match.serverStreaming == method.serverStreaming, "\(name)")
+            #expect(asV1(match.inputType) == method.inputType, "\(name)")
+            #expect(asV1(match.outputType) == method.outputType, "\(name)")
+            pending += [match.inputType, match.outputType]
+        }
+        var seen: Set<String> = []
+        var comparedFields = 0
+        while let type = pending.popLast() {
+            guard type.hasPrefix(".google.firestore.v1beta1."), seen.insert(type).inserted else { continue }
+            if let betaEnum = theirs.enums[String(type.dropFirst())] {
+                let values = { (e: Google_Protobuf_EnumDescriptorProto?) in e.map { $0.value.map { "\($0.number) \($0.name)" }.sorted() } }
+                #expect(values(theirV1.enums[String(asV1(type).dropFirst())]) == values(betaEnum), "\(type)")
+                continue
+            }
+            let beta = try #require(theirs.messages[String(type.dropFirst())], "\(type)")
+            let v1 = try #require(theirV1.messages[String(asV1(type).dropFirst())], "\(type) in v1")
+            let v1Fields = Dictionary(v1.field.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
+            for field in beta.field {
+                pending.append(field.typeName)
+                var renamed = field
+                renamed.typeName = asV1(field.typeName)
+                #expect(v1Fields[field.number].map { Self.shape($0, in: v1) } == Self.shape(renamed, in: beta), "\(type) field \(field.number)")
+                comparedFields += 1
+            }
+        }
+        #expect(comparedFields > 150)
     }
 }

@@ -140,7 +140,8 @@ struct GRPCReflectionTests {
         #expect(zip(answers, questions).allSatisfy { $0.originalRequest == $1 && $0.validHost == $1.host })
 
         #expect(answers[0].listServicesResponse.service.map(\.name) == [
-            "google.firestore.v1.Firestore", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+            "google.firestore.v1.Firestore", "google.firestore.v1beta1.Firestore", "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection",
         ])
         let listen = answers[1].fileDescriptorResponse.fileDescriptorProto
         let firestoreFile = try Google_Protobuf_FileDescriptorProto(serializedBytes: try #require(listen.first))

@@ -4,6 +4,7 @@ import FlintServer
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import GRPCProtobuf
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -168,6 +169,71 @@ struct GRPCTests {
             let sorted = letters.sorted()
             #expect(found.sorted { $0.0 < $1.0 }.map(\.1)
                 == sorted.map { "field_" + $0 } + ["nested"] + sorted.map { "inner_" + $0 })
+        }
+    }
+
+    /// `google.firestore.v1beta1.Firestore`, the API's earlier version, answers with v1's
+    /// handlers: its messages are v1's, number for number. It has no RunAggregationQuery.
+    @Test func v1beta1CallsAreServedAsV1Calls() async throws {
+        func beta(_ method: String) -> MethodDescriptor {
+            MethodDescriptor(fullyQualifiedService: "google.firestore.v1beta1.Firestore", method: method)
+        }
+        try await Self.withFlintChannel { client, _ in
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = [Self.write("beta/a", ["n": Self.int(5)])]
+            let committed = try await client.unary(
+                request: ClientRequest(message: commit), descriptor: beta("Commit"),
+                serializer: ProtobufSerializer<Google_Firestore_V1_CommitRequest>(),
+                deserializer: ProtobufDeserializer<Google_Firestore_V1_CommitResponse>(), options: .defaults
+            ) { try $0.message }
+            #expect(committed.writeResults.count == 1 && committed.commitTime.seconds > 0)
+
+            // What v1beta1 wrote, v1 reads.
+            let v1 = Google_Firestore_V1_Firestore.Client(wrapping: client)
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/beta/a"
+            #expect(try await v1.getDocument(get).fields["n"]?.integerValue == 5)
+
+            var query = Google_Firestore_V1_RunQueryRequest()
+            query.parent = Self.root
+            var from = Google_Firestore_V1_StructuredQuery.CollectionSelector()
+            from.collectionID = "beta"
+            query.structuredQuery.from = [from]
+            let found = try await client.serverStreaming(
+                request: ClientRequest(message: query), descriptor: beta("RunQuery"),
+                serializer: ProtobufSerializer<Google_Firestore_V1_RunQueryRequest>(),
+                deserializer: ProtobufDeserializer<Google_Firestore_V1_RunQueryResponse>(), options: .defaults
+            ) { response in
+                var names: [String] = []
+                for try await answer in response.messages where answer.hasDocument { names.append(answer.document.name) }
+                return names
+            }
+            #expect(found == [Self.root + "/beta/a"])
+
+            var aggregation = Google_Firestore_V1_RunAggregationQueryRequest()
+            aggregation.parent = Self.root
+            aggregation.structuredAggregationQuery.structuredQuery = query.structuredQuery
+            var count = Google_Firestore_V1_StructuredAggregationQuery.Aggregation()
+            count.count = .init()
+            count.alias = "n"
+            aggregation.structuredAggregationQuery.aggregations = [count]
+            for method in ["RunAggregationQuery", "NoSuchMethod"] {
+                let refused = await #expect(throws: RPCError.self) {
+                    try await client.serverStreaming(
+                        request: ClientRequest(message: aggregation), descriptor: beta(method),
+                        serializer: ProtobufSerializer<Google_Firestore_V1_RunAggregationQueryRequest>(),
+                        deserializer: ProtobufDeserializer<Google_Firestore_V1_RunAggregationQueryResponse>(), options: .defaults
+                    ) { response in for try await _ in response.messages {} }
+                }
+                #expect(refused?.code == .unimplemented, "\(method)")
+            }
+            let counted = try await v1.runAggregationQuery(aggregation) { response in
+                var counts: [Int64] = []
+                for try await answer in response.messages where answer.hasResult { counts += answer.result.aggregateFields.values.map(\.integerValue) }
+                return counts
+            }
+            #expect(counted == [1])
         }
     }
 

@@ -226,6 +226,37 @@ struct RESTTests {
 
     /// A body is read as JSON whatever its type, so `curl -d`, which sends a form type, works
     /// (the reference answers a POST typed as a form 404). PUT says what to use instead.
+    /// The API's earlier version answers under `/v1beta1/` with the same JSON, reading and
+    /// writing the same documents, except that it has no runAggregationQuery.
+    @Test func v1beta1PathsAreServedAsV1Paths() async throws {
+        try await withServer { client in
+            let beta = "/v1beta1/projects/p1/databases/(default)/documents"
+            try await Self.call(client, .patch, beta + "/c/a", #"{"fields":{"n":{"integerValue":"3"}}}"#)
+            try await Self.call(client, .post, beta + "/c?documentId=b", #"{"fields":{"n":{"integerValue":"4"}}}"#)
+            let read = try await Self.call(client, .get, Self.base + "/c/a?mask.fieldPaths=n") as? [String: Any]
+            #expect((read?["fields"] as? [String: Any])?["n"] as? [String: String] == ["integerValue": "3"])
+            let listed = try await Self.call(client, .get, beta + "/c?orderBy=n%20desc") as? [String: Any]
+            #expect((listed?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [Self.name + "/c/b", Self.name + "/c/a"])
+            let query = #"{"structuredQuery":{"from":[{"collectionId":"c"}],"where":{"fieldFilter":{"field":{"fieldPath":"n"},"op":"GREATER_THAN","value":{"integerValue":"3"}}}}}"#
+            let found = try await Self.call(client, .post, "/v1beta1/projects/p1/databases/%28default%29/documents:runQuery", query) as? [[String: Any]]
+            #expect(found?.compactMap { ($0["document"] as? [String: Any])?["name"] as? String } == [Self.name + "/c/b"])
+            let commit = #"{"writes":[{"delete":"\#(Self.name)/c/b","currentDocument":{"exists":true}}]}"#
+            try await Self.call(client, .post, beta + ":commit", commit)
+            try await Self.call(client, .get, Self.base + "/c/b", expect: .notFound)
+
+            let count = #"{"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"c"}]},"aggregations":[{"count":{}}]}}"#
+            for parent in [beta, beta + "/c/a"] {
+                let refused = try await Self.call(client, .post, parent + ":runAggregationQuery", count, expect: .notImplemented)
+                #expect(Self.error(refused)?.0 == "UNIMPLEMENTED")
+                #expect(Self.error(refused)?.1 == "Method google.firestore.v1beta1.Firestore/RunAggregationQuery is unimplemented")
+            }
+            let counted = try await Self.call(client, .post, Self.base + ":runAggregationQuery", count) as? [[String: Any]]
+            #expect(((counted?.first?["result"] as? [String: Any])?["aggregateFields"] as? [String: Any])?.values.first as? [String: String]
+                == ["integerValue": "1"])
+            try await Self.call(client, .get, "/v1beta2/projects/p1/databases/(default)/documents/c/a", expect: .notFound)
+        }
+    }
+
     @Test func bodiesAreReadAsJSONWhateverTheirType() async throws {
         try await withServer { client in
             for type in ["application/json; charset=utf-8", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "application/octet-stream", nil] {
