@@ -21,7 +21,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -f "$out"/*.pb.swift "$out"/*.grpc.swift
 # v1beta1 declares only a service over v1's messages: Flint serves it through v1's handlers
-# (FlintServer's V1Beta1Transport), so it needs no Swift of its own, only its descriptor.
+# (FlintServer's CallRoutingTransport), so it needs no Swift of its own, only its descriptor.
 protos=$(cd proto && find . -name '*.proto' ! -path './google/firestore/v1beta1/*' | sed 's|^\./||' | sort)
 services=$(cd proto && grep -l '^service ' $protos)
 (cd proto && protoc -I . -I /usr/include \

@@ -142,7 +142,7 @@ public struct FlintServer: Sendable {
 
     /// The gRPC server for connections the shared port recognises as HTTP/2.
     func makeGRPCServer(_ handoff: GRPCHandoff)
-        -> GRPCServer<V1Beta1Transport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>>
+        -> GRPCServer<CallRoutingTransport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>>
     {
         var config = HTTP2ServerTransport.Custom<GRPCHandoff>.Config.defaults
         // Firestore refuses requests over 10 MiB with a clear error, which the engine gives; the
@@ -151,10 +151,13 @@ public struct FlintServer: Sendable {
         // The reference takes gzip-compressed requests and refuses deflate. Answers stay plain for
         // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
         config.compression.enabledAlgorithms = [.gzip]
-        return GRPCServer(
-            transport: V1Beta1Transport(base: DeadlineFreeTransport(base: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config))),
-            services: [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices,
-            interceptors: [GRPCCallLog(logger: logger, metrics: metrics)])
+        var router = RPCRouter<CallRoutingTransport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>>()
+        for service in [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices {
+            service.registerMethods(with: &router)
+        }
+        router.registerInterceptors(pipeline: [.apply(GRPCCallLog(logger: logger, metrics: metrics), to: .all)])
+        let transport = DeadlineFreeTransport(base: HTTP2ServerTransport.Custom(listenerFactory: handoff, config: config))
+        return GRPCServer(transport: CallRoutingTransport(base: transport, served: Set(router.methods)), router: router)
     }
 
     /// What grpcurl and other dynamic clients are told the gRPC side serves.

@@ -1,9 +1,16 @@
+import FlintEngine
+import FlintProto
+import FlintServer
 import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import GRPCProtobuf
 import Testing
 
-/// Firestore's earlier API version over REST on both servers: each call under `/v1beta1/`
+/// Firestore's earlier API version on both servers. Over REST, each call under `/v1beta1/`
 /// must end with the same status and answer the same JSON as on the reference (times,
 /// transactions and page tokens aside), and leave the same documents behind for v1 to read.
+/// Over gRPC, v1beta1 calls and calls to methods neither version has must end alike.
 struct V1Beta1DifferentialTests {
     static let project = "flint-v1beta1"
     static let name = "projects/\(project)/databases/(default)/documents"
@@ -82,5 +89,67 @@ struct V1Beta1DifferentialTests {
             return "nothing"
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A gRPC call's outcome: the code and message of its refusal, or what it found.
+    static func grpcOutcomes(port: Int, project: String) async throws -> [String] {
+        try await withGRPCClient(
+            transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+        ) { client in
+            let metadata: Metadata = ["authorization": "Bearer owner"]
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = "projects/\(project)/databases/(default)"
+            var write = Google_Firestore_V1_Write()
+            write.update.name = "projects/\(project)/databases/(default)/documents/g/a"
+            write.update.fields["n"] = Google_Firestore_V1_Value.with { $0.integerValue = 9 }
+            commit.writes = [write]
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = write.update.name
+            var lines: [String] = []
+            for (service, method, request) in [
+                ("google.firestore.v1beta1.Firestore", "Commit", try commit.serializedBytes() as [UInt8]),
+                ("google.firestore.v1beta1.Firestore", "GetDocument", try get.serializedBytes()),
+                ("google.firestore.v1beta1.Firestore", "RunAggregationQuery", []),
+                ("google.firestore.v1beta1.Firestore", "NoSuchMethod", []),
+                ("google.firestore.v1.Firestore", "NoSuchMethod", []),
+                ("no.Such", "Service", []),
+            ] {
+                do {
+                    let answer = try await client.unary(
+                        request: ClientRequest(message: request, metadata: metadata),
+                        descriptor: MethodDescriptor(fullyQualifiedService: service, method: method),
+                        serializer: Bytes(), deserializer: Bytes(), options: .defaults
+                    ) { try $0.message }
+                    let found = (try? Google_Firestore_V1_Document(serializedBytes: answer))?.fields["n"]?.integerValue
+                    lines.append("\(service)/\(method): OK \(found.map(String.init) ?? "")")
+                } catch let error as RPCError {
+                    lines.append("\(service)/\(method): \(error.code) \(error.message)")
+                }
+            }
+            return lines
+        }
+    }
+
+    struct Bytes: MessageSerializer, MessageDeserializer {
+        func serialize<Out: GRPCContiguousBytes>(_ message: [UInt8]) throws -> Out { Out(message) }
+        func deserialize<In: GRPCContiguousBytes>(_ bytes: In) throws -> [UInt8] { bytes.withUnsafeBytes { Array($0) } }
+    }
+
+    @Test func grpcCallsEndAsOnTheReference() async throws {
+        guard let reference = await ReferenceEmulator.start() else {
+            print("reference emulator not available; differential v1beta1 gRPC test skipped")
+            return
+        }
+        defer { reference.stop() }
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let running = try await server.start()
+        defer { running.stop() }
+        let theirs = try await Self.grpcOutcomes(port: reference.port, project: "flint-v1beta1-grpc")
+        let ours = try await Self.grpcOutcomes(port: running.port, project: "flint-v1beta1-grpc")
+        #expect(theirs.count == 6)
+        #expect(theirs[1] == "google.firestore.v1beta1.Firestore/GetDocument: OK 9")
+        for (a, b) in zip(theirs, ours) {
+            #expect(b == a)
+        }
     }
 }

@@ -173,7 +173,8 @@ struct GRPCTests {
     }
 
     /// `google.firestore.v1beta1.Firestore`, the API's earlier version, answers with v1's
-    /// handlers: its messages are v1's, number for number. It has no RunAggregationQuery.
+    /// handlers: its messages are v1's, number for number. It has no RunAggregationQuery, and
+    /// methods no version has are refused as on the reference.
     @Test func v1beta1CallsAreServedAsV1Calls() async throws {
         func beta(_ method: String) -> MethodDescriptor {
             MethodDescriptor(fullyQualifiedService: "google.firestore.v1beta1.Firestore", method: method)
@@ -218,7 +219,11 @@ struct GRPCTests {
             count.count = .init()
             count.alias = "n"
             aggregation.structuredAggregationQuery.aggregations = [count]
-            for method in ["RunAggregationQuery", "NoSuchMethod"] {
+            // Refusals name the method, in the reference's words.
+            for (method, message) in [
+                ("RunAggregationQuery", "Method google.firestore.v1beta1.Firestore/RunAggregationQuery is unimplemented"),
+                ("NoSuchMethod", "Method not found: google.firestore.v1beta1.Firestore/NoSuchMethod"),
+            ] {
                 let refused = await #expect(throws: RPCError.self) {
                     try await client.serverStreaming(
                         request: ClientRequest(message: aggregation), descriptor: beta(method),
@@ -227,6 +232,7 @@ struct GRPCTests {
                     ) { response in for try await _ in response.messages {} }
                 }
                 #expect(refused?.code == .unimplemented, "\(method)")
+                #expect(refused?.message == message)
             }
             let counted = try await v1.runAggregationQuery(aggregation) { response in
                 var counts: [Int64] = []

@@ -21,6 +21,7 @@ def test_services_are_listed(reflected):
     _, database, _ = reflected
     assert list(database.get_services()) == [
         "google.firestore.v1.Firestore",
+        "google.firestore.v1beta1.Firestore",
         "grpc.reflection.v1.ServerReflection",
         "grpc.reflection.v1alpha.ServerReflection",
     ]
@@ -45,13 +46,13 @@ def test_methods_and_messages_are_described(reflected):
         pool.FindMessageTypeByName("google.firestore.v1.NoSuchMessage")
 
 
-def call(channel, pool, method, request_fields):
+def call(channel, pool, method, request_fields, service="google.firestore.v1.Firestore"):
     """Calls a unary method with a request built from its reflected descriptor."""
-    descriptor = pool.FindMethodByName("google.firestore.v1.Firestore." + method)
+    descriptor = pool.FindMethodByName(f"{service}.{method}")
     request_type = message_factory.GetMessageClass(descriptor.input_type)
     response_type = message_factory.GetMessageClass(descriptor.output_type)
     stub = channel.unary_unary(
-        "/google.firestore.v1.Firestore/" + method,
+        f"/{service}/{method}",
         request_serializer=request_type.SerializeToString,
         response_deserializer=response_type.FromString,
     )
@@ -80,3 +81,31 @@ def test_a_reflected_client_writes_and_reads(reflected):
     with pytest.raises(grpc.RpcError) as missing:
         call(channel, pool, "GetDocument", {"name": name + "-missing"})
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_v1beta1_is_described_with_v1_messages_and_answers(reflected):
+    channel, _, pool = reflected
+    service = pool.FindServiceByName("google.firestore.v1beta1.Firestore")
+    methods = {m.name: m for m in service.methods}
+    assert "RunAggregationQuery" not in methods
+    assert methods["Commit"].input_type.full_name == "google.firestore.v1.CommitRequest"
+    assert methods["Listen"].client_streaming and methods["Listen"].server_streaming
+
+    beta = "google.firestore.v1beta1.Firestore"
+    name = f"projects/reflected/databases/(default)/documents/beta-{uuid.uuid4().hex[:10]}/doc"
+    write = message_factory.GetMessageClass(pool.FindMessageTypeByName("google.firestore.v1.Write"))()
+    write.update.name = name
+    write.update.fields["n"].integer_value = 7
+    committed = call(channel, pool, "Commit", {"database": "projects/reflected/databases/(default)", "writes": [write]}, beta)
+    assert len(committed.write_results) == 1
+    assert call(channel, pool, "GetDocument", {"name": name}).fields["n"].integer_value == 7
+
+    # The reference's words for a method it does not serve name the method.
+    for path, message in [
+        (f"/{beta}/RunAggregationQuery", f"Method {beta}/RunAggregationQuery is unimplemented"),
+        ("/google.firestore.v1.Firestore/NoSuchMethod", "Method not found: google.firestore.v1.Firestore/NoSuchMethod"),
+    ]:
+        with pytest.raises(grpc.RpcError) as refused:
+            channel.unary_unary(path)(b"")
+        assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        assert refused.value.details() == message
