@@ -22,16 +22,12 @@ enum FirestoreV1Beta1 {
 ///   name the client used, so the request log shows it;
 /// - a call to a method the server does not serve is answered UNIMPLEMENTED in the reference's
 ///   words, which name the method (`Method not found: x.Y/Z`), where grpc-swift's do not.
-struct CallRoutingTransport<Base: ServerTransport>: ServerTransport {
+struct CallRoutingTransport<Base: ServerTransport>: WrappingServerTransport {
     typealias Bytes = Base.Bytes
 
     let base: Base
     /// Every method the server's router has a handler for.
     let served: Set<MethodDescriptor>
-
-    func configure(context: GRPCServerContext) {
-        base.configure(context: context)
-    }
 
     func listen(
         streamHandler: @escaping @Sendable (RPCStream<Inbound, Outbound>, ServerContext) async -> Void
@@ -60,9 +56,5 @@ struct CallRoutingTransport<Base: ServerTransport>: ServerTransport {
         // A stream that cannot take the status is already gone.
         try? await stream.outbound.write(.status(Status(code: .unimplemented, message: message), [:]))
         await stream.outbound.finish()
-    }
-
-    func beginGracefulShutdown() {
-        base.beginGracefulShutdown()
     }
 }

@@ -9,14 +9,10 @@ import GRPCCore
 /// 1.7 KiB for a minute (`bench/clients.py` reports the memory gRPC writes add).
 /// Flint answers in microseconds and the clients enforce their own deadlines, cancelling calls
 /// they give up on, which ends them here too; so nothing is lost by not timing calls twice.
-struct DeadlineFreeTransport<Base: ServerTransport>: ServerTransport {
+struct DeadlineFreeTransport<Base: ServerTransport>: WrappingServerTransport {
     typealias Bytes = Base.Bytes
 
     let base: Base
-
-    func configure(context: GRPCServerContext) {
-        base.configure(context: context)
-    }
 
     func listen(
         streamHandler: @escaping @Sendable (RPCStream<Inbound, Outbound>, ServerContext) async -> Void
@@ -30,9 +26,5 @@ struct DeadlineFreeTransport<Base: ServerTransport>: ServerTransport {
             let withoutDeadline = RPCStream(descriptor: stream.descriptor, inbound: RPCAsyncSequence(wrapping: inbound), outbound: stream.outbound)
             await streamHandler(withoutDeadline, context)
         }
-    }
-
-    func beginGracefulShutdown() {
-        base.beginGracefulShutdown()
     }
 }

@@ -79,14 +79,8 @@ struct GRPCReflectionDifferentialTests {
     static let knownDifferences: Set<String> = ["google.firestore.v1.WriteRequest 6", "google.firestore.v1.ListenRequest 5"]
 
     @Test func unansweredQuestionsAndTheFirestoreSchemaMatchTheReference() async throws {
-        guard let reference = await ReferenceEmulator.start() else {
-            print("reference emulator not available; differential reflection test skipped")
-            return
-        }
-        defer { reference.stop() }
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let running = try await server.start()
-        defer { running.stop() }
+        guard let (reference, flintPort, stop) = try await RawHTTP.bothServerPorts(for: "reflection") else { return }
+        defer { stop() }
 
         let questions = [
             Self.question { $0.host = "somewhere"; $0.fileContainingSymbol = "google.firestore.v1.NoSuchThing" },
@@ -98,7 +92,7 @@ struct GRPCReflectionDifferentialTests {
             Self.question { $0.listServices = "*" },
         ]
         let expected = try await Self.ask(port: reference.port, questions)
-        let actual = try await Self.ask(port: running.port, questions)
+        let actual = try await Self.ask(port: flintPort, questions)
         try #require(expected.count == questions.count)
         try #require(actual.count == questions.count)
         for (theirs, ours) in zip(expected, actual).dropLast() {
@@ -112,7 +106,7 @@ struct GRPCReflectionDifferentialTests {
         }
 
         let theirs = Declarations(try await Self.firestoreFiles(port: reference.port).values)
-        let ours = Declarations(try await Self.firestoreFiles(port: running.port).values)
+        let ours = Declarations(try await Self.firestoreFiles(port: flintPort).values)
         #expect(ours.methods.count == Google_Firestore_V1_Firestore.Method.descriptors.count)
         for (name, method) in ours.methods {
             let shape = { (m: Google_Protobuf_MethodDescriptorProto) in "\(m.inputType) \(m.outputType) \(m.clientStreaming) \(m.serverStreaming)" }
@@ -145,20 +139,14 @@ struct GRPCReflectionDifferentialTests {
     /// Flint's v1 against the reference's). Flint's v1beta1 methods are the reference's, less
     /// RunAggregationQuery, with v1's types.
     @Test func theV1Beta1ServiceReadsAndAnswersTheReferencesV1Beta1Messages() async throws {
-        guard let reference = await ReferenceEmulator.start() else {
-            print("reference emulator not available; differential reflection test skipped")
-            return
-        }
-        defer { reference.stop() }
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let running = try await server.start()
-        defer { running.stop() }
+        guard let (reference, flintPort, stop) = try await RawHTTP.bothServerPorts(for: "reflection") else { return }
+        defer { stop() }
 
-        let listed = try await Self.ask(port: running.port, [Self.question { $0.listServices = "*" }])
+        let listed = try await Self.ask(port: flintPort, [Self.question { $0.listServices = "*" }])
         #expect(listed.first?.listServicesResponse.service.map(\.name).contains("google.firestore.v1beta1.Firestore") == true)
         let theirs = Declarations(try await Self.firestoreFiles(port: reference.port, version: "v1beta1").values)
         let theirV1 = Declarations(try await Self.firestoreFiles(port: reference.port).values)
-        let ours = Declarations(try await Self.firestoreFiles(port: running.port, version: "v1beta1").values)
+        let ours = Declarations(try await Self.firestoreFiles(port: flintPort, version: "v1beta1").values)
         let asV1 = { (name: String) in name.replacingOccurrences(of: ".google.firestore.v1beta1.", with: ".google.firestore.v1.") }
         let served = ours.methods.keys.filter { $0.hasPrefix("google.firestore.v1beta1.Firestore.") }
         #expect(served.count == Google_Firestore_V1_Firestore.Method.descriptors.count - 1)

@@ -34,12 +34,18 @@ enum RawHTTP {
     /// The reference and a Flint server on a free port, to send both the same requests; nil
     /// (after saying so) when the reference is not installed.
     static func bothServers(for suite: String) async throws -> (reference: ReferenceEmulator, flint: String, stop: @Sendable () -> Void)? {
+        guard let (reference, port, stop) = try await bothServerPorts(for: suite) else { return nil }
+        return (reference, "http://127.0.0.1:\(port)", stop)
+    }
+
+    /// The same, with Flint's port, for gRPC clients.
+    static func bothServerPorts(for suite: String) async throws -> (reference: ReferenceEmulator, flint: Int, stop: @Sendable () -> Void)? {
         guard let reference = await ReferenceEmulator.start() else {
             print("reference emulator not available; differential \(suite) test skipped")
             return nil
         }
         let flint = try await FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0)).start()
-        return (reference, "http://127.0.0.1:\(flint.port)", {
+        return (reference, flint.port, {
             flint.stop()
             reference.stop()
         })

@@ -136,16 +136,10 @@ struct V1Beta1DifferentialTests {
     }
 
     @Test func grpcCallsEndAsOnTheReference() async throws {
-        guard let reference = await ReferenceEmulator.start() else {
-            print("reference emulator not available; differential v1beta1 gRPC test skipped")
-            return
-        }
-        defer { reference.stop() }
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        let running = try await server.start()
-        defer { running.stop() }
+        guard let (reference, flintPort, stop) = try await RawHTTP.bothServerPorts(for: "v1beta1 gRPC") else { return }
+        defer { stop() }
         let theirs = try await Self.grpcOutcomes(port: reference.port, project: "flint-v1beta1-grpc")
-        let ours = try await Self.grpcOutcomes(port: running.port, project: "flint-v1beta1-grpc")
+        let ours = try await Self.grpcOutcomes(port: flintPort, project: "flint-v1beta1-grpc")
         #expect(theirs.count == 6)
         #expect(theirs[1] == "google.firestore.v1beta1.Firestore/GetDocument: OK 9")
         for (a, b) in zip(theirs, ours) {
