@@ -140,10 +140,12 @@ public struct FlintServer: Sendable {
             logger: logger)
     }
 
+    /// grpc-swift's HTTP/2 transport on connections the shared port hands over, with calls
+    /// routed as the reference routes them and without their deadlines.
+    typealias GRPCTransport = CallRoutingTransport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>
+
     /// The gRPC server for connections the shared port recognises as HTTP/2.
-    func makeGRPCServer(_ handoff: GRPCHandoff)
-        -> GRPCServer<CallRoutingTransport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>>
-    {
+    func makeGRPCServer(_ handoff: GRPCHandoff) -> GRPCServer<GRPCTransport> {
         var config = HTTP2ServerTransport.Custom<GRPCHandoff>.Config.defaults
         // Firestore refuses requests over 10 MiB with a clear error, which the engine gives; the
         // transport only resets streams, so its own cap sits well above that.
@@ -151,7 +153,7 @@ public struct FlintServer: Sendable {
         // The reference takes gzip-compressed requests and refuses deflate. Answers stay plain for
         // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
         config.compression.enabledAlgorithms = [.gzip]
-        var router = RPCRouter<CallRoutingTransport<DeadlineFreeTransport<HTTP2ServerTransport.Custom<GRPCHandoff>>>>()
+        var router = RPCRouter<GRPCTransport>()
         for service in [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices {
             service.registerMethods(with: &router)
         }

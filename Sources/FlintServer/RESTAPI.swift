@@ -77,9 +77,9 @@ struct RESTAPI: Sendable {
         }
         // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
         // (or `/v1beta1/`) and any `:verb`, with no need to split it here and join it again.
-        let version = rawPath.hasPrefix("/v1/projects/") ? 4 : rawPath.hasPrefix("/v1beta1/projects/") ? 9 : 0
-        if version > 0, !rawPath.utf8.contains(UInt8(ascii: "%")) {
-            let bytes = rawPath.utf8.dropFirst(version)
+        let prefixLength = rawPath.hasPrefix("/v1/projects/") ? 4 : rawPath.hasPrefix("/v1beta1/projects/") ? 9 : 0
+        if prefixLength > 0, !rawPath.utf8.contains(UInt8(ascii: "%")) {
+            let bytes = rawPath.utf8.dropFirst(prefixLength)
             var name = bytes
             var verb: String?
             if let colon = bytes.lastIndex(of: UInt8(ascii: ":")), !bytes[colon...].contains(UInt8(ascii: "/")) {
