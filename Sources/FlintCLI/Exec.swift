@@ -33,9 +33,11 @@ extension FlintCommand {
                 // status is the one to exit with.
                 afterStop: { await running.withLock { $0 }?.value }
             ) { host, port, stop in
-                // The project, as firebase-tools' emulators:exec passes it: the Admin SDKs and
-                // @firebase/rules-unit-testing read it when a test names none.
-                var environment = ["FIRESTORE_EMULATOR_HOST": "\(host):\(port)"]
+                // The address under both names firebase-tools' emulators:exec gives it (older
+                // @firebase/testing suites read the second), and the project as it passes it:
+                // the Admin SDKs and @firebase/rules-unit-testing read it when a test names none.
+                let address = "\(host):\(port)"
+                var environment = ["FIRESTORE_EMULATOR_HOST": address, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS": address]
                 if let project = options.project { environment["GCLOUD_PROJECT"] = project }
                 running.withLock { running in
                     running = Task { [environment] in

@@ -46,6 +46,7 @@ struct ExecTests {
         let script = """
             set -e
             case "$FIRESTORE_EMULATOR_HOST" in 127.0.0.1:[0-9]*) ;; *) exit 90;; esac
+            [ "$FIREBASE_FIRESTORE_EMULATOR_ADDRESS" = "$FIRESTORE_EMULATOR_HOST" ] || exit 91
             curl -sf --max-time 5 "http://$FIRESTORE_EMULATOR_HOST/"
             curl -sf --max-time 5 -X POST "http://$FIRESTORE_EMULATOR_HOST/v1/projects/p/databases/(default)/documents/c?documentId=x" -d '{"fields":{}}' >/dev/null
             curl -sf --max-time 5 "http://$FIRESTORE_EMULATOR_HOST/v1/projects/p/databases/(default)/documents/c/x" | grep -q '"name"'

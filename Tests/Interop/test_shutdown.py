@@ -374,12 +374,15 @@ def test_flint_exec_passes_on_its_own_descriptors_only():
 
 
 def test_flint_exec_names_the_project_to_its_command():
-    show = [sys.executable, "-c", "import os; print(os.environ['FIRESTORE_EMULATOR_HOST'], os.environ.get('GCLOUD_PROJECT'))"]
+    show = [sys.executable, "-c", "import os; e = os.environ; "
+            "print(e['FIRESTORE_EMULATOR_HOST'], e.get('GCLOUD_PROJECT'), e.get('FIREBASE_FIRESTORE_EMULATOR_ADDRESS'))"]
     env = {**os.environ, "GCLOUD_PROJECT": "from-the-caller"}
     named = flint_exec("--project", "demo-named", "--", *show, env=env)
     unnamed = flint_exec("--", *show, env=env)
     assert named.returncode == unnamed.returncode == 0, named.stderr + unnamed.stderr
     assert named.stdout.split()[0].startswith("127.0.0.1:")
     assert named.stdout.split()[1] == "demo-named"
+    # The older name firebase-tools also sets, for suites written for @firebase/testing.
+    assert named.stdout.split()[2] == named.stdout.split()[0]
     # Without --project, the caller's own value passes through untouched.
     assert unnamed.stdout.split()[1] == "from-the-caller"
