@@ -7,13 +7,17 @@ import GRPCCore
 enum FirestoreV1Beta1 {
     static let service = "google.firestore.v1beta1.Firestore"
 
+    /// The v1 method v1beta1 lacks; the reference declares it in v1beta1 but does not implement it.
+    static let lacking = Google_Firestore_V1_Firestore.Method.RunAggregationQuery.descriptor.method
+
     /// Method name → v1's descriptor, for the methods v1beta1 has.
     static let v1Methods: [String: MethodDescriptor] = {
-        let methods = Google_Firestore_V1_Firestore.Method.descriptors.filter {
-            $0 != Google_Firestore_V1_Firestore.Method.RunAggregationQuery.descriptor
-        }
+        let methods = Google_Firestore_V1_Firestore.Method.descriptors.filter { $0.method != lacking }
         return Dictionary(uniqueKeysWithValues: methods.map { ($0.method, $0) })
     }()
+
+    /// The reference's words for a call to `lacking`, over gRPC and REST alike.
+    static var lackingMessage: String { "Method \(service)/\(lacking) is unimplemented" }
 }
 
 /// The gRPC transport with each call's method decided as Google's emulator decides it, before
@@ -46,13 +50,11 @@ struct CallRoutingTransport<Base: ServerTransport>: WrappingServerTransport {
         }
     }
 
-    /// v1beta1's RunAggregationQuery, which the reference declares but does not implement, is
-    /// told apart from a method it has never heard of.
+    /// The method v1beta1 lacks is told apart from a method the reference has never heard of.
     static func refuse(_ stream: RPCStream<Inbound, Outbound>) async {
-        let method = stream.descriptor.fullyQualifiedMethod
-        let known = stream.descriptor.service.fullyQualifiedService == FirestoreV1Beta1.service
-            && stream.descriptor.method == Google_Firestore_V1_Firestore.Method.RunAggregationQuery.descriptor.method
-        let message = known ? "Method \(method) is unimplemented" : "Method not found: \(method)"
+        let lacking = stream.descriptor.service.fullyQualifiedService == FirestoreV1Beta1.service
+            && stream.descriptor.method == FirestoreV1Beta1.lacking
+        let message = lacking ? FirestoreV1Beta1.lackingMessage : "Method not found: \(stream.descriptor.fullyQualifiedMethod)"
         // A stream that cannot take the status is already gone.
         try? await stream.outbound.write(.status(Status(code: .unimplemented, message: message), [:]))
         await stream.outbound.finish()

@@ -227,7 +227,7 @@ struct RESTAPI: Sendable {
             r.parent = t.documentsName
             return try Self.jsonArray(try await calls.runQuery(r))
         case (.post, "runAggregationQuery"?) where request.uri.path.hasPrefix("/v1beta1/"):
-            throw FlintError(.unimplemented, "Method google.firestore.v1beta1.Firestore/RunAggregationQuery is unimplemented")
+            throw FlintError(.unimplemented, FirestoreV1Beta1.lackingMessage)
         case (.post, "runAggregationQuery"?):
             var r: Google_Firestore_V1_RunAggregationQueryRequest = try await Self.decode(request)
             r.parent = t.documentsName
