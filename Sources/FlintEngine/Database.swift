@@ -15,6 +15,10 @@ public actor Database {
     private var lastCompaction = Timestamp(microseconds: 0)
     /// Every index the queries run so far would need in production.
     private var indexUsage = IndexRequirements()
+    /// How many queries used each of those indexes, written out as the reference reports them
+    /// (ending in `__name__`), in the order first used.
+    private var indexUses: [IndexSpec: Int] = [:]
+    private var indexUseOrder: [IndexSpec] = []
     private var transactions: [TransactionID: TransactionState] = [:]
     /// Shared locks of pessimistic read-write transactions, by document.
     private var locks: [DocumentKey: Set<TransactionID>] = [:]
@@ -832,6 +836,7 @@ public actor Database {
         guard !needs.isEmpty else { return }
         for c in needs.composites where !indexUsage.composites.contains(c) { indexUsage.composites.append(c) }
         for o in needs.fieldOverrides where !indexUsage.fieldOverrides.contains(o) { indexUsage.fieldOverrides.append(o) }
+        countIndexUses(needs, nameDescending: q.orderBy.last?.descending ?? false)
         guard configuration.requireIndexes else { return }
         let missing = needs.unmet(declared: configuration.declaredIndexes, overrides: configuration.fieldOverrides)
         if !missing.isEmpty { throw FlintError(.failedPrecondition, missing.errorMessage) }
@@ -839,6 +844,26 @@ public actor Database {
 
     /// The composite indexes and field overrides the queries so far would need in production.
     public func indexUsageReport() -> IndexRequirements { indexUsage }
+
+    /// Each index the queries so far would use in production, with how many queries used it, in
+    /// the order first used. A field override is a collection-group index of its one field.
+    /// Each index ends in `__name__` in the direction of the query's last order, as the
+    /// reference's report writes it.
+    public func indexUseCounts() -> [(index: IndexSpec, queries: Int)] {
+        indexUseOrder.map { ($0, indexUses[$0] ?? 0) }
+    }
+
+    private func countIndexUses(_ needs: IndexRequirements, nameDescending: Bool) {
+        let name = (FieldPath.documentID, nameDescending ? IndexSpec.Mode.descending : .ascending)
+        let used =
+            needs.composites.map { $0.spec }
+            + needs.fieldOverrides.map { IndexSpec(collectionGroup: $0.collectionGroup, scope: .collectionGroup, fields: [($0.field, $0.mode)]) }
+        for var index in used {
+            index.fields.append(name)
+            if indexUses[index] == nil { indexUseOrder.append(index) }
+            indexUses[index, default: 0] += 1
+        }
+    }
 
     /// Aggregates a query's documents (after its offset and limit); results keyed by alias.
     /// With `explain`, the query's plan comes back too; without `analyze`, no values.
@@ -891,6 +916,34 @@ public actor Database {
         try? store.persistRemoval(under: path)
         store.removeAll(under: path)
         noteWatchedClear()
+    }
+
+    /// Deletes every document of the given collection groups (documents whose own collection
+    /// has one of `collectionIDs` as its id; their subcollections stay), or every document when
+    /// no id is given. Firestore in native mode has one namespace, `""`: a list of namespaces
+    /// without it names no document. Each document is deleted in a commit of its own, as the
+    /// reference does, so listeners see the deletions and transactions that read them lose.
+    /// Returns how many documents went.
+    @discardableResult
+    public func bulkDelete(collectionIDs: [String], namespaceIDs: [String] = []) throws(FlintError) -> Int {
+        guard !collectionIDs.isEmpty || !namespaceIDs.isEmpty else {
+            throw FlintError(.failedPrecondition, "collection_ids and namespace_ids cannot both be empty.")
+        }
+        if !namespaceIDs.isEmpty, !namespaceIDs.contains("") { return 0 }
+        let groups = Set(collectionIDs)
+        var keys: [DocumentKey] = []
+        store.forEachDocument { key, _ in
+            if groups.isEmpty || groups.contains(key.collectionID) { keys.append(key) }
+            return true
+        }
+        keys.sort()
+        expireTransactions()
+        for key in keys {
+            let write = [Write.delete(key)]
+            _ = try applyCommit(write, auth: .owner, inTransaction: false)
+            woundReaders(of: write)
+        }
+        return keys.count
     }
 
     private func document(_ key: DocumentKey, _ s: DocumentState) -> Document {

@@ -3,6 +3,7 @@ import FlintExport
 import FlintFixtures
 import FlintRules
 import FlintModel
+import FlintQuery
 import Foundation
 import Hummingbird
 
@@ -72,19 +73,105 @@ struct AdminAPI: Sendable {
         return Self.respond(json: report)
     }
 
-    /// `GET /emulator/v1/projects/{p}/databases/{d}:indexUsage`: the composite indexes and field
-    /// overrides the queries run so far needed, as a `firestore.indexes.json`.
+    /// `GET /emulator/v1/projects/{p}/databases/{d}:indexUsage` (Flint's): the composite indexes
+    /// and field overrides the queries run so far needed, as a `firestore.indexes.json`.
+    /// `GET /emulator/v1/projects/{p}:indexUsage?database=projects/{p}/databases/{d}` (the
+    /// reference's): the same indexes with how many queries used each.
     func indexUsage(_ request: Request) async -> Response {
         do throws(FlintError) {
             let path = request.uri.path.dropFirst("/emulator/v1/".count)
             guard path.hasSuffix(":indexUsage"), let decoded = String(path.dropLast(":indexUsage".count)).removingPercentEncoding else {
                 throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
             }
+            guard decoded.contains("/databases/") else {
+                // As on the reference, the database is the parameter's, whatever the path's project.
+                _ = try Self.rulesProject(request.uri.path, verb: ":indexUsage")
+                let name = request.uri.queryParameters["database"].map(String.init) ?? ""
+                let database = try ResourceName.parseDatabase(name)
+                return Self.respond(json: Self.usageReports(await engine.database(database).indexUseCounts(), in: database))
+            }
             let database = try ResourceName.parseDatabase(decoded)
             let report = await engine.database(database).indexUsageReport()
             return RESTAPI.respond(Data(report.firestoreIndexesJSON.utf8))
         } catch {
             return error.restResponse()
+        }
+    }
+
+    /// The reference's `GetIndexUsageResponse` in its JSON: `{"reports": [{"index": {name,
+    /// queryScope, fields}, "numQueries"}]}`, or `{}` when no query needed an index. Its indexes
+    /// have no ids of their own; each is named `_` in its collection group.
+    static func usageReports(_ uses: [(index: IndexSpec, queries: Int)], in database: DatabaseID) -> [String: Any] {
+        guard !uses.isEmpty else { return [:] }
+        let reports = uses.map { use -> [String: Any] in
+            let fields = use.index.fields.map { field, mode -> [String: String] in
+                switch mode {
+                case .ascending: return ["fieldPath": field.canonical, "order": "ASCENDING"]
+                case .descending: return ["fieldPath": field.canonical, "order": "DESCENDING"]
+                case .arrayContains: return ["fieldPath": field.canonical, "arrayConfig": "CONTAINS"]
+                }
+            }
+            let index: [String: Any] = [
+                "name": "\(database.name)/collectionGroups/\(use.index.collectionGroup)/indexes/_",
+                "queryScope": use.index.scope.rawValue, "fields": fields,
+            ]
+            // int64, so a string in proto3 JSON.
+            return ["index": index, "numQueries": String(use.queries)]
+        }
+        return ["reports": reports]
+    }
+
+    /// `POST /emulator/v1/projects/{p}[/databases/{d}]:bulkDelete` with `{"database":
+    /// "projects/{p}/databases/{d}", "collectionIds": [...], "namespaceIds": [...]}` deletes
+    /// the documents of those collection groups (`Database.bulkDelete`) and answers `{}`.
+    /// The body names the database, as on the reference; the path only has to be well formed.
+    func bulkDelete(_ request: Request) async -> Response {
+        do {
+            try Self.checkAuthorization(request)
+            _ = try Self.rulesTarget(request.uri.path, verb: ":bulkDelete")
+            let body = try BulkDelete(Data(buffer: try await request.body.collect(upTo: 1 << 20)))
+            try await engine.database(body.database).bulkDelete(collectionIDs: body.collectionIDs, namespaceIDs: body.namespaceIDs)
+            return RESTAPI.respond(Data("{}".utf8))
+        } catch let error as FlintError {
+            return error.restResponse()
+        } catch {
+            return FlintError(.invalidArgument, "The request body is over 1 MiB.").restResponse()
+        }
+    }
+
+    /// A bulk delete's body, in the proto3 JSON of the reference's `BulkDeleteRequest` (either
+    /// spelling of each field); anything else is refused with the field named.
+    struct BulkDelete {
+        var database: DatabaseID
+        var collectionIDs: [String] = []
+        var namespaceIDs: [String] = []
+
+        init(_ body: Data) throws(FlintError) {
+            let shape = #"Expected {"database": "projects/…/databases/…", "collectionIds": ["…"], "namespaceIds": ["…"]}."#
+            // An empty body is an empty request, as in the reference's reading.
+            guard let object = body.isEmpty ? [:] : try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+                throw .invalidArgument("The request must be a JSON object. \(shape)")
+            }
+            let names = ["database": "database", "collectionIds": "collectionIds", "collection_ids": "collectionIds",
+                         "namespaceIds": "namespaceIds", "namespace_ids": "namespaceIds"]
+            if let unknown = object.keys.sorted().first(where: { names[$0] == nil }) {
+                throw .invalidArgument("Unknown field \"\(unknown)\" in the request. \(shape)")
+            }
+            func strings(_ key: String, _ alias: String) throws(FlintError) -> [String] {
+                guard let value = object[key] ?? object[alias], !(value is NSNull) else { return [] }
+                guard let list = value as? [Any], let texts = list as? [String] else {
+                    throw .invalidArgument("\"\(key)\" must be a list of strings. \(shape)")
+                }
+                return texts
+            }
+            var name = ""
+            if let value = object["database"], !(value is NSNull) {
+                guard let text = value as? String else { throw .invalidArgument("\"database\" must be a string. \(shape)") }
+                name = text
+            }
+            database = try ResourceName.parseDatabase(name)
+            collectionIDs = try strings("collectionIds", "collection_ids")
+            namespaceIDs = try strings("namespaceIds", "namespace_ids")
         }
     }
 

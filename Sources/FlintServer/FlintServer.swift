@@ -77,6 +77,7 @@ public struct FlintServer: Sendable {
         router.post("/emulator/v1/**") { request, _ in
             let path = request.uri.path
             if path.hasSuffix(":evaluateRules") { return await admin.evaluateRules(request) }
+            if path.hasSuffix(":bulkDelete") { return await admin.bulkDelete(request) }
             return path.hasSuffix(":import") ? await admin.importExport(request) : await admin.export(request)
         }
         // The web SDK's streams, where the reference serves them.

@@ -78,6 +78,28 @@ struct IndexRequirementTests {
         ])
     }
 
+    /// Each index production would use, counted per query and written as the reference's
+    /// report writes it: ending in `__name__` in the direction of the last order, a
+    /// collection-group single-field index as an index of that field.
+    @Test func indexUsesAreCountedPerQuery() async throws {
+        let db = Database(id: DatabaseID(project: "p"))
+        let byOwner = Query(collectionID: "books", filter: Self.eq("ownerId", "u"), orderBy: [Ordering(Self.f("createdAt"), descending: true)])
+        _ = try await db.runQuery(byOwner)
+        _ = try await db.runQuery(Query(collectionID: "profiles", allDescendants: true, filter: Self.eq("phone", "1")))
+        _ = try await db.runQuery(byOwner)
+        _ = try await db.runQuery(Query(collectionID: "books", filter: Self.eq("ownerId", "u")))
+        _ = try await db.runQuery(Query(collectionID: "books", filter: Self.eq("ownerId", "u"), orderBy: [Ordering(Self.f("createdAt")), Ordering(.documentID, descending: true)]))
+        let uses = await db.indexUseCounts().map { use in
+            "\(use.index.scope.rawValue) \(use.index.collectionGroup) "
+                + use.index.fields.map { "\($0.0.canonical) \($0.1)" }.joined(separator: ", ") + " ×\(use.queries)"
+        }
+        #expect(uses == [
+            "COLLECTION books ownerId ascending, createdAt descending, __name__ descending ×2",
+            "COLLECTION_GROUP profiles phone ascending, __name__ ascending ×1",
+            "COLLECTION books ownerId ascending, createdAt ascending, __name__ descending ×1",
+        ])
+    }
+
     @Test func badIndexFilesNameTheProblem() {
         for (text, message) in [
             ("[]", "must be an object"),

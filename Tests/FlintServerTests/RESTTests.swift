@@ -497,6 +497,65 @@ struct AdminAndCORSTests {
         }
     }
 
+    @Test func bulkDeletingCollectionGroups() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            try await RESTTests.call(client, .post, RESTTests.base + ":commit", """
+                {"writes":[{"update":{"name":"\(RESTTests.name)/a/1","fields":{}}},{"update":{"name":"\(RESTTests.name)/b/1/a/2","fields":{}}},
+                {"update":{"name":"\(RESTTests.name)/a/1/s/x","fields":{}}},{"update":{"name":"\(RESTTests.name)/b/1","fields":{}}}]}
+                """)
+            let done = try await RESTTests.call(client, .post, "/emulator/v1/projects/p1:bulkDelete",
+                                                #"{"database": "projects/p1/databases/(default)", "collection_ids": ["a"]}"#)
+            #expect((done as? [String: Any])?.isEmpty == true)
+            for (path, status) in [("a/1", HTTPResponse.Status.notFound), ("b/1/a/2", .notFound), ("a/1/s/x", .ok), ("b/1", .ok)] {
+                try await RESTTests.call(client, .get, RESTTests.base + "/" + path, expect: status)
+            }
+            let shape = #"Expected {"database": "projects/…/databases/…", "collectionIds": ["…"], "namespaceIds": ["…"]}."#
+            let refusals: [(String, String, String)] = [
+                (#"{"collectionIds": ["b"]}"#, "INVALID_ARGUMENT", #"Database name "" lacks "projects" at index 0."#),
+                (#"{"database": "projects/p1/databases/(default)"}"#, "FAILED_PRECONDITION", "collection_ids and namespace_ids cannot both be empty."),
+                (#"{"database": "projects/p1/databases/(default)", "collectionIds": [1]}"#, "INVALID_ARGUMENT", #""collectionIds" must be a list of strings. "# + shape),
+                (#"{"database": "projects/p1/databases/(default)", "collectionIDs": ["b"]}"#, "INVALID_ARGUMENT", #"Unknown field "collectionIDs" in the request. "# + shape),
+                (#"["b"]"#, "INVALID_ARGUMENT", "The request must be a JSON object. " + shape),
+            ]
+            for (body, code, message) in refusals {
+                let refused = try await RESTTests.call(client, .post, "/emulator/v1/projects/p1:bulkDelete", body, expect: .badRequest)
+                #expect(RESTTests.error(refused)?.0 == code)
+                #expect(RESTTests.error(refused)?.1 == message)
+            }
+            try await RESTTests.call(client, .get, RESTTests.base + "/b/1")
+        }
+    }
+
+    @Test func theReferencesIndexUsageReportCountsQueries() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let query = #"""
+                {"structuredQuery": {"from": [{"collectionId": "books"}], "orderBy": [{"field": {"fieldPath": "tags"}}],
+                 "where": {"fieldFilter": {"field": {"fieldPath": "owner"}, "op": "EQUAL", "value": {"stringValue": "u"}}}}}
+                """#
+            let usage = "/emulator/v1/projects/p1:indexUsage?database=projects/p1/databases/(default)"
+            #expect((try await RESTTests.call(client, .get, usage) as? [String: Any])?.isEmpty == true)
+            try await RESTTests.call(client, .post, RESTTests.base + ":runQuery", query)
+            try await RESTTests.call(client, .post, RESTTests.base + ":runQuery", query)
+            let report = try #require(try await RESTTests.call(client, .get, usage) as? [String: Any])
+            let reports = try #require(report["reports"] as? [[String: Any]])
+            #expect(reports.count == 1)
+            #expect(reports.first?["numQueries"] as? String == "2")
+            let index = try #require(reports.first?["index"] as? [String: Any])
+            #expect(index["name"] as? String == "projects/p1/databases/(default)/collectionGroups/books/indexes/_")
+            #expect(index["queryScope"] as? String == "COLLECTION")
+            #expect(index["fields"] as? [[String: String]] == [
+                ["fieldPath": "owner", "order": "ASCENDING"], ["fieldPath": "tags", "order": "ASCENDING"], ["fieldPath": "__name__", "order": "ASCENDING"],
+            ])
+            // Another database's report is its own; the database is required.
+            let other = try await RESTTests.call(client, .get, "/emulator/v1/projects/p1:indexUsage?database=projects/p1/databases/other")
+            #expect((other as? [String: Any])?.isEmpty == true)
+            let refused = try await RESTTests.call(client, .get, "/emulator/v1/projects/p1:indexUsage", expect: .badRequest)
+            #expect(RESTTests.error(refused)?.1 == #"Database name "" lacks "projects" at index 0."#)
+        }
+    }
+
     @Test func preflightAndCrossOriginAnswers() async throws {
         let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await server.makeApplication().test(.live) { client in

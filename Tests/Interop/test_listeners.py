@@ -1,7 +1,9 @@
 """on_snapshot listeners of google-cloud-firestore against Flint's Listen stream."""
 
+import json
 import queue
 import time
+import urllib.request
 
 from google.cloud import firestore
 
@@ -311,3 +313,31 @@ def test_listeners_on_random_queries_match_fresh_reads_after_every_write(client)
                 assert held.get("view") == fresh, (trial, step, described)
         finally:
             watch.unsubscribe()
+
+
+def test_bulk_delete_removes_a_collection_group_under_a_listener(client, flint_host, col):
+    group = col.id + "-g"
+    col.document("a").collection(group).document("1").set({"n": 1})
+    client.collection(group).document("2").set({"n": 2})
+    col.document("a").set({"n": 0})
+    seen = Snapshots()
+    watch = client.collection_group(group).on_snapshot(seen)
+    try:
+        docs, _, _ = seen.next()
+        assert sorted(d[0] for d in docs) == ["1", "2"]
+        body = json.dumps({"database": "projects/interop/databases/(default)", "collectionIds": [group]}).encode()
+        request = urllib.request.Request(
+            f"http://{flint_host}/emulator/v1/projects/interop:bulkDelete", data=body, method="POST",
+            headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            assert json.loads(answer.read()) == {}
+        removed = []
+        while len(removed) < 2:
+            docs, changes, _ = seen.next()
+            removed += [c[1] for c in changes if c[0] == "REMOVED"]
+        assert docs == []
+        assert sorted(removed) == ["1", "2"]
+        # The parent document, of another collection, stays.
+        assert col.document("a").get().to_dict() == {"n": 0}
+    finally:
+        watch.unsubscribe()
