@@ -56,6 +56,7 @@ public struct FlintServer: Sendable {
         router.middlewares.add(GzipResponses())
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(CrossOriginAccess())
+        router.middlewares.add(UnroutedRequests())
         // The reference emulator answers `GET /` with `Ok` and a newline; tools poll it to see
         // it is up, and some compare the body.
         router.get("/") { _, _ in "Ok\n" }

@@ -28,7 +28,7 @@ struct WebChannelStreams: Sendable {
     func post(_ request: Request, stream name: String) async -> Response {
         let q = request.uri.queryParameters
         if q["TYPE"] == "terminate" { return terminate(q["SID"]) }
-        guard let stream = Stream(rawValue: name) else { return Self.notFound }
+        guard let stream = Stream(rawValue: name) else { return .notFound }
         let batch: ForwardBatch
         do throws(FlintError) {
             let body = String(buffer: try await RESTAPI.body(request))
@@ -71,7 +71,7 @@ struct WebChannelStreams: Sendable {
     func get(_ request: Request, stream name: String) async -> Response {
         let q = request.uri.queryParameters
         if q["TYPE"] == "terminate" { return terminate(q["SID"]) }
-        guard Stream(rawValue: name) != nil else { return Self.notFound }
+        guard Stream(rawValue: name) != nil else { return .notFound }
         guard let session = try? registry.session(String(q["SID"] ?? "")) else { return Self.unknownSession }
         let acknowledged = q["AID"].flatMap { Int($0) } ?? -1
         let longPolling = q["CI"] == "1"
@@ -174,10 +174,6 @@ struct WebChannelStreams: Sendable {
     /// The session ended or never existed; the client reopens its stream.
     private static var unknownSession: Response {
         Response(status: .badRequest, headers: forwardHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: "Unknown SID")))
-    }
-
-    private static var notFound: Response {
-        Response(status: .notFound, headers: forwardHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: "Not Found\n")))
     }
 }
 
