@@ -126,16 +126,14 @@ struct AdminAPI: Sendable {
     /// the documents of those collection groups (`Database.bulkDelete`) and answers `{}`.
     /// The body names the database, as on the reference; the path only has to be well formed.
     func bulkDelete(_ request: Request) async -> Response {
-        do {
+        do throws(FlintError) {
             try Self.checkAuthorization(request)
             _ = try Self.rulesTarget(request.uri.path, verb: ":bulkDelete")
-            let body = try BulkDelete(Data(buffer: try await request.body.collect(upTo: 1 << 20)))
+            let body = try BulkDelete(Data(buffer: try await RESTAPI.body(request)))
             try await engine.database(body.database).bulkDelete(collectionIDs: body.collectionIDs, namespaceIDs: body.namespaceIDs)
             return RESTAPI.respond(Data("{}".utf8))
-        } catch let error as FlintError {
-            return error.restResponse()
         } catch {
-            return FlintError(.invalidArgument, "The request body is over 1 MiB.").restResponse()
+            return error.restResponse()
         }
     }
 
