@@ -180,7 +180,9 @@ public final class Coverage: Sendable {
         let counts = state.withLock { $0 }
         let scalars = Array(ruleset.source.unicodeScalars)
         let nodes = Self.roots(ruleset).map { node($0, ruleset, counts, scalars) }
-        return #"{"rules":{"files":[{"content":"# + JSONString.quoted(ruleset.source) + #"}]},"report":["# + nodes.joined(separator: ",") + "]}"
+        // An empty list is left out, as proto3 JSON leaves it out on the reference.
+        let report = nodes.isEmpty ? "" : #","report":["# + nodes.joined(separator: ",") + "]"
+        return #"{"rules":{"files":[{"content":"# + JSONString.quoted(ruleset.source) + #"}]}"# + report + "}"
     }
 
     private func node(_ e: Expr, _ ruleset: Ruleset, _ counts: [Int: Counts], _ scalars: [Unicode.Scalar]) -> String {

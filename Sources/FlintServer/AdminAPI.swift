@@ -181,7 +181,7 @@ struct AdminAPI: Sendable {
     func putSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             try Self.checkAuthorization(request)
-            let target = try Self.rulesTarget(request.uri.path)
+            let target = try Self.rulesTarget(request)
             let body: Data
             do {
                 body = Data(buffer: try await request.body.collect(upTo: Limits.maxRequestBytes))
@@ -189,6 +189,13 @@ struct AdminAPI: Sendable {
                 throw .invalidArgument("The rules body could not be read: it must be JSON under 10 MiB.")
             }
             let load = try RulesLoad(body)
+            // A body's database beside the parameter's must be the same one (the reference hangs
+            // on two different ones).
+            if let named = load.database, request.uri.queryParameters["database"].map({ !$0.isEmpty }) == true,
+                named.project != target.project || named.database != (target.database ?? DatabaseID.defaultDatabase)
+            {
+                throw Self.databaseNamedTwice
+            }
             let content = load.files[0].content
             let others = load.files.dropFirst().flatMap { file in
                 Ruleset.compile(file.content).diagnostics.filter { $0.severity == .error }
@@ -268,7 +275,7 @@ struct AdminAPI: Sendable {
     func getSecurityRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             try Self.checkAuthorization(request)
-            let target = try Self.rulesTarget(request.uri.path)
+            let target = try Self.rulesTarget(request)
             guard let source = engine.rules.rules(for: target.project, database: target.database ?? DatabaseID.defaultDatabase)?.source else {
                 return Self.openRulesResponse
             }
@@ -312,7 +319,7 @@ struct AdminAPI: Sendable {
         do throws(FlintError) {
             try Self.checkAuthorization(request)
             let html = request.uri.path.hasSuffix(":ruleCoverage.html")
-            let target = try Self.rulesTarget(request.uri.path, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
+            let target = try Self.rulesTarget(request, verb: html ? ":ruleCoverage.html" : ":ruleCoverage")
             let database = target.database ?? DatabaseID.defaultDatabase
             let loaded = engine.rules.rules(for: target.project, database: database)
             if request.method == .delete {
@@ -333,6 +340,20 @@ struct AdminAPI: Sendable {
             return error.restResponse()
         }
     }
+
+    /// The project and database a rules route names: the path's, or those of its `database`
+    /// parameter (`?database=projects/{p}/databases/{d}`, of any project), which the reference
+    /// reads too. A path that names a database of its own as well is refused.
+    static func rulesTarget(_ request: Request, verb: String = ":securityRules") throws(FlintError) -> (project: String, database: String?) {
+        let target = try rulesTarget(request.uri.path, verb: verb)
+        guard let name = request.uri.queryParameters["database"].map(String.init), !name.isEmpty else { return target }
+        guard target.database == nil else { throw Self.databaseNamedTwice }
+        let database = try ResourceName.parseDatabase(name)
+        return (database.project, database.database)
+    }
+
+    static let databaseNamedTwice = FlintError.invalidArgument(
+        "The database is named twice, differently or in two places: name it once, in the path, the \"database\" parameter or the body.")
 
     static func rulesProject(_ path: String, verb: String = ":securityRules") throws(FlintError) -> String {
         let target = try rulesTarget(path, verb: verb)

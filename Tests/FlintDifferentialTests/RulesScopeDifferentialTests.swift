@@ -45,6 +45,53 @@ struct RulesScopeDifferentialTests {
         }
     }
 
+    /// The rules routes also take the database as a `database` parameter, of any project; a path
+    /// that names one as well is refused, and so is a name that is not a database's.
+    @Test func theDatabaseParameterNamesTheRulesDatabase() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "rules database parameter") else { return }
+        defer { stop() }
+        let project = "flint-rules-parameter"
+        let named = "projects/\(project)/databases/named"
+        let elsewhere = "projects/\(project)-elsewhere/databases/(default)"
+        let calls: [(String, String, String?)] = [
+            ("PUT", ":securityRules?database=\(named)", Self.body(Self.onlyB)),
+            ("PUT", ":securityRules?database=\(elsewhere)", Self.body(Self.shut)),
+            ("PUT", ":securityRules?database=\(named)", Self.body(Self.onlyB, database: named)),
+            ("PUT", "/databases/other:securityRules?database=\(named)", Self.body(Self.shut)),
+            ("PUT", ":securityRules?database=projects/\(project)", Self.body(Self.shut)),
+            ("GET", ":securityRules?database=\(named)", nil),
+            ("GET", ":securityRules?database=\(elsewhere)", nil),
+            ("GET", ":securityRules?database=", nil),
+            ("GET", ":securityRules?database=bogus", nil),
+            ("GET", "/databases/(default):securityRules?database=\(named)", nil),
+            ("GET", ":ruleCoverage?database=\(named)", nil),
+            ("GET", ":ruleCoverage?database=projects/\(project)/databases/unruled", nil),
+        ]
+        for (method, path, body) in calls {
+            let url = "/emulator/v1/projects/\(project)\(path)"
+            let expected = try await RawHTTP.send(method, reference.base + url, body)
+            let found = try await RawHTTP.send(method, flint + url, body)
+            #expect(found.status == expected.status, "\(method) \(path)")
+            if method == "GET", expected.status == 200 {
+                let files = ((found.json as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: Any]]
+                #expect(Self.firstFile(found.json) == Self.firstFile(expected.json), "\(method) \(path)")
+                #expect(files?.isEmpty == false, "\(method) \(path)")
+                let keys = { (json: Any?) in ((json as? [String: Any])?.keys).map { $0.sorted() } }
+                #expect(keys(found.json) == keys(expected.json), "\(method) \(path)")
+            }
+            // The reference's own words are kept for a name that is not a database's.
+            if expected.status == 400, path.hasSuffix("=bogus") || path.hasSuffix("=projects/\(project)") {
+                #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
+            }
+        }
+        // The rules loaded through the parameter govern that database: signed out, `b` may be read.
+        for (database, id) in [("named", "a"), ("named", "b")] {
+            let path = "/v1/projects/\(project)/databases/\(database)/documents/c/\(id)"
+            let expected = try await RawHTTP.send("GET", reference.base + path, nil, authorization: nil)
+            #expect(try await RawHTTP.send("GET", flint + path, nil, authorization: nil).status == expected.status, "\(database) \(id)")
+        }
+    }
+
     /// The content and name of the first rules file of a `:securityRules` answer.
     static func firstFile(_ json: Any?) -> [String]? {
         let file = (((json as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: Any]])?.first

@@ -488,3 +488,37 @@ extension RulesAPITests {
         }
     }
 }
+
+extension RulesAPITests {
+    /// `?database=` names the database a rules route is about, of any project; named twice, in
+    /// the path and the parameter, or differently in the parameter and a load's body, it is
+    /// refused (the reference hangs on the second).
+    @Test func theDatabaseParameterNamesTheRulesDatabase() async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in
+            let shut = "rules_version = '2'; service cloud.firestore { match /databases/{d}/documents { match /{c}/{id} { allow read: if false; } } }"
+            let named = "projects/elsewhere/databases/named"
+            var (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pp:securityRules?database=\(named)", Self.rulesBody(shut))
+            #expect(status == .ok)
+            #expect(try await Self.call(client, .get, "/v1/\(named)/documents/c/a").0 == .forbidden)
+            #expect(try await Self.call(client, .get, "/v1/projects/pp/databases/(default)/documents/c/a").0 == .notFound)
+            let (_, shown) = try await Self.call(client, .get, "/emulator/v1/projects/pp:securityRules?database=\(named)")
+            let file = (((shown as? [String: Any])?["rules"] as? [String: Any])?["files"] as? [[String: String]])?.first
+            #expect(file?["content"] == shut)
+            // `if false` is no expression to report, so the report is left out, as on the reference.
+            let (_, coverage) = try await Self.call(client, .get, "/emulator/v1/projects/pp:ruleCoverage?database=\(named)")
+            #expect((coverage as? [String: Any])?["rules"] != nil)
+            #expect((coverage as? [String: Any])?["report"] == nil)
+            #expect(try await Self.call(client, .get, "/emulator/v1/projects/pp:ruleCoverage").1.flatMap { ($0 as? [String: Any])?["report"] } == nil)
+            let twice = "The database is named twice, differently or in two places: name it once, in the path, the \"database\" parameter or the body."
+            var body: Any?
+            (status, body) = try await Self.call(client, .get, "/emulator/v1/projects/pp/databases/x:securityRules?database=\(named)")
+            #expect(status == .badRequest && Self.message(body) == twice)
+            let load = try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": shut]]], "database": "projects/pp/databases/other"])
+            (status, body) = try await Self.call(client, .put, "/emulator/v1/projects/pp:securityRules?database=\(named)", String(decoding: load, as: UTF8.self))
+            #expect(status == .badRequest && Self.message(body) == twice)
+            (status, body) = try await Self.call(client, .get, "/emulator/v1/projects/pp:securityRules?database=projects/pp")
+            #expect(status == .badRequest && Self.message(body) == #"Database name "projects/pp" lacks "/" at index 11."#)
+        }
+    }
+}
