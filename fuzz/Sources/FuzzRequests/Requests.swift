@@ -53,8 +53,11 @@ func http(_ router: RouterResponder<BasicRequestContext>, _ body: Data, _ who: U
     let request = Request(
         head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: fields),
         body: RequestBody(buffer: ByteBuffer(string: String(payload))))
-    let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: logger))
+    // Finished afterwards: an open embedded channel and its pipeline hold each other.
+    let channel = EmbeddedChannel()
+    let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
     _ = try? await router.respond(to: request, context: context)
+    _ = try? channel.finish()
 }
 
 /// Makes the call and discards the answer. Beyond a crash, a trap or a hang, one thing is a

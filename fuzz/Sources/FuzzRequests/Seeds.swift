@@ -43,6 +43,8 @@ enum Seeds {
                 (0, "DELETE /emulator/v1/\(documents)/users\n\n"),
                 (0, "GET /emulator/v1/metrics\n\n"),
                 (0, "GET /\n\n"),
+                (0, "POST /emulator/v1/projects/p:bulkDelete\n\n{\"database\": \"\(database)\", \"collectionIds\": [\"users\"], \"namespaceIds\": [\"\"]}"),
+                (0, "GET /emulator/v1/projects/p:indexUsage?database=\(database)\n\n"),
             ]),
         ]
         for (name, requests) in rest {
