@@ -13,6 +13,12 @@ import Testing
 struct RulesAPITests {
     static let base = "/v1/projects/rp/databases/(default)/documents"
 
+    /// A fresh Flint's HTTP side over a real loopback connection.
+    static func withServer(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        try await server.makeApplication().test(.live) { client in try await body(client) }
+    }
+
     static func jwt(_ claims: String) -> String {
         let b64 = { (s: String) in
             Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
@@ -56,8 +62,7 @@ struct RulesAPITests {
     }
 
     @Test func invalidRulesAreRefusedWithEveryProblem() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let bad = """
                 rules_version = '2';
                 service cloud.firestore {
@@ -100,8 +105,7 @@ struct RulesAPITests {
     }
 
     @Test func rulesTooDeepForTheStackAreRefusedAndTheServerGoesOn() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             // 60,000 additions: Flint's checker once walked them recursively and took the
             // whole server down with a stack overflow.
             let sum = "1" + String(repeating: " + 1", count: 60_000)
@@ -118,8 +122,7 @@ struct RulesAPITests {
     /// A denial carries what `debug()` printed as DebugInfo details of the error, with the
     /// envelope's keys and escaping as the reference writes them.
     @Test func denialsCarryDebugOutputAsDetails() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let rules = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if debug(request.auth.uid) == 'nobody'; } }"
             let (loaded, _) = try await Self.call(client, .put, "/emulator/v1/projects/rp:securityRules", Self.rulesBody(rules))
             #expect(loaded == .ok)
@@ -139,8 +142,7 @@ struct RulesAPITests {
     }
 
     @Test func loadedRulesDecideEveryRequestAsTheReferenceDoes() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let rules = """
                 rules_version = '2';
                 service cloud.firestore {
@@ -180,8 +182,7 @@ struct RulesAPITests {
 extension RulesAPITests {
     /// Only the first file decides; the others must compile, and their warnings are not told.
     @Test func everyFileMustCompileButTheFirstDecides() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             func load(_ sources: [String]) async throws -> (HTTPResponse.Status, Any?) {
                 let files = sources.map { ["content": $0] }
                 let body = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": files]]), as: UTF8.self)
@@ -207,8 +208,7 @@ extension RulesAPITests {
     }
 
     @Test func coverageReportsAndResets() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             // Without rules, the open rules the reference shows, with nothing counted.
             var (status, open) = try await Self.call(client, .get, "/emulator/v1/projects/cv:ruleCoverage")
             #expect(status == .ok)
@@ -250,8 +250,7 @@ extension RulesAPITests {
     /// The routes test suites call between tests take any user, or none, but not a malformed
     /// token; clearing, as a delete, takes an id of any length.
     @Test func adminRoutesReadTheAuthorizationHeader() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let clear = "/emulator/v1/projects/au/databases/(default)/documents"
             let user = "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSJ9."
             for (auth, expected) in [(nil, HTTPResponse.Status.ok), (user, .ok), ("Bearer owner", .ok), ("Bearer xyz", .badRequest), ("Basic abc", .unauthorized)] {
@@ -297,9 +296,8 @@ extension RulesAPITests {
     /// The calls firebase-tools and Google's emulator make: `export_name` asks for a managed
     /// export of one database; an import may name the overview file and a target database.
     @Test func managedExportsThroughTheAdminEndpoints() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flint-admin-managed-\(UUID().uuidString)").path
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             var (status, answer) = try await Self.call(client, .patch, "/v1/projects/mx/databases/named/documents/c/a", #"{"fields":{"n":{"integerValue":"1"}}}"#)
             #expect(status == .ok)
             (status, answer) = try await Self.call(
@@ -330,8 +328,7 @@ extension RulesAPITests {
     }
 
     @Test func responsesAreGzippedWhenAsked() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             _ = try await Self.call(client, .patch, "/v1/projects/gz/databases/(default)/documents/c/a", #"{"fields":{"s":{"stringValue":"\#(String(repeating: "z", count: 2000))"}}}"#)
             let (encoding, body) = try await client.execute(
                 uri: "/v1/projects/gz/databases/(default)/documents/c/a", method: .get, headers: [.acceptEncoding: "gzip, deflate"]
@@ -353,8 +350,7 @@ extension RulesAPITests {
 extension RulesAPITests {
     /// `$alt=json;enum-encoding=int`, as some clients send: enums as numbers in requests and answers.
     @Test func enumsAsNumbers() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             _ = try await Self.call(client, .patch, "/v1/projects/en/databases/(default)/documents/c/a", #"{"fields":{"n":{"integerValue":"3"},"z":{"nullValue":null}}}"#)
             _ = try await Self.call(client, .patch, "/v1/projects/en/databases/(default)/documents/c/b", #"{"fields":{"n":{"integerValue":"1"}}}"#)
             // op 4 is GREATER_THAN_OR_EQUAL, direction 2 is DESCENDING.
@@ -371,8 +367,7 @@ extension RulesAPITests {
 
 extension RulesAPITests {
     @Test func rulesAreEvaluatedDirectlyWithTheirTrace() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let rules = """
                 rules_version = '2';
                 service cloud.firestore {
@@ -414,8 +409,7 @@ extension RulesAPITests {
 
 extension RulesAPITests {
     @Test func rulesCanBeScopedToOneDatabase() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
             let body = String(Self.rulesBody(shut).dropLast()) + #","database":"projects/pd/databases/other"}"#
             var (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pd:securityRules", body)
@@ -457,8 +451,7 @@ extension RulesAPITests {
     }
 
     @Test func aRulesBodyOfAnotherShapeIsRefusedAndChangesNothing() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
             let rules = Self.rulesBody(shut).dropFirst().dropLast()  // "rules": {…}
             let refused: [(String, String)] = [
@@ -494,8 +487,7 @@ extension RulesAPITests {
     /// the path and the parameter, or differently in the parameter and a load's body, it is
     /// refused (the reference hangs on the second).
     @Test func theDatabaseParameterNamesTheRulesDatabase() async throws {
-        let server = FlintServer(engine: Engine(), configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
-        try await server.makeApplication().test(.live) { client in
+        try await Self.withServer { client in
             let shut = "rules_version = '2'; service cloud.firestore { match /databases/{d}/documents { match /{c}/{id} { allow read: if false; } } }"
             let named = "projects/elsewhere/databases/named"
             var (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/pp:securityRules?database=\(named)", Self.rulesBody(shut))
