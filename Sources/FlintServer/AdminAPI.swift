@@ -150,9 +150,8 @@ struct AdminAPI: Sendable {
             guard let object = body.isEmpty ? [:] : try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
                 throw .invalidArgument("The request must be a JSON object. \(shape)")
             }
-            let names = ["database": "database", "collectionIds": "collectionIds", "collection_ids": "collectionIds",
-                         "namespaceIds": "namespaceIds", "namespace_ids": "namespaceIds"]
-            if let unknown = object.keys.sorted().first(where: { names[$0] == nil }) {
+            let known: Set = ["database", "collectionIds", "collection_ids", "namespaceIds", "namespace_ids"]
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw .invalidArgument("Unknown field \"\(unknown)\" in the request. \(shape)")
             }
             func strings(_ key: String, _ alias: String) throws(FlintError) -> [String] {
@@ -191,9 +190,7 @@ struct AdminAPI: Sendable {
             let load = try RulesLoad(body)
             // A body's database beside the parameter's must be the same one (the reference hangs
             // on two different ones).
-            if let named = load.database, request.uri.queryParameters["database"].map({ !$0.isEmpty }) == true,
-                named.project != target.project || named.database != (target.database ?? DatabaseID.defaultDatabase)
-            {
+            if let named = load.database, let parameter = try Self.databaseParameter(request), named != parameter {
                 throw Self.databaseNamedTwice
             }
             let content = load.files[0].content
@@ -346,10 +343,15 @@ struct AdminAPI: Sendable {
     /// reads too. A path that names a database of its own as well is refused.
     static func rulesTarget(_ request: Request, verb: String = ":securityRules") throws(FlintError) -> (project: String, database: String?) {
         let target = try rulesTarget(request.uri.path, verb: verb)
-        guard let name = request.uri.queryParameters["database"].map(String.init), !name.isEmpty else { return target }
+        guard let parameter = try databaseParameter(request) else { return target }
         guard target.database == nil else { throw Self.databaseNamedTwice }
-        let database = try ResourceName.parseDatabase(name)
-        return (database.project, database.database)
+        return (parameter.project, parameter.database)
+    }
+
+    /// The database a request's `database` parameter names; an empty one names none.
+    static func databaseParameter(_ request: Request) throws(FlintError) -> DatabaseID? {
+        guard let name = request.uri.queryParameters["database"], !name.isEmpty else { return nil }
+        return try ResourceName.parseDatabase(String(name))
     }
 
     static let databaseNamedTwice = FlintError.invalidArgument(
