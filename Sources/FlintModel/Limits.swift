@@ -129,7 +129,7 @@ public enum Validation {
     /// What of a document's fields to check: everything a stored document must satisfy, or, for
     /// fields a write's mask may leave out, only what the reference refuses wherever it stands
     /// (reserved names, `__type__` markers, arrays in arrays, vectors, coordinates). The rest
-    /// (empty or long names, depth, value sizes, referenced databases) is checked on what the
+    /// (empty or long names, depth, value sizes, referenced databases, NaN in a vector) is checked on what the
     /// mask selects, once it is in the document.
     public enum FieldChecks: Sendable {
         case stored
@@ -137,8 +137,11 @@ public enum Validation {
     }
 
     /// Checks field names, nesting and array rules of a document's fields (not its size).
+    /// The reference checks in two passes, so a document with problems of both kinds is refused
+    /// for one that is checked anywhere (an array in an array) before a stored one (a long string).
     public static func validateFields(_ fields: MapValue, _ checks: FieldChecks = .stored) throws(FlintError) {
-        try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: checks == .stored)
+        try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: false)
+        if checks == .stored { try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: true) }
     }
 
     /// A problem below a top-level field: the reference names only that field.
@@ -191,6 +194,10 @@ public enum Validation {
             if components.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
             try Limits.checkDimensions(components.count)
             if inArray { throw .invalidArgument("Cannot convert a vector value in an array value.") }
+            // Only stored vectors: a query's vector may hold NaN, as on the reference.
+            if stored, components.contains(where: \.isNaN) {
+                throw path.count == 1 ? .invalidArgument("Vector cannot contain NaN values.") : nested(path)
+            }
         case .string(let s):
             if stored { try checkValueSize(s.utf8.count, path) }
         case .bytes(let b):

@@ -104,8 +104,7 @@ public struct NormalizedQuery: Sendable {
             }
         }
         if let nearest = query.findNearest {
-            try FindNearestRules.validate(nearest)
-            try checkFindNearestCombination(query)
+            try FindNearestRules.validate(nearest, in: query)
         }
     }
 

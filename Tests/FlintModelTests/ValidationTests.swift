@@ -51,6 +51,41 @@ struct ValidationTests {
         }
     }
 
+    /// A stored vector cannot hold NaN (a query's may); only what a write stores is checked.
+    @Test func storedVectorsCannotHoldNaN() throws {
+        #expect(throws: FlintError.invalidArgument("Vector cannot contain NaN values.")) {
+            try Validation.validateFields(["a": 1, "v": .vector([1, .nan])])
+        }
+        #expect(throws: FlintError.invalidArgument("Property m contains an invalid nested entity.")) {
+            try Validation.validateFields(["m": ["v": .vector([.nan])]])
+        }
+        // Out of a write's mask, or infinite, it is let be.
+        try Validation.validateFields(["v": .vector([.nan])], .anywhere)
+        try Validation.validateFields(["v": .vector([.infinity, -.infinity])])
+        // Dimensions and arrays are named first.
+        #expect(throws: FlintError.invalidArgument("Cannot convert a vector value in an array value.")) {
+            try Validation.validateFields(["a": [.vector([.nan])]])
+        }
+    }
+
+    /// What is refused wherever it stands is named before what only a stored value must keep,
+    /// whichever field comes first.
+    @Test func problemsAnywhereAreNamedFirst() throws {
+        let arrayInArray: Value = [[1]]
+        var outOfRange = try GeoPoint(latitude: 0, longitude: 0)
+        outOfRange.latitude = 100
+        let cases: [(MapValue, String)] = [
+            (["a": .vector([.nan]), "b": arrayInArray], "Cannot convert an array value in an array value."),
+            (["a": ["": 1], "b": arrayInArray], "Cannot convert an array value in an array value."),
+            (["a": .string(String(repeating: "x", count: Limits.maxFieldValueBytes + 1)), "b": ["__y__": 1]], "field name '__y__' is reserved."),
+            (["a": .vector([.nan]), "b": .geoPoint(outOfRange)],
+             "Geo point latitude '100.0' outside permitted range -90.0 to 90.0."),
+        ]
+        for (fields, message) in cases {
+            #expect(throws: FlintError.invalidArgument(message)) { try Validation.validateFields(fields) }
+        }
+    }
+
     /// Field names and nested paths up to 1,500 bytes; string and bytes values up to 1 MiB
     /// less 89 bytes. Worded as the reference words each, by where the problem stands.
     @Test func fieldNameAndValueLimits() throws {

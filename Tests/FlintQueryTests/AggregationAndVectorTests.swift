@@ -211,6 +211,55 @@ struct VectorSearchTests {
         #expect(dotted.first?.fields["t.x"] == 0.0)
         #expect(dotted.first?.fields["t"] == "x")
     }
+
+    static func distance(_ v: [Double], _ q: [Double], _ measure: FindNearest.DistanceMeasure) -> Double? {
+        FindNearestRules.distance(v, FindNearest(field: path("e"), queryVector: q, measure: measure, limit: 1))
+    }
+
+    /// Distances to the last bit, as the reference emulator gives them (each expected value was
+    /// read from it; rounding each product on its own gives the neighbouring double).
+    @Test func distancesRoundAsOnTheReference() {
+        // A vector is at cosine distance exactly 0 from itself and its multiples, 2 from its opposite.
+        #expect(Self.distance([1, 1], [1, 1], .cosine) == 0)
+        #expect(Self.distance([2, 2], [1, 1], .cosine) == 0)
+        #expect(Self.distance([-1, -1], [1, 1], .cosine) == 2)
+        #expect(Self.distance([1, 2, 3], [1, 1], .cosine) == nil)
+        #expect(Self.distance([0, 0], [1, 1], .cosine)?.isNaN == true)
+        let q5 = [1.395507101918887, -1.6131002951904923, 0.9900200995076958, -2.0533190750909363, -2.6727984356465324]
+        #expect(Self.distance([0.0008718233955185053, 1, 0.0007203279757334558, 0.0005939284362976338, -5.0342667982429035], q5, .euclidean)
+            == 4.421210943212462)
+        #expect(Self.distance([3, 0.0006211439444141274, 0.00044985383744394395, 0.00024010459764042336, 5.306088158859852], q5, .cosine)
+            == 1.399059225047112)
+        let q9 = [-1.8749406192840736, -1.3725540563527827, -2.5923988127621573, 0.7762645484545025, -1.6177662768443763,
+                  2.9274721486471353, -1.4545865277797423, 0.43278653220030616, -1.5573532864640809]
+        let v9 = [0.0007412656789167053, 0.0005486803890632357, 0.0007164274209301075, 5, 6.120310313309659,
+                  -7.847507444586621, -0.7427481403764435, 2, 0.10271157479271054]
+        #expect(Self.distance(v9, q9, .dotProduct) == -27.211262260606944)
+        #expect(Self.distance(v9, q9, .euclidean) == 14.548693525861532)
+    }
+
+    /// NaN counts as larger than every distance: last by distance, first by dot product, and
+    /// only a dot product's minimum lets it through.
+    @Test func nanDistancesSortAsTheLargest() {
+        #expect(FindNearestRules.nearer(.nan, .infinity, .dotProduct) == true)
+        #expect(FindNearestRules.nearer(.infinity, .nan, .dotProduct) == false)
+        #expect(FindNearestRules.nearer(.nan, .infinity, .euclidean) == false)
+        #expect(FindNearestRules.nearer(.infinity, .nan, .cosine) == true)
+        #expect(FindNearestRules.nearer(.nan, .nan, .dotProduct) == nil)
+        let dot = FindNearest(field: path("e"), queryVector: [1], measure: .dotProduct, limit: 1, distanceThreshold: 1)
+        let euclidean = FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceThreshold: 1)
+        #expect(FindNearestRules.withinThreshold(.nan, dot))
+        #expect(!FindNearestRules.withinThreshold(.nan, euclidean))
+        #expect(FindNearestRules.withinThreshold(1, dot) && FindNearestRules.withinThreshold(1, euclidean))
+        #expect(!FindNearestRules.withinThreshold(0.5, dot) && !FindNearestRules.withinThreshold(1.5, euclidean))
+    }
+
+    /// An infinite component makes NaN distances; the documents with them come first by dot product.
+    @Test func nanDistancesComeFirstByDotProduct() async throws {
+        let db = try await database(["inf": ["e": .vector([.infinity, 1])], "one": ["e": .vector([1, 1])], "zero": ["e": .vector([0, 0])]])
+        let f = FindNearest(field: path("e"), queryVector: [0, 1], measure: .dotProduct, limit: 5, distanceThreshold: 0.5)
+        #expect(try await db.runQuery(Query(collectionID: "c", findNearest: f)).documents.map(\.key.documentID) == ["inf", "one"])
+    }
 }
 
 /// Exact representation: `Value.==` treats 1 and 1.0 as equal, but results must keep the type.

@@ -131,6 +131,13 @@ struct QueryValidationTests {
          "A query limit cannot be used with FindNearest"),
         ("find nearest with offset", Query(collectionID: "c", offset: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1)),
          "A query offset cannot be used with FindNearest"),
+        ("find nearest infinite threshold", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [.nan], measure: .dotProduct, limit: 1, distanceThreshold: .infinity)),
+         "distanceThreshold must be a finite number."),
+        ("find nearest NaN threshold", Query(collectionID: "c", findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .cosine, limit: 1, distanceThreshold: .nan)),
+         "distanceThreshold must be a finite number."),
+        // The threshold is checked last, as on the reference.
+        ("find nearest with limit and NaN threshold", Query(collectionID: "c", limit: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceThreshold: .nan)),
+         "A query limit cannot be used with FindNearest"),
     ]
 
     @Test func operandsJustUnderTheIndexEntryLimitAreAccepted() async throws {

@@ -330,6 +330,21 @@ def test_vector_search(col):
     with pytest.raises(exceptions.InvalidArgument) as too_many:
         nearest(col, DistanceMeasure.EUCLIDEAN, limit=1001)
     assert "FindNearest.limit must be a positive integer of no more than 1000" in str(too_many.value)
+    # Distances are rounded as the reference rounds them: a vector is at cosine distance exactly
+    # 0 from its own multiples, so a threshold of 0 keeps them.
+    col.document("e").set({"emb": Vector([3.0, 3.0, 0.0])})
+    assert nearest(col, DistanceMeasure.COSINE, limit=10, distance_threshold=0.0) == [("a", 0.0)]
+    found = col.find_nearest(
+        vector_field="emb", query_vector=Vector([1.0, 1.0, 0.0]), distance_measure=DistanceMeasure.COSINE,
+        distance_result_field="distance", limit=2,
+    ).get()
+    assert [(s.id, s.get("distance")) for s in found] == [("c", 0.0), ("e", 0.0)]
+    with pytest.raises(exceptions.InvalidArgument) as nan:
+        col.document("nan").set({"emb": Vector([float("nan"), 1.0, 0.0])})
+    assert "Vector cannot contain NaN values." in str(nan.value)
+    with pytest.raises(exceptions.InvalidArgument) as infinite:
+        nearest(col, DistanceMeasure.EUCLIDEAN, limit=3, distance_threshold=float("inf"))
+    assert "distanceThreshold must be a finite number." in str(infinite.value)
 
 
 def test_collection_groups_and_listing(client, col):
