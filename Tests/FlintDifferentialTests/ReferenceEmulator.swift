@@ -147,7 +147,7 @@ final class ReferenceEmulator: Sendable {
         if let body { r.httpBody = try JSONSerialization.data(withJSONObject: body) }
         let (data, response) = try await URLSession.shared.data(for: r)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) ?? [:])
+        return (status, ExactJSON.object(from: data) ?? [:])
     }
 }
 
