@@ -85,8 +85,16 @@ enum Seeds {
             "owner": value { $0.stringValue = "u1" }, "n": value { $0.integerValue = 3 }, "x": value { $0.doubleValue = -0.5 },
             "map": value { $0.mapValue = map }, "list": value { $0.arrayValue = array }, "raw": value { $0.bytesValue = Data([0, 255]) },
             "ref": value { $0.referenceValue = documents + "/users/u2" }, "where": value { $0.geoPointValue = point },
-            "none": value { $0.nullValue = .nullValue },
+            "none": value { $0.nullValue = .nullValue }, "embedding": vector([0.5, -1, 2]),
         ]
+    }
+
+    static func vector(_ components: [Double]) -> Google_Firestore_V1_Value {
+        var shape = Google_Firestore_V1_MapValue()
+        var items = Google_Firestore_V1_ArrayValue()
+        items.values = components.map { c in value { $0.doubleValue = c } }
+        shape.fields = ["__type__": value { $0.stringValue = "__vector__" }, "value": value { $0.arrayValue = items }]
+        return value { $0.mapValue = shape }
     }
 
     static func document(_ path: String) -> Google_Firestore_V1_Document {
@@ -194,6 +202,9 @@ enum Seeds {
         q.findNearest.vectorField.fieldPath = "embedding"
         q.findNearest.distanceMeasure = .cosine
         q.findNearest.limit = .init(3)
+        q.findNearest.queryVector = vector([1, 0, 0.25])
+        q.findNearest.distanceResultField = "distance"
+        q.findNearest.distanceThreshold = .init(0.75)
         r.structuredQuery = q
         return r
     }
