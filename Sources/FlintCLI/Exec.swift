@@ -36,9 +36,16 @@ extension FlintCommand {
                 // The address under both names firebase-tools' emulators:exec gives it (older
                 // @firebase/testing suites read the second), and the project as it passes it:
                 // the Admin SDKs and @firebase/rules-unit-testing read it when a test names none.
+                // Without --project, a value the caller set stays; else .firebaserc's default.
                 let address = "\(host):\(port)"
                 var environment = ["FIRESTORE_EMULATOR_HOST": address, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS": address]
-                if let project = options.project { environment["GCLOUD_PROJECT"] = project }
+                if let project = options.project {
+                    environment["GCLOUD_PROJECT"] = project
+                } else if ProcessInfo.processInfo.environment["GCLOUD_PROJECT"] == nil,
+                    let project = FirebaseRC.defaultProject(in: options.projectDirectory)
+                {
+                    environment["GCLOUD_PROJECT"] = project
+                }
                 running.withLock { running in
                     running = Task { [environment] in
                         await child.run(adding: environment)

@@ -83,6 +83,13 @@ struct ServerOptions: ParsableArguments {
         return configuration
     }
 
+    /// The directory of the firebase.json in use (--config's, else the working directory),
+    /// where firebase-tools keeps `.firebaserc` too.
+    var projectDirectory: String {
+        let directory = config.map { ($0 as NSString).deletingLastPathComponent } ?? ""
+        return directory.isEmpty ? "." : directory
+    }
+
     /// What firebase.json says, paths made relative to it.
     struct FirebaseConfig {
         var rules: String?

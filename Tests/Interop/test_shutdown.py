@@ -386,3 +386,32 @@ def test_flint_exec_names_the_project_to_its_command():
     assert named.stdout.split()[2] == named.stdout.split()[0]
     # Without --project, the caller's own value passes through untouched.
     assert unnamed.stdout.split()[1] == "from-the-caller"
+
+
+def test_flint_exec_names_the_default_project_of_firebaserc(tmp_path):
+    """As firebase emulators:exec does, when neither --project nor the caller names one."""
+    show = [sys.executable, "-c", "import os; print(os.environ.get('GCLOUD_PROJECT'))"]
+    env = {k: v for k, v in os.environ.items() if k != "GCLOUD_PROJECT"}
+    (tmp_path / ".firebaserc").write_text('{"projects": {"staging": "demo-staging", "default": "demo-from-rc"}}')
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "firebase.json").write_text("{}")
+    (app / ".firebaserc").write_text('{"projects": {"default": "demo-app"}}')
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / ".firebaserc").write_text("{projects")
+
+    def project(*args, cwd=tmp_path, environment=env):
+        result = flint_exec(*args, "--", *show, env=environment, cwd=cwd)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip(), result.stderr
+
+    assert project() == ("demo-from-rc", "")
+    assert project("--project", "demo-named") == ("demo-named", "")
+    assert project(environment={**env, "GCLOUD_PROJECT": "from-the-caller"}) == ("from-the-caller", "")
+    # Beside the firebase.json in use, found in the working directory or named by --config.
+    assert project(cwd=app) == ("demo-app", "")
+    assert project("--config", str(app / "firebase.json")) == ("demo-app", "")
+    named, warning = project(cwd=broken)
+    assert named == "None"
+    assert ".firebaserc is not readable JSON; its default project is not used." in warning
