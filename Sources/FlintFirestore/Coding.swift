@@ -3,9 +3,9 @@ import Foundation
 
 extension Firestore {
     /// Encodes `Encodable` values into document data, as FirebaseFirestore's encoder does:
-    /// `Date` becomes a timestamp; `Timestamp`, `GeoPoint`, `DocumentReference`, `Data` and
-    /// `FieldValue` are kept; `@DocumentID` properties are left out; a nil `@ServerTimestamp`
-    /// becomes `FieldValue.serverTimestamp()`; nil optionals are left out.
+    /// `Date` becomes a timestamp; `Timestamp`, `GeoPoint`, `VectorValue`, `DocumentReference`,
+    /// `Data` and `FieldValue` are kept; `@DocumentID` properties are left out; a nil
+    /// `@ServerTimestamp` becomes `FieldValue.serverTimestamp()`; nil optionals are left out.
     public struct Encoder: Sendable {
         public init() {}
 
@@ -178,7 +178,7 @@ final class EncodingNode: Swift.Encoder {
     static func leaf(_ value: Any) -> Any? {
         switch value {
         case let d as Date: return Timestamp(date: d)
-        case is Timestamp, is GeoPoint, is DocumentReference, is FieldValue, is Data: return value
+        case is Timestamp, is GeoPoint, is VectorValue, is DocumentReference, is FieldValue, is Data: return value
         // Primitives encode themselves through a single-value container, which lands here.
         case is String, is Bool, is Double, is Float, is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16,
             is UInt32, is UInt64:
@@ -372,6 +372,9 @@ final class ValueDecoder: Swift.Decoder {
         case is GeoPoint.Type:
             guard case .geoPoint(let g) = value else { throw mismatch(GeoPoint.self) }
             return GeoPoint(latitude: g.latitude, longitude: g.longitude) as! T
+        case is VectorValue.Type:
+            guard case .vector(let d) = value else { throw mismatch(VectorValue.self) }
+            return VectorValue(d) as! T
         case is Data.Type:
             guard case .bytes(let b) = value else { throw mismatch(Data.self) }
             return Data(b) as! T

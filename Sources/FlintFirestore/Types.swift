@@ -49,6 +49,16 @@ public struct GeoPoint: Sendable, Hashable, Codable {
     }
 }
 
+/// A vector embedding, as documents store it for nearest-neighbour search. `FieldValue.vector`
+/// makes one; a vector field reads back as one.
+public struct VectorValue: Sendable, Hashable, Codable {
+    /// The vector's components.
+    public let array: [Double]
+
+    public init(_ array: [Double]) { self.array = array }
+    public init(_ array: [NSNumber]) { self.array = array.map(\.doubleValue) }
+}
+
 /// A path to a field; `FieldPath.documentID()` is the document's id in queries.
 public struct FieldPath: Sendable, Hashable {
     let segments: [String]
@@ -104,6 +114,8 @@ public final class FieldValue: Sendable {
     public static func increment(_ by: Double) -> FieldValue { FieldValue(.increment(.double(by))) }
     public static func arrayUnion(_ elements: [Any]) -> FieldValue { elementsValue(elements, ValueBridge.arrayUnion) }
     public static func arrayRemove(_ elements: [Any]) -> FieldValue { elementsValue(elements, ValueBridge.arrayRemove) }
+    public static func vector(_ array: [Double]) -> VectorValue { VectorValue(array) }
+    public static func vector(_ array: [NSNumber]) -> VectorValue { VectorValue(array) }
 
     private static func elementsValue(_ elements: [Any], _ make: ([Value]) -> Kind) -> FieldValue {
         do {

@@ -21,8 +21,8 @@ enum ValueBridge {
     }
 
     /// Reads one Swift value. Integers of any width, `Double`/`Float`, `Bool`, `String`,
-    /// `Date`, `Timestamp`, `GeoPoint`, `Data`, `DocumentReference`, `NSNull`, optionals,
-    /// arrays and string-keyed dictionaries are accepted, as the SDK accepts them.
+    /// `Date`, `Timestamp`, `GeoPoint`, `VectorValue`, `Data`, `DocumentReference`, `NSNull`,
+    /// optionals, arrays and string-keyed dictionaries are accepted, as the SDK accepts them.
     static func input(_ any: Any, database: DatabaseID?, path: String) throws(FirestoreErrorCode) -> Input {
         // Numbers read back from documents are NSNumbers; their own type says what they hold
         // (a cast would turn 1 into true).
@@ -62,6 +62,7 @@ enum ValueBridge {
                 throw FirestoreErrorCode(flint: error)
             }
         case let d as Data: return .value(.bytes([UInt8](d)))
+        case let v as VectorValue: return .value(.vector(v.array))
         case let r as DocumentReference:
             if let database, r.firestore.databaseID != database {
                 throw invalidArgument(
@@ -179,8 +180,8 @@ enum ValueBridge {
     // MARK: - Reading
 
     /// A stored value as the SDK hands it out: numbers as `NSNumber` (so `as? Int` and
-    /// `as? Double` both work), `Timestamp`, `GeoPoint`, `Data`, `DocumentReference`, `NSNull`,
-    /// `[Any]` and `[String: Any]`.
+    /// `as? Double` both work), `Timestamp`, `GeoPoint`, `VectorValue`, `Data`,
+    /// `DocumentReference`, `NSNull`, `[Any]` and `[String: Any]`.
     static func any(_ v: Value, _ firestore: Firestore) -> Any {
         switch v {
         case .null: return NSNull()
@@ -194,7 +195,7 @@ enum ValueBridge {
         case .geoPoint(let g): return GeoPoint(latitude: g.latitude, longitude: g.longitude)
         case .array(let a): return a.map { any($0, firestore) }
         case .map(let m): return dictionary(m, firestore)
-        case .vector(let d): return ["__type__": "__vector__", "value": d.map { NSNumber(value: $0) }] as [String: Any]
+        case .vector(let d): return VectorValue(d)
         }
     }
 

@@ -116,6 +116,37 @@ import Testing
         }
     }
 
+    struct Passage: Codable, Equatable {
+        var text: String
+        var embedding: VectorValue
+    }
+
+    /// Vector fields are written with `FieldValue.vector` and read back as `VectorValue`, in
+    /// documents and through `Codable`, and the server checks them as it checks any write.
+    @Test(arguments: Backend.allCases) func vectorsAreWrittenAndReadAsVectorValues(_ backend: Backend) async throws {
+        try await backend.run { db, engine in
+            let ref = db.collection("passages").document("p1")
+            try await ref.setData(["text": "hello", "embedding": FieldValue.vector([0.5, -1, 2])])
+            let snap = try await ref.getDocument()
+            #expect(snap.data()?["embedding"] as? VectorValue == VectorValue([0.5, -1, 2]))
+            #expect((snap.get("embedding") as? VectorValue)?.array == [0.5, -1, 2])
+            // Stored as a vector, not as the map that carries it on the wire.
+            #expect(try await engineStoresVector(engine, db, "passages/p1", "embedding", [0.5, -1, 2]))
+
+            try await db.collection("passages").document("p2").setData(from: Passage(text: "bye", embedding: FieldValue.vector([NSNumber(value: 1), 2.5])))
+            #expect(try await db.collection("passages").document("p2").getDocument(as: Passage.self) == Passage(text: "bye", embedding: VectorValue([1, 2.5])))
+            let equal = try await db.collection("passages").whereField("embedding", isEqualTo: VectorValue([0.5, -1, 2])).getDocuments()
+            #expect(equal.documents.map(\.documentID) == ["p1"])
+
+            for (bad, message) in [([Double.nan], "Vector cannot contain NaN values."), ([], "Cannot have a zero length vector.")] {
+                let error = await #expect(throws: FirestoreErrorCode.self) { try await ref.setData(["embedding": FieldValue.vector(bad)]) }
+                #expect(error?.status == .invalidArgument)
+                #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+            }
+            #expect(try await ref.getDocument().data()?["embedding"] as? VectorValue == VectorValue([0.5, -1, 2]))
+        }
+    }
+
     @Test(arguments: Backend.allCases) func queriesFilterOrderAndPage(_ backend: Backend) async throws {
         try await backend.run { db, _ in
             let cities = db.collection("cities")
