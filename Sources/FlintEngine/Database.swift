@@ -108,11 +108,17 @@ public actor Database {
         try Validation.validateWritable(id)
     }
 
+    /// Every write's first pass, then every write's second, as the reference checks a request.
+    private func validateWrites(_ writes: [Write]) throws(FlintError) {
+        for w in writes { try WriteApplier.validate(w) }
+        for w in writes { try WriteApplier.validateStored(w) }
+    }
+
     /// What can be refused from the request alone, before any stored document is read.
     private func validateRequest(_ writes: [Write]) throws(FlintError) {
         // An oversized request is refused as such before its contents are read.
         try checkRequestSize(writes)
-        for w in writes { try WriteApplier.validate(w) }
+        try validateWrites(writes)
         try validateWritable(writes)
         try WriteApplier.checkRepeatedWrites(writes)
     }
@@ -203,7 +209,7 @@ public actor Database {
             throw .invalidArgument("the same document cannot be written more than once in a single request")
         }
         try checkRequestSize(writes)
-        for w in writes { try WriteApplier.validate(w) }
+        try validateWrites(writes)
         try validateWritable(writes)
         guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
         let commitTime = nextCommitTime()
@@ -245,7 +251,7 @@ public actor Database {
     {
         let outcome = WriteApplier.apply(write, to: current, commitTime: commitTime)
         guard let fields = outcome.fields else { return (nil, WriteResult(updateTime: nil)) }
-        // A plain set stores exactly the data `WriteApplier.validate` already checked.
+        // A plain set stores exactly the data `WriteApplier.validate` and `validateStored` checked.
         var plainSet = write.updateMask == nil && write.transforms.isEmpty
         if case .update = write.operation {} else { plainSet = false }
         if !plainSet { try Validation.validateFields(fields) }

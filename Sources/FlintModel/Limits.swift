@@ -126,22 +126,25 @@ public enum Validation {
         }
     }
 
-    /// What of a document's fields to check: everything a stored document must satisfy, or, for
-    /// fields a write's mask may leave out, only what the reference refuses wherever it stands
-    /// (reserved names, `__type__` markers, arrays in arrays, vectors, coordinates). The rest
-    /// (empty or long names, depth, value sizes, referenced databases, NaN in a vector) is checked on what the
-    /// mask selects, once it is in the document.
+    /// What of a document's fields to check. The reference checks a request in two passes: first
+    /// what it refuses wherever it stands (reserved names, `__type__` markers, arrays in arrays,
+    /// vectors' shapes, coordinates), in every write, then what only a stored document must keep
+    /// (empty or long names, depth, value sizes, referenced databases, NaN in a vector). Fields a
+    /// write's mask may leave out get only the first; the second runs on what the mask selects,
+    /// once it is in the document.
     public enum FieldChecks: Sendable {
+        /// Both passes.
         case stored
+        /// The first pass.
         case anywhere
+        /// The second pass, for fields that passed the first.
+        case storedOnly
     }
 
     /// Checks field names, nesting and array rules of a document's fields (not its size).
-    /// The reference checks in two passes, so a document with problems of both kinds is refused
-    /// for one that is checked anywhere (an array in an array) before a stored one (a long string).
     public static func validateFields(_ fields: MapValue, _ checks: FieldChecks = .stored) throws(FlintError) {
-        try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: false)
-        if checks == .stored { try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: true) }
+        if checks != .storedOnly { try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: false) }
+        if checks != .anywhere { try validateMap(fields, path: [], pathBytes: 0, depth: 0, stored: true) }
     }
 
     /// A problem below a top-level field: the reference names only that field.

@@ -111,10 +111,8 @@ public enum WriteApplier {
         if case .transform = write.operation, write.transforms.isEmpty {
             throw .invalidArgument("The list of FieldTransform must not be empty.")
         }
-        if case .update(_, let fields) = write.operation {
-            // With a mask, what it selects is checked in full once staged (see Database.stage).
-            try Validation.validateFields(fields, write.updateMask == nil ? .stored : .anywhere)
-        }
+        // What only stored values must keep waits for `validateStored`, after every write.
+        if case .update(_, let fields) = write.operation { try Validation.validateFields(fields, .anywhere) }
         for t in write.transforms {
             try Validation.checkNamedPath(t.field)
             // The reference lets these through and stores a field named `__key__`.
@@ -130,7 +128,8 @@ public enum WriteApplier {
                     if case .array = item {
                         throw .invalidArgument("Cannot convert an array value in an array value.")
                     }
-                    try Validation.validateFields(["_": item])
+                    // The document the transform leaves is checked in full once staged.
+                    try Validation.validateFields(["_": item], .anywhere)
                 }
             }
         }
@@ -145,6 +144,14 @@ public enum WriteApplier {
 
     /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one
     /// of its sub-fields, as the reference allows: the wider path decides (see `apply`).
+    /// What a write storing its fields as given (no mask) must also keep, checked once every
+    /// write of the request passed `validate`, as the reference's second pass. With a mask,
+    /// what it selects is checked in full once staged (see Database.stage).
+    public static func validateStored(_ write: Write) throws(FlintError) {
+        guard write.updateMask == nil, case .update(_, let fields) = write.operation else { return }
+        try Validation.validateFields(fields, .storedOnly)
+    }
+
     static func validateMask(_ mask: [FieldPath]) throws(FlintError) {
         for p in mask {
             try Validation.checkNamedPath(p)

@@ -124,6 +124,53 @@ struct MaskedWriteValidationDifferentialTests {
     }
 }
 
+/// Commits with problems of both kinds: the reference checks every write for what it refuses
+/// wherever it stands (reserved names, arrays in arrays, transforms' operands) before it checks
+/// any for what only a stored value must keep (value sizes, names, NaN in a vector), so the
+/// second kind is named only when nothing of the first is there, in any write.
+struct TwoPassValidationDifferentialTests {
+    static let arrayInArray = #"{"arrayValue": {"values": [{"arrayValue": {}}]}}"#
+    static let long = #"{"stringValue": "\#(String(repeating: "x", count: 1_048_488))"}"#
+    static let nan = #"{"mapValue": {"fields": {"__type__": {"stringValue": "__vector__"}, "value": {"arrayValue": {"values": [{"doubleValue": "NaN"}]}}}}}"#
+    static let badIncrement = #"[{"fieldPath": "n", "increment": {"stringValue": "x"}}]"#
+
+    /// Each commit's writes: a document id, its fields, and its transforms.
+    static let commits: [[(id: String, fields: String, transforms: String?)]] = [
+        [("d", #"{"a": {"mapValue": {"fields": {"": {"integerValue": "1"}}}}, "b": \#(arrayInArray)}"#, nil)],
+        [("d", #"{"a": \#(long), "b": \#(arrayInArray)}"#, nil)],
+        [("d", #"{"a": \#(nan), "b": {"mapValue": {"fields": {"__y__": {"integerValue": "1"}}}}}"#, nil)],
+        [("d", #"{"a": \#(long)}"#, badIncrement)],
+        [("d", #"{"a": \#(nan)}"#, badIncrement)],
+        [("d", #"{"a": \#(nan)}"#, #"[{"fieldPath": "__x__", "setToServerValue": "REQUEST_TIME"}]"#)],
+        [("d1", #"{"a": \#(nan)}"#, nil), ("d2", #"{"a": \#(arrayInArray)}"#, nil)],
+        [("d1", #"{"a": \#(long)}"#, nil), ("d2", #"{"__r__": {"integerValue": "1"}}"#, nil)],
+        [("d1", #"{"a": \#(long)}"#, nil), ("d2", #"{"a": {"integerValue": "1"}}"#, badIncrement)],
+        // One problem of the second kind: named, whichever write it is in.
+        [("d1", #"{"a": {"integerValue": "1"}}"#, nil), ("d2", #"{"a": \#(long)}"#, nil)],
+    ]
+
+    @Test func problemsRefusedAnywhereAreNamedFirstInAnyWrite() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "two-pass write validation") else { return }
+        defer { stop() }
+        let documents = "projects/flint-two-pass-validation/databases/(default)/documents"
+        var messages = Set<String>()
+        for (n, commit) in Self.commits.enumerated() {
+            let writes = commit.map { write in
+                let transforms = write.transforms.map { #", "updateTransforms": \#($0)"# } ?? ""
+                return #"{"update": {"name": "\#(documents)/c\#(n)/\#(write.id)", "fields": \#(write.fields)}\#(transforms)}"#
+            }
+            let body = #"{"writes": [\#(writes.joined(separator: ", "))]}"#
+            let expected = try await RawHTTP.send("POST", reference.base + "/v1/\(documents):commit", body)
+            let found = try await RawHTTP.send("POST", flint + "/v1/\(documents):commit", body)
+            #expect(found.status == expected.status, "commit \(n)")
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "commit \(n)")
+            messages.insert(RawHTTP.message(expected.json) ?? "")
+        }
+        // Every kind of problem is named by some commit, so the order is what is compared.
+        #expect(messages.count == 6, "\(messages)")
+    }
+}
+
 /// Update-time preconditions, over REST on both servers: which code each kind of mismatch gets.
 struct PreconditionDifferentialTests {
     /// The status of each commit: a delete and an update of an existing document, each required

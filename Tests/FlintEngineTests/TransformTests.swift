@@ -95,5 +95,26 @@ struct TransformTests {
         await #expect(throws: FlintError.self) {
             try await db.commit([.transform("t/a", [FieldTransform(.documentID, .serverTimestamp)])])
         }
+        // What the transform leaves is checked as a stored field, under that field's name.
+        await #expect(throws: FlintError.invalidArgument("Property a contains an invalid nested entity.")) {
+            try await db.commit([.transform("t/a", [FieldTransform(field("a"), .appendMissingElements([["": 1]]))])])
+        }
+    }
+
+    /// Every write is checked for what is refused wherever it stands (here, a transform's
+    /// operand or an array in an array) before any is checked for what only a stored value
+    /// must keep (here, NaN in a vector), as the reference checks a commit.
+    @Test func problemsRefusedAnywhereAreNamedBeforeStoredOnesInAnyWrite() async throws {
+        let (db, _) = makeDatabase()
+        let nan: MapValue = ["v": .vector([.nan])]
+        let withOperand = Write(.update(key("t/a"), nan), transforms: [.max("n", "s")])
+        await #expect(throws: FlintError.invalidArgument("Input must be int64 or double.")) { try await db.commit([withOperand]) }
+        await #expect(throws: FlintError.invalidArgument("Cannot convert an array value in an array value.")) {
+            try await db.commit([.set(key("t/a"), nan), .set(key("t/b"), ["a": [[1]]])])
+        }
+        await #expect(throws: FlintError.invalidArgument("Vector cannot contain NaN values.")) {
+            try await db.commit([.set(key("t/a"), ["a": 1]), .set(key("t/b"), nan)])
+        }
+        #expect(try await db.get(key("t/a")) == nil)
     }
 }
