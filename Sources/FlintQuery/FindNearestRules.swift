@@ -39,46 +39,37 @@ public enum FindNearestRules {
         }
     }
 
-    // Both sums run in four lanes over the longest prefix whose length is a multiple of four,
-    // each step fused (one rounding for a product and its addition), and add the lanes in order
-    // before taking the rest one at a time. Measured against the reference: the rest is fused
-    // for the squared distance and rounded twice for the dot product.
-
     static func dot(_ a: [Double], _ b: [Double]) -> Double {
-        let whole = a.count - a.count % 4
-        var lanes = (0.0, 0.0, 0.0, 0.0)
-        var i = 0
-        while i < whole {
-            lanes.0.addProduct(a[i], b[i])
-            lanes.1.addProduct(a[i + 1], b[i + 1])
-            lanes.2.addProduct(a[i + 2], b[i + 2])
-            lanes.3.addProduct(a[i + 3], b[i + 3])
-            i += 4
-        }
-        var sum = lanes.0 + lanes.1 + lanes.2 + lanes.3
-        while i < a.count {
-            sum += a[i] * b[i]
-            i += 1
-        }
-        return sum
+        sumOfProducts(a.count, fusedRest: false) { (a[$0], b[$0]) }
     }
 
     static func squaredDistance(_ a: [Double], _ b: [Double]) -> Double {
-        let whole = a.count - a.count % 4
+        sumOfProducts(a.count, fusedRest: true) { i in
+            let d = a[i] - b[i]
+            return (d, d)
+        }
+    }
+
+    /// Σ xᵢ·yᵢ over the `count` pairs `pair` gives, summed as the reference sums (measured
+    /// against it): four lanes over the longest prefix whose length is a multiple of four, each
+    /// step fused (one rounding for a product and its addition), the lanes added in order, then
+    /// the rest one at a time, fused for a squared distance and rounded twice for a dot product.
+    @inline(__always)
+    private static func sumOfProducts(_ count: Int, fusedRest: Bool, _ pair: (Int) -> (Double, Double)) -> Double {
         var lanes = (0.0, 0.0, 0.0, 0.0)
         var i = 0
-        while i < whole {
-            let d = (a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2], a[i + 3] - b[i + 3])
-            lanes.0.addProduct(d.0, d.0)
-            lanes.1.addProduct(d.1, d.1)
-            lanes.2.addProduct(d.2, d.2)
-            lanes.3.addProduct(d.3, d.3)
+        while i + 4 <= count {
+            let (x0, y0) = pair(i), (x1, y1) = pair(i + 1), (x2, y2) = pair(i + 2), (x3, y3) = pair(i + 3)
+            lanes.0.addProduct(x0, y0)
+            lanes.1.addProduct(x1, y1)
+            lanes.2.addProduct(x2, y2)
+            lanes.3.addProduct(x3, y3)
             i += 4
         }
         var sum = lanes.0 + lanes.1 + lanes.2 + lanes.3
-        while i < a.count {
-            let d = a[i] - b[i]
-            sum.addProduct(d, d)
+        while i < count {
+            let (x, y) = pair(i)
+            if fusedRest { sum.addProduct(x, y) } else { sum += x * y }
             i += 1
         }
         return sum
