@@ -142,8 +142,6 @@ public enum WriteApplier {
         }
     }
 
-    /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one
-    /// of its sub-fields, as the reference allows: the wider path decides (see `apply`).
     /// What a write storing its fields as given (no mask) must also keep, checked once every
     /// write of the request passed `validate`, as the reference's second pass. With a mask,
     /// what it selects is checked in full once staged (see Database.stage).
@@ -152,6 +150,8 @@ public enum WriteApplier {
         try Validation.validateFields(fields, .storedOnly)
     }
 
+    /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one
+    /// of its sub-fields, as the reference allows: the wider path decides (see `apply`).
     static func validateMask(_ mask: [FieldPath]) throws(FlintError) {
         for p in mask {
             try Validation.checkNamedPath(p)
