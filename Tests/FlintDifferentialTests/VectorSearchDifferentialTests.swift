@@ -36,6 +36,7 @@ struct VectorSearchDifferentialTests {
         return #"{"structuredQuery": {"from": [{"collectionId": "v"}], "findNearest": {"vectorField": {"fieldPath": "e"}, "queryVector": \#(vector(query)), "distanceMeasure": "\#(measure)", "limit": 40, "distanceResultField": "d"\#(bound)}}}"#
     }
 
+    /// The outcome of POSTing `body` to `url`.
     static func query(_ url: String, _ body: String) async throws -> (text: String, distances: [Double]) {
         outcome(try await RawHTTP.send("POST", url, body))
     }
