@@ -13,17 +13,21 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.microseconds = microseconds
     }
 
-    /// Builds a timestamp from protobuf-style seconds and nanos; fails outside Firestore's range.
+    /// Builds a timestamp from protobuf-style seconds and nanos; fails outside Firestore's range,
+    /// naming the seconds first and in the reference's words.
     public init(seconds: Int64, nanos: Int32) throws(FlintError) {
-        guard nanos >= 0, nanos < 1_000_000_000 else {
-            throw .invalidArgument("Timestamp nanos must be in [0, 999999999], got \(nanos).")
+        guard Self.secondsInRange(seconds) else {
+            throw .invalidArgument("Timestamp seconds exceeds limit for field.")
         }
-        guard seconds >= Self.minSeconds, seconds <= Self.maxSeconds else {
-            throw .invalidArgument(
-                "Timestamp seconds must be between 0001-01-01 and 9999-12-31, got \(seconds).")
+        guard Self.nanosInRange(nanos) else {
+            throw .invalidArgument("Timestamp nanos exceeds limit for field.")
         }
         microseconds = seconds * 1_000_000 + Int64(nanos / 1000)
     }
+
+    public static func secondsInRange(_ seconds: Int64) -> Bool { (minSeconds...maxSeconds).contains(seconds) }
+
+    public static func nanosInRange(_ nanos: Int32) -> Bool { (0..<1_000_000_000).contains(nanos) }
 
     public var seconds: Int64 {
         microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000

@@ -271,8 +271,9 @@ struct FirestoreCalls: Sendable {
     {
         let (id, parent) = try ResourceName.parseParent(r.parent, checkingIDLengths: false)
         var readTime: Timestamp?
-        // The reference truncates a finer read time here, as in a listen target (Wire.versionTime).
-        if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.timestamp(t) }
+        // The reference truncates a finer read time here, as in a listen target, where other
+        // reads refuse it (Wire.versionTime).
+        if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.optionTime(t) }
         let page = try await engine.database(id).listCollectionIDs(
             parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime,
             auth: auth)

@@ -94,7 +94,7 @@ struct ListenSession: Sendable {
         var target = WatchTarget(id: p.targetID, scope: scope, once: p.once)
         switch p.resumeType {
         case .resumeToken(let token)?: target.resumeToken = [UInt8](token)
-        case .readTime(let t)?: target.readTime = try Wire.timestamp(t)
+        case .readTime(let t)?: target.readTime = try Wire.optionTime(t)
         case nil: break
         }
         return target

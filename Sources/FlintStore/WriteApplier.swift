@@ -172,22 +172,20 @@ public enum WriteApplier {
         case .exists(false):
             if current != nil { throw FlintError(.alreadyExists, "Document already exists: \(name())") }
         case .updateTime(let t):
-            guard let current else {
-                throw FlintError(
-                    .failedPrecondition,
-                    "Document \(name()) does not exist, so its update time cannot be \(t).")
-            }
             // A time after the document's last update could not have been read from it: the
             // reference (and production, by the Python client's system tests) call that invalid.
-            if t > current.updateTime {
-                throw FlintError(
-                    .invalidArgument,
-                    "The required update time \(t) is later than the last update of document \(name()), at \(current.updateTime).")
+            // Both messages are the reference's words; apps that tell a lost race from other
+            // failures match the second one's text.
+            if let current, t > current.updateTime {
+                throw .invalidArgument(
+                    "Invalid base version, it is greater than the stored version: "
+                        + EntityKeyText.of(write.key, in: database))
             }
-            if current.updateTime != t {
+            let stored = current?.updateTime.microseconds ?? 0
+            if stored != t.microseconds {
                 throw FlintError(
                     .failedPrecondition,
-                    "Document \(name()) was last updated at \(current.updateTime), not at the required \(t).")
+                    "the stored version (\(stored)) does not match the required base version (\(t.microseconds))")
             }
         }
     }

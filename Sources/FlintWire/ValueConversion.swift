@@ -50,12 +50,24 @@ public enum Wire {
         try Timestamp(seconds: t.seconds, nanos: t.nanos)
     }
 
+    /// A time a request gives as an option (a read time, a precondition's update time) rather
+    /// than as a value to store. The reference first checks it as protobuf's `Timestamps.isValid`
+    /// does, and refuses it in that check's words.
+    public static func optionTime(_ t: Google_Protobuf_Timestamp) throws(FlintError) -> Timestamp {
+        guard Timestamp.secondsInRange(t.seconds), Timestamp.nanosInRange(t.nanos) else {
+            throw .invalidArgument(
+                "invalid timestamp, please check https://developers.google.com/protocol-buffers/docs/reference/java/com/google/protobuf/util/Timestamps.html#isValid-long-int- for the timestamp format."
+            )
+        }
+        return try timestamp(t)
+    }
+
     /// A time that names a version (a read time, a precondition's update time). Versions are
     /// whole microseconds after the epoch, so, as on the reference, a finer time is refused
     /// rather than truncated to another version, and so is one at or before the epoch.
     public static func versionTime(_ t: Google_Protobuf_Timestamp) throws(FlintError) -> Timestamp {
+        let time = try optionTime(t)
         if t.nanos % 1000 != 0 { throw .invalidArgument("timestamp cannot have more than microseconds precision") }
-        let time = try timestamp(t)
         if time.microseconds <= 0 { throw .invalidArgument("Only timestamps past epoch are supported.") }
         return time
     }

@@ -171,42 +171,6 @@ struct TwoPassValidationDifferentialTests {
     }
 }
 
-/// Update-time preconditions, over REST on both servers: which code each kind of mismatch gets.
-struct PreconditionDifferentialTests {
-    /// The status of each commit: a delete and an update of an existing document, each required
-    /// to have been updated long before and long after it was, and a delete of a missing one.
-    static func statuses(_ base: String, project: String) async throws -> [String] {
-        let root = "projects/\(project)/databases/(default)/documents"
-        let url = base + "/v1/" + root
-        _ = try await RawHTTP.send("PATCH", url + "/c/a", #"{"fields": {"n": {"integerValue": "1"}}}"#)
-        var found: [String] = []
-        for time in ["2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z"] {
-            for (name, write) in [
-                ("c/a", #""delete": "\#(root)/c/a""#),
-                ("c/a", #""update": {"name": "\#(root)/c/a", "fields": {}}"#),
-                ("c/missing", #""delete": "\#(root)/c/missing""#),
-            ] {
-                let body = #"{"writes": [{\#(write), "currentDocument": {"updateTime": "\#(time)"}}]}"#
-                let (status, json) = try await RawHTTP.send("POST", url + ":commit", body)
-                let code = ((json as? [String: Any])?["error"] as? [String: Any])?["status"] as? String ?? "OK"
-                found.append("\(time.prefix(4)) \(name): \(status) \(code)")
-            }
-        }
-        return found
-    }
-
-    @Test func aRequiredTimeAfterTheLastUpdateIsInvalid() async throws {
-        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "precondition") else { return }
-        defer { stop() }
-        let expected = try await Self.statuses("http://127.0.0.1:\(reference.port)", project: "flint-preconditions")
-        #expect(expected == [
-            "2000 c/a: 400 FAILED_PRECONDITION", "2000 c/a: 400 FAILED_PRECONDITION", "2000 c/missing: 400 FAILED_PRECONDITION",
-            "2100 c/a: 400 INVALID_ARGUMENT", "2100 c/a: 400 INVALID_ARGUMENT", "2100 c/missing: 400 FAILED_PRECONDITION",
-        ])
-        #expect(try await Self.statuses(flint, project: "flint-preconditions") == expected)
-    }
-}
-
 /// Database ids documents are written to, over REST on both servers: which characters an id
 /// may have, and which check speaks first when several fail.
 struct DatabaseIDDifferentialTests {

@@ -316,14 +316,17 @@ struct CommitTests {
             try await db.commit([Write(.update(key("c/a"), ["x": 2]), precondition: .exists(false))])
         }
         let stale = Timestamp(microseconds: created.commitTime.microseconds - 1)
-        let e = await #expect(throws: FlintError.self) {
+        let stored = created.commitTime.microseconds
+        await #expect(throws: FlintError(
+            .failedPrecondition, "the stored version (\(stored)) does not match the required base version (\(stored - 1))")
+        ) {
             try await db.commit([Write(.update(key("c/a"), ["x": 3]), precondition: .updateTime(stale))])
         }
-        #expect(e?.code == .failedPrecondition)
         // A time after the last update cannot have been read: invalid, as on the reference.
         let later = Timestamp(microseconds: created.commitTime.microseconds + 1)
+        let entity = "app: \"dev~p1\"\npath <\n  Element {\n    type: \"c\"\n    name: \"a\"\n  }\n>\n"
         await #expect(throws: FlintError(
-            .invalidArgument, "The required update time \(later) is later than the last update of document \(name), at \(created.commitTime).")
+            .invalidArgument, "Invalid base version, it is greater than the stored version: " + entity)
         ) {
             try await db.commit([Write(.delete(key("c/a")), precondition: .updateTime(later))])
         }
@@ -332,10 +335,11 @@ struct CommitTests {
         await #expect(throws: FlintError(.notFound, "No document to update: projects/p1/databases/(default)/documents/c/zz")) {
             try await db.commit([Write(.delete(key("c/zz")), precondition: .exists(true))])
         }
-        let missingUpdateTime = await #expect(throws: FlintError.self) {
+        await #expect(throws: FlintError(
+            .failedPrecondition, "the stored version (0) does not match the required base version (\(stored))")
+        ) {
             try await db.commit([Write(.update(key("c/zz"), [:]), precondition: .updateTime(created.commitTime))])
         }
-        #expect(missingUpdateTime?.code == .failedPrecondition)
     }
 
     @Test func aFailingWriteLeavesNothingApplied() async throws {

@@ -37,7 +37,22 @@ struct TimestampTests {
         #expect(t.microseconds == -4_750_000)
         #expect(t.seconds == -5)
         #expect(t.nanos == 250_000_000)
-        #expect(throws: FlintError.self) { try Timestamp(seconds: 0, nanos: 1_000_000_000) }
-        #expect(throws: FlintError.self) { try Timestamp(seconds: Timestamp.maxSeconds + 1, nanos: 0) }
+    }
+
+    /// Out-of-range parts are refused in the reference's words, the seconds named first.
+    @Test(arguments: [
+        (Int64(0), Int32(1_000_000_000), "Timestamp nanos exceeds limit for field."),
+        (0, -1, "Timestamp nanos exceeds limit for field."),
+        (Timestamp.maxSeconds + 1, 0, "Timestamp seconds exceeds limit for field."),
+        (Timestamp.minSeconds - 1, 0, "Timestamp seconds exceeds limit for field."),
+        (Timestamp.maxSeconds + 1, -1, "Timestamp seconds exceeds limit for field."),
+    ])
+    func outOfRangePartsAreNamed(seconds: Int64, nanos: Int32, message: String) {
+        #expect(throws: FlintError.invalidArgument(message)) { try Timestamp(seconds: seconds, nanos: nanos) }
+    }
+
+    @Test func theRangeEndsAreTaken() throws {
+        #expect(try Timestamp(seconds: Timestamp.minSeconds, nanos: 0).description == "0001-01-01T00:00:00Z")
+        #expect(try Timestamp(seconds: Timestamp.maxSeconds, nanos: 999_999_999).description == "9999-12-31T23:59:59.999999Z")
     }
 }

@@ -132,6 +132,27 @@ struct ListenTests {
         }
     }
 
+    /// A read time protobuf calls invalid removes the target with the words other reads give it;
+    /// one in range but before any history resets the target and sends it whole.
+    @Test func aTargetAtAnInvalidReadTimeIsRemovedWithItsCause() async throws {
+        try await GRPCTests.withFlint { firestore, _ in
+            try await Self.commit(firestore, [GRPCTests.write("c/a", [:])])
+            try await Self.listen(firestore) { send, mailbox in
+                var invalid = Self.queryTarget(5, "c")
+                invalid.addTarget.readTime = .init(seconds: 0, nanos: 1_000_000_000)
+                send(invalid)
+                let removed = await mailbox.take(2)
+                #expect(removed.map(summary) == ["ADD [5]", "REMOVE [5] 3"])
+                #expect(removed.last?.targetChange.cause.message.hasPrefix("invalid timestamp, please check") == true)
+
+                var early = Self.queryTarget(6, "c")
+                early.addTarget.readTime = .init(seconds: 1, nanos: 1)
+                send(early)
+                #expect(await mailbox.take(5).map(summary) == ["ADD [6]", "RESET [6]", "CHANGE c/a [6] -[]", "CURRENT [6]", "GLOBAL"])
+            }
+        }
+    }
+
     @Test func changesArriveAsTheyCommitAndTargetsComeAndGo() async throws {
         try await GRPCTests.withFlint { firestore, _ in
             try await Self.commit(firestore, [GRPCTests.write("c/a", ["n": GRPCTests.int(1)])])
