@@ -271,8 +271,8 @@ struct FirestoreCalls: Sendable {
     {
         let (id, parent) = try ResourceName.parseParent(r.parent, checkingIDLengths: false)
         var readTime: Timestamp?
-        // The reference truncates a finer read time here, as in a listen target, where other
-        // reads refuse it (Wire.versionTime).
+        // A read time finer than a microsecond is truncated here and in a listen target, as on
+        // the reference; other reads refuse it (Wire.versionTime).
         if case .readTime(let t)? = r.consistencySelector { readTime = try Wire.optionTime(t) }
         let page = try await engine.database(id).listCollectionIDs(
             parent: parent, pageSize: Int(r.pageSize), pageToken: r.pageToken.isEmpty ? nil : r.pageToken, readTime: readTime,

@@ -1,8 +1,8 @@
 import FlintModel
 
-/// A document's key as the reference emulator (and Datastore-backed production) prints it in a
-/// few of its messages: the protobuf text of its internal entity key, project as `dev~<project>`,
-/// one element per collection and document, the database only when it is not `(default)`.
+/// A document's key as the reference emulator prints it in a few of its messages: the protobuf
+/// text of its internal entity key, the project as `dev~<project>`, one element per collection
+/// and document, the database only when it is not `(default)`.
 enum EntityKeyText {
     static func of(_ key: DocumentKey, in database: DatabaseID) -> String {
         var text = "app: \"" + escaped("dev~" + database.project) + "\"\npath <\n"
