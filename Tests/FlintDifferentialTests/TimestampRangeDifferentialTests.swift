@@ -68,6 +68,15 @@ struct TimestampRangeDifferentialTests {
 
     static let owner: Metadata = ["authorization": "Bearer owner"]
 
+    /// How many of a stream's answers are of the kind `counts` picks.
+    static func counted<Message: Sendable>(
+        _ response: StreamingClientResponse<Message>, _ counts: (Message) -> Bool
+    ) async throws -> Int {
+        var n = 0
+        for try await message in response.messages where counts(message) { n += 1 }
+        return n
+    }
+
     /// What one place answers for one time: a summary of the answer, or the status and message.
     static func outcome(_ firestore: Firestore, _ place: String, _ time: (seconds: Int64, nanos: Int32)) async throws -> String {
         var stored = Google_Firestore_V1_Write()
@@ -113,12 +122,7 @@ struct TimestampRangeDifferentialTests {
                 } else {
                     request.readTime = timestamp(time)
                 }
-                let documents = try await firestore.runQuery(request, metadata: owner) { response in
-                    var n = 0
-                    for try await m in response.messages where m.hasDocument { n += 1 }
-                    return n
-                }
-                return "documents \(documents)"
+                return "documents \(try await firestore.runQuery(request, metadata: owner) { try await counted($0) { $0.hasDocument } })"
             case "get":
                 var request = Google_Firestore_V1_GetDocumentRequest()
                 request.name = root + "/t/a"
@@ -129,10 +133,8 @@ struct TimestampRangeDifferentialTests {
                 request.database = database
                 request.documents = [root + "/t/a"]
                 request.readTime = timestamp(time)
-                let found = try await firestore.batchGetDocuments(request, metadata: owner) { response in
-                    var n = 0
-                    for try await m in response.messages { if case .found = m.result { n += 1 } }
-                    return n
+                let found = try await firestore.batchGetDocuments(request, metadata: owner) {
+                    try await counted($0) { if case .found = $0.result { true } else { false } }
                 }
                 return "batch \(found)"
             case "list":
@@ -150,12 +152,7 @@ struct TimestampRangeDifferentialTests {
                 count.alias = "n"
                 request.structuredAggregationQuery.aggregations = [count]
                 request.readTime = timestamp(time)
-                let results = try await firestore.runAggregationQuery(request, metadata: owner) { response in
-                    var n = 0
-                    for try await m in response.messages where m.hasResult { n += 1 }
-                    return n
-                }
-                return "aggregated \(results)"
+                return "aggregated \(try await firestore.runAggregationQuery(request, metadata: owner) { try await counted($0) { $0.hasResult } })"
             case "read-only transaction":
                 var request = Google_Firestore_V1_BeginTransactionRequest()
                 request.database = database
