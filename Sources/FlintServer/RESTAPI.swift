@@ -409,7 +409,7 @@ struct RESTAPI: Sendable {
     static func decode<M: SwiftProtobuf.Message>(_ request: Request) async throws(FlintError) -> M {
         let data = Data(buffer: try await body(request))
         if data.isEmpty { return M() }
-        do { return try M(jsonUTF8Data: data) } catch {
+        do { return try M(jsonUTF8Data: SurrogateEscapes.composed(data)) } catch {
             throw JSONPayloadError.refusal(error)
         }
     }

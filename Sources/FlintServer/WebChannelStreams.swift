@@ -158,7 +158,7 @@ struct WebChannelStreams: Sendable {
     }
 
     private static func decode<M: SwiftProtobuf.Message>(_ text: String) throws(FlintError) -> M {
-        do { return try M(jsonString: text) } catch { throw JSONPayloadError.refusal(error) }
+        do { return try M(jsonString: SurrogateEscapes.composed(text)) } catch { throw JSONPayloadError.refusal(error) }
     }
 
     private static let forwardHeaders: HTTPFields = [.contentType: "text/plain; charset=utf-8"]

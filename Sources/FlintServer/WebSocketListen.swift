@@ -136,7 +136,7 @@ struct WebSocketListen: Sendable {
                 return nil
             }
             do {
-                return try Google_Firestore_V1_ListenRequest(jsonString: text)
+                return try Google_Firestore_V1_ListenRequest(jsonString: SurrogateEscapes.composed(text))
             } catch {
                 throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON. " + JSONPayloadError.describe(error))
             }

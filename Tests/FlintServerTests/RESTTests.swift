@@ -275,6 +275,27 @@ struct RESTTests {
         }
     }
 
+    /// Characters beyond the Basic Multilingual Plane written as JSON surrogate-pair escapes,
+    /// as Python's `json` writes them, are stored as themselves: in values, map keys and names.
+    @Test func surrogatePairEscapesAreTheCharactersTheyName() async throws {
+        try await withServer { client in
+            let characters = ["\u{10000}", "\u{1F600}", "\u{20000}", "\u{2A6D6}", "\u{E0001}", "\u{10FFFF}"]
+            for character in characters {
+                let escaped = character.utf16.map { String(format: "\\u%04x", $0) }.joined()
+                try await Self.call(client, .post, Self.base + ":commit", """
+                    {"writes": [{"update": {"name": "\(Self.name)/c/x\(escaped)",
+                                            "fields": {"s": {"stringValue": "\(escaped)"}, "k\(escaped)": {"nullValue": null}}}}]}
+                    """)
+                let id = ("x" + character).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let stored = try await Self.call(client, .get, Self.base + "/c/" + id) as? [String: Any]
+                let fields = stored?["fields"] as? [String: Any]
+                #expect((fields?["s"] as? [String: Any])?["stringValue"] as? String == character)
+                #expect(fields?["k" + character] != nil)
+                #expect(stored?["name"] as? String == Self.name + "/c/x" + character)
+            }
+        }
+    }
+
     @Test func transactionsOverREST() async throws {
         try await withServer { client in
             let begun = try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any]

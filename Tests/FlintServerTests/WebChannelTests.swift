@@ -175,6 +175,11 @@ struct WebChannelTests {
             let stored = try await engine.database(project: "wc").get(try DocumentKey(parsing: "w/one"))
             #expect(stored?.fields == ["n": 7])
 
+            // A character past U+FFFF written as a JSON surrogate-pair escape is itself.
+            _ = try await channel.send([#"{"writes":[{"update":{"name":"\#(Self.database)/documents/w/two","fields":{"s":{"stringValue":"\ud840\udc00"}}}}]}"#])
+            #expect((try await channel.messages(1)[0]["writeResults"] as? [[String: Any]])?.count == 1)
+            #expect(try await engine.database(project: "wc").get(try DocumentKey(parsing: "w/two"))?.fields == ["s": "\u{20000}"])
+
             // A batch that fails ends the stream with its error, in the reference's form.
             _ = try await channel.send([#"{"writes":[{"update":{"name":"\#(Self.database)/documents/w","fields":{}}}]}"#])
             let failed = try await channel.messages(1)

@@ -199,6 +199,14 @@ extension WebSocketListenTests {
                 let global = try #require(try Self.json(try await next())["targetChange"] as? [String: Any])
                 #expect(global["targetIds"] == nil && global["readTime"] is String)
 
+                // A name written with a surrogate-pair escape names the document it spells.
+                _ = try await engine.database(project: "ws").commit([.set(try DocumentKey(parsing: "d/\u{20000}"), [:])])
+                try await outbound.writeTextMessage(#"{"addTarget":{"targetId":3,"documents":{"documents":["\#(Self.documents)/d/\ud840\udc00"]}}}"#)
+                #expect((try Self.json(try await next())["targetChange"] as? [String: Any])?["targetChangeType"] as? String == "ADD")
+                let found = try #require(try Self.json(try await next())["documentChange"] as? [String: Any])
+                #expect((found["document"] as? [String: Any])?["name"] as? String == Self.documents + "/d/\u{20000}")
+                for _ in 0..<2 { _ = try await next() }  // CURRENT, then the global read time
+
                 // A second target with the same id ends the stream, as over gRPC.
                 try await outbound.writeTextMessage(
                     #"{"addTarget":{"targetId":2,"documents":{"documents":["\#(Self.documents)/c/a"]}}}"#)
