@@ -407,7 +407,10 @@ struct RESTAPI: Sendable {
 
     /// Reads a JSON body (application/json or text/plain) into a message, refusing more than 10 MiB.
     static func decode<M: SwiftProtobuf.Message>(_ request: Request) async throws(FlintError) -> M {
-        let data = Data(buffer: try await body(request))
+        var data = Data(buffer: try await body(request))
+        // A byte order mark, which Windows tools write before UTF-8, is read past, as the
+        // reference and JSON's RFC allow.
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         if data.isEmpty { return M() }
         do { return try M(jsonUTF8Data: SurrogateEscapes.composed(data)) } catch {
             throw JSONPayloadError.refusal(error)

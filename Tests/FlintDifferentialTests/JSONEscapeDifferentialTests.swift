@@ -47,6 +47,20 @@ struct JSONEscapeDifferentialTests {
         return found
     }
 
+    /// A body that starts with a byte order mark, as Windows tools write UTF-8.
+    @Test func aByteOrderMarkIsReadPastAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "byte order mark") else { return }
+        defer { stop() }
+        let path = "/v1/projects/flint-json-escapes/databases/(default)/documents/c/marked"
+        let body = "\u{FEFF}" + #"{"fields": {"n": {"integerValue": "5"}}}"#
+        let expected = try await RawHTTP.send("PATCH", reference.base + path, body)
+        let found = try await RawHTTP.send("PATCH", flint + path, body)
+        #expect(expected.status == 200)
+        #expect(found.status == expected.status)
+        let n = { (json: Any?) in ((json as? [String: Any])?["fields"] as? [String: Any])?["n"] as? [String: String] }
+        #expect(n(found.json) == ["integerValue": "5"] && n(expected.json) == ["integerValue": "5"])
+    }
+
     @Test func escapedCharactersAreStoredAsOnTheReference() async throws {
         guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "JSON escape") else { return }
         defer { stop() }

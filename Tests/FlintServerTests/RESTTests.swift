@@ -272,6 +272,14 @@ struct RESTTests {
             try await client.execute(
                 uri: Self.base + "/c/typed", method: .patch, headers: [.contentType: "application/octet-stream"], body: ByteBuffer(string: "{}")
             ) { response in #expect(response.status == .ok) }
+            // A byte order mark before the JSON, as Windows tools write UTF-8, is read past.
+            try await client.execute(
+                uri: Self.base + "/c/marked", method: .patch, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"fields": {"n": {"integerValue": "1"}}}"#.utf8))
+            ) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains(#""integerValue":"1""#))
+            }
         }
     }
 
