@@ -474,6 +474,9 @@ struct RESTTests {
                 // The JSON library reports a double that overflows as text that is not UTF-8.
                 (#"{"writes":[{"update":{"name":"x","fields":{"a":{"doubleValue":1e400}}}}]}"#,
                  "A number is too large for a double, or a name is not UTF-8."),
+                ("[]", "The body must be a JSON object, such as {}."),
+                (#" "writes""#, "The body must be a JSON object, such as {}."),
+                ("null", "The body must be a JSON object, such as {}."),
             ]
             for (body, sentence) in refusals {
                 let answer = try await Self.call(client, .post, Self.base + ":commit", body, expect: .badRequest)
