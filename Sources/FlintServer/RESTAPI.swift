@@ -413,8 +413,7 @@ struct RESTAPI: Sendable {
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         if data.isEmpty { return M() }
         // Every request is an object; the library's own word for another value is misleading.
-        let jsonSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
-        if let first = data.first(where: { !jsonSpace.contains($0) }), first != UInt8(ascii: "{") {
+        if let first = data.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }), first != UInt8(ascii: "{") {
             throw .invalidArgument("Invalid JSON payload received. The body must be a JSON object, such as {}.")
         }
         do { return try M(jsonUTF8Data: SurrogateEscapes.composed(data)) } catch {
