@@ -33,6 +33,8 @@ enum Seeds {
                 (0, "POST \(v1):runAggregationQuery\n\n" + (try aggregation.jsonString())),
                 (0, "POST /v1/\(database)/documents:batchGet\n\n" + (try batchGet.jsonString())),
                 (0, "POST \(v1)/users/u1:listCollectionIds\n\n{\"pageSize\": 1}"),
+                // Escaped characters past U+FFFF, as Python writes them, after a byte order mark.
+                (0, "PATCH \(v1)/users/u2\n\n\u{FEFF}{\"fields\": {\"k\\ud83d\\ude00\": {\"stringValue\": \"\\udbff\\udfff\\u00e9\"}}}"),
             ]),
             ("admin", [
                 (0, "PUT /emulator/v1/projects/p:securityRules\n\n{\"rules\": {\"files\": [{\"name\": \"f\", \"content\": "
