@@ -3,9 +3,9 @@ import Foundation
 /// swift-protobuf 1.39 joins a JSON surrogate-pair escape (`\ud840\udc00`) with `|` where `+` is
 /// meant, so a character of an even plane from plane 2 on (U+20000 to U+2FFFF, the CJK
 /// extensions B to F among them, U+E0000 to U+EFFFF and U+100000 to U+10FFFF) decodes as the
-/// one 0x10000 below it, and is stored so. Python's `json` writes such characters that way by default. Before the
-/// library reads a request, each pair is written as the UTF-8 it stands for, which is the same
-/// JSON. Lone or malformed escapes are left for the library to refuse.
+/// one 0x10000 below it, and is stored so. Python's `json` writes such characters that way by
+/// default. Before the library reads a request, each pair is written as the UTF-8 it stands
+/// for, which is the same JSON. Lone or malformed escapes are left for the library to refuse.
 enum SurrogateEscapes {
     static func composed(_ data: Data) -> Data {
         data.withUnsafeBytes { raw in composed(raw.bindMemory(to: UInt8.self)).map { Data($0) } } ?? data
