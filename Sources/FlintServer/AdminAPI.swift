@@ -439,32 +439,18 @@ struct AdminAPI: Sendable {
     }
 
     /// `POST /emulator/v1/projects/{p}:evaluateRules` (Flint's): decides one request described
-    /// directly — `{"method": "get", "path": "users/alice", "auth": {"uid": "alice", "claims":
-    /// {…}} | null, "data": {REST fields}, "database": "(default)"}` — without performing it,
-    /// and answers the decision with the lines that decided and their values.
+    /// directly (`RulesQuestion`) without performing it, and answers the decision with the
+    /// lines that decided and their values.
     func evaluateRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             let project = try Self.rulesProject(request.uri.path, verb: ":evaluateRules")
             let bytes: ByteBuffer
             do { bytes = try await request.body.collect(upTo: Limits.maxRequestBytes) } catch { throw .invalidArgument("The body could not be read.") }
-            guard let body = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any],
-                let methodName = body["method"] as? String, let method = Method(rawValue: methodName), let path = body["path"] as? String
+            let question = try RulesQuestion(Data(buffer: bytes), project: project)
+            guard let explanation = await engine.database(question.database).explainRules(
+                method: question.method, path: question.path.segments, auth: question.auth, data: question.data)
             else {
-                throw .invalidArgument(#"Expected {"method": "get|list|create|update|delete", "path": "users/alice", "auth": …, "data": …}."#)
-            }
-            let database = DatabaseID(project: project, database: body["database"] as? String ?? DatabaseID.defaultDatabase)
-            var auth = AuthContext.unauthenticated
-            if let a = body["auth"] as? [String: Any], let uid = a["uid"] as? String {
-                var token: MapValue = ["sub": .string(uid), "user_id": .string(uid)]
-                if let claims = a["claims"] as? [String: Any] {
-                    for (k, v) in claims { token[k] = PlainJSON.value(v) }
-                }
-                auth = .user(uid: uid, token: token)
-            }
-            let data = try body["data"].map { json throws(FlintError) in try DocumentJSON.fields(json, database: database, at: "data") }
-            let segments = path.split(separator: "/").map(String.init)
-            guard let explanation = await engine.database(database).explainRules(method: method, path: segments, auth: auth, data: data) else {
-                throw FlintError(.failedPrecondition, "No rules are loaded for \(database.name).")
+                throw FlintError(.failedPrecondition, "No rules are loaded for \(question.database.name).")
             }
             let report: [String: Any] = [
                 "allowed": explanation.allowed, "message": explanation.message, "debug": explanation.debug,

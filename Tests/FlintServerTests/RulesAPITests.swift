@@ -408,6 +408,77 @@ extension RulesAPITests {
 }
 
 extension RulesAPITests {
+    /// A question is read strictly: a misspelt key, a path of the wrong kind or an `auth`
+    /// without a `uid` is refused, naming the problem, instead of being answered as a signed-out
+    /// request or one at a path no rule matches.
+    @Test func aQuestionForTheRulesIsReadStrictly() async throws {
+        try await Self.withServer { client in
+            let rules = """
+                rules_version = '2';
+                service cloud.firestore {
+                  match /databases/{database}/documents {
+                    match /u/{id} {
+                      allow get: if request.auth.uid == id && database == 'named';
+                      allow create: if request.auth.token.admin == true;
+                    }
+                  }
+                }
+                """
+            let body = String(Self.rulesBody(rules).dropLast()) + #","database":"projects/eq/databases/named"}"#
+            #expect(try await Self.call(client, .put, "/emulator/v1/projects/eq:securityRules", body).0 == .ok)
+            let ask = { (question: String) async throws -> (HTTPResponse.Status, Any?) in
+                try await Self.call(client, .post, "/emulator/v1/projects/eq:evaluateRules", question)
+            }
+            // The same document named four ways is allowed four times.
+            for question in [
+                #"{"method":"get","path":"u/a","database":"named","auth":{"uid":"a"}}"#,
+                #"{"method":"get","path":"/u/a","database":"projects/eq/databases/named","auth":{"uid":"a"}}"#,
+                #"{"method":"get","path":"/databases/named/documents/u/a","auth":{"uid":"a"}}"#,
+                #"{"method":"get","path":"projects/eq/databases/named/documents/u/a","auth":{"uid":"a"}}"#,
+            ] {
+                let (status, answer) = try await ask(question)
+                #expect(status == .ok, "\(question)")
+                #expect((answer as? [String: Any])?["allowed"] as? Bool == true, "\(question)")
+            }
+            var (status, answer) = try await ask(#"{"method":"create","path":"u/b","database":"named","auth":{"uid":"b","claims":{"admin":true}},"data":{}}"#)
+            #expect((answer as? [String: Any])?["allowed"] as? Bool == true)
+            (status, answer) = try await ask(#"{"method":"create","path":"u/b","database":"named","auth":{"uid":"b"},"data":{}}"#)
+            #expect((answer as? [String: Any])?["allowed"] as? Bool == false)
+            (status, answer) = try await ask(#"{"method":"get","path":"u/a","auth":{"uid":"a"}}"#)
+            #expect(status == .badRequest)
+            #expect(Self.message(answer) == "No rules are loaded for projects/eq/databases/(default).")
+
+            let refused: [(String, String)] = [
+                (#"[]"#, #"The body must be a JSON object: {"method": "get|list|create|update|delete", "path": "users/alice", "auth": {"uid": "alice", "claims": {…}} | null, "data": {REST fields}, "database": "(default)"}."#),
+                (#"{"method":"get","path":"u/a","Auth":{"uid":"a"}}"#, #"Unknown key "Auth"; a question holds auth, data, database, method, path."#),
+                (#"{"method":"read","path":"u/a"}"#, #"method must be one of get, list, create, update, delete, not "read"."#),
+                (#"{"path":"u/a"}"#, "method must be one of get, list, create, update, delete."),
+                (#"{"method":"get","path":7}"#, #"path must be a string, such as "users/alice"."#),
+                (#"{"method":"get","path":"u"}"#, #"get takes a document path, such as "users/alice"; "u" is not one."#),
+                (#"{"method":"list","path":"u/a"}"#, #"list takes a collection path, such as "users"; "u/a" is not one."#),
+                (#"{"method":"get","path":"u//a"}"#, #"path "u//a": Resource id must not be empty."#),
+                (#"{"method":"get","path":"u/__x__"}"#, #"path "u/__x__": Resource id "__x__" is invalid because it is reserved."#),
+                (#"{"method":"get","path":"projects/other/databases/named/documents/u/a"}"#, #"path "projects/other/databases/named/documents/u/a" is not in project "eq"."#),
+                (#"{"method":"get","path":"/databases/named/documents/u/a","database":"(default)"}"#, #"path "/databases/named/documents/u/a" is in projects/eq/databases/named, not in projects/eq/databases/(default) as database says."#),
+                (#"{"method":"get","path":"u/a","database":"projects/other/databases/named"}"#, #"database "projects/other/databases/named" is not in project "eq"."#),
+                (#"{"method":"get","path":"u/a","database":1}"#, #"database must be a string, such as "(default)"."#),
+                (#"{"method":"get","path":"u/a","auth":"a"}"#, #"auth must be null or an object, such as {"uid": "alice"}."#),
+                (#"{"method":"get","path":"u/a","auth":{"uid":5}}"#, #"auth.uid must be a non-empty string; give "auth": null for a signed-out request."#),
+                (#"{"method":"get","path":"u/a","auth":{"uid":"a","token":{}}}"#, #"Unknown key "auth.token"; auth holds uid and claims."#),
+                (#"{"method":"get","path":"u/a","auth":{"uid":"a","claims":[]}}"#, #"auth.claims must be an object, such as {"admin": true}."#),
+                (#"{"method":"get","path":"u/a","data":{}}"#, "data is only for create, update and list; get reads the stored document."),
+                (#"{"method":"create","path":"u/a","data":{"n":3}}"#, #"data.n must be an object with exactly one value type, such as {"stringValue": "x"}."#),
+            ]
+            for (question, message) in refused {
+                let (status, answer) = try await ask(question)
+                #expect(status == .badRequest, "\(question)")
+                #expect(Self.message(answer) == message, "\(question)")
+            }
+        }
+    }
+}
+
+extension RulesAPITests {
     @Test func rulesCanBeScopedToOneDatabase() async throws {
         try await Self.withServer { client in
             let shut = "service cloud.firestore { match /databases/{d}/documents/{c}/{id} { allow read: if false; } }"
