@@ -85,6 +85,10 @@ public enum RulesTestRunner {
         var results: [CaseResult] = []
         let shared = spec.seed == .once ? try? await seeded(spec, registry, project, log: nil) : nil
         for test in spec.tests {
+            if let problem = malformation(test) {
+                results.append(CaseResult(file: file, name: test.name ?? "(unnamed)", passed: false, outcome: "malformed: \(problem)", explanation: [], seconds: 0))
+                continue
+            }
             let started = ContinuousClock.now
             let log = DebugLines()
             let db: Database
@@ -98,11 +102,7 @@ public enum RulesTestRunner {
             }
             let error = await perform(test, on: db)
             let elapsed = ContinuousClock.now - started
-            var (passed, outcome) = verdict(test, error, log.all)
-            if test.expect != "allow" && test.expect != "deny" {
-                passed = false
-                outcome = "expect must be allow or deny, not \(test.expect ?? "missing")"
-            }
+            let (passed, outcome) = verdict(test, error, log.all)
             let explanation = passed ? [] : await explain(test, spec, source, project, error)
             results.append(CaseResult(
                 file: file, name: test.name ?? "(unnamed)", passed: passed, outcome: outcome, explanation: explanation,

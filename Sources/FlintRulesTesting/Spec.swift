@@ -18,14 +18,39 @@ public struct RulesSpec: Decodable, Sendable {
 
     public enum Seed: String, Decodable, Sendable { case each, once }
 
-    /// Reads a spec; `.yaml`/`.yml` files as YAML, anything else as JSON.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case rules, data, dataFile, seed, project, tests
+    }
+
+    /// Reads a spec; `.yaml`/`.yml` files as YAML, anything else as JSON. A key the spec does
+    /// not define is refused at the top level and noted on its case below it: decoding alone
+    /// would skip it, and a misspelt `path` or `claims` would quietly test something else.
     public static func load(_ url: URL) throws -> RulesSpec {
         let data = try Data(contentsOf: url)
+        var spec: RulesSpec
+        let raw: SpecValue
         if ["yaml", "yml"].contains(url.pathExtension.lowercased()) {
-            return try YAMLDecoder().decode(RulesSpec.self, from: data)
+            spec = try YAMLDecoder().decode(RulesSpec.self, from: data)
+            raw = try YAMLDecoder().decode(SpecValue.self, from: data)
+        } else {
+            spec = try JSONDecoder().decode(RulesSpec.self, from: data)
+            raw = try JSONDecoder().decode(SpecValue.self, from: data)
         }
-        return try JSONDecoder().decode(RulesSpec.self, from: data)
+        guard case .object(let top) = raw else { return spec }
+        if let stray = SpecValue.strayKeys(top, allowed: CodingKeys.allCases.map(\.rawValue)).first {
+            throw SpecError("unknown field \"\(stray)\"; a spec holds \(CodingKeys.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if case .array(let tests)? = top["tests"] {
+            for (i, test) in zip(spec.tests.indices, tests) { spec.tests[i].strayKeys = RulesCase.strayKeys(test) }
+        }
+        return spec
     }
+}
+
+/// A spec that decodes but says something it cannot mean.
+public struct SpecError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// One request and the verdict it should get.
@@ -63,6 +88,27 @@ public struct RulesCase: Decodable, Sendable {
     public var line: Int?
     /// A value `debug()` should have printed, in its text form (`string_value: "x"`).
     public var debug: String?
+    /// Keys the spec wrote here that a case does not have (`pth`, `auth.claim`), set by
+    /// `RulesSpec.load`; such a case is reported as malformed instead of run.
+    public var strayKeys: [String] = []
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, auth, op, path, data, serverTimestamps, increments, arrayUnion, arrayRemove
+        case `where`, orderBy, limit, group, writes, expect, denial, line, debug
+    }
+
+    /// The keys of a case (and of its `auth` and `writes`) that it does not define.
+    static func strayKeys(_ raw: SpecValue, prefix: String = "") -> [String] {
+        guard case .object(let fields) = raw else { return [] }
+        var stray = SpecValue.strayKeys(fields, allowed: CodingKeys.allCases.map(\.rawValue)).map { prefix + $0 }
+        if case .object(let auth)? = fields["auth"] {
+            stray += SpecValue.strayKeys(auth, allowed: ["uid", "claims"]).map { prefix + "auth." + $0 }
+        }
+        if case .array(let writes)? = fields["writes"] {
+            for (i, write) in writes.enumerated() { stray += strayKeys(write, prefix: prefix + "writes[\(i)].") }
+        }
+        return stray
+    }
 }
 
 public enum SpecAuth: Decodable, Sendable {
@@ -124,4 +170,9 @@ public indirect enum SpecValue: Decodable, Sendable, Equatable {
     }
 
     var fields: MapValue { if case .map(let m) = value { m } else { [:] } }
+
+    /// The keys of `object` outside `allowed`, sorted.
+    static func strayKeys(_ object: [String: SpecValue], allowed: [String]) -> [String] {
+        object.keys.filter { !allowed.contains($0) }.sorted()
+    }
 }

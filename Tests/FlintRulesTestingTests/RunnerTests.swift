@@ -143,10 +143,63 @@ struct RunnerTests {
         #expect(failed.explanation.first == "L5: allow get: if resource.data.published == true || request.auth.uid == resource.data.author;")
         #expect(failed.explanation.contains("    resource.data.published == true = false"))
         #expect(failed.explanation.contains(#"    request.auth.uid = "bob""#))
-        #expect(result.cases[1].outcome == "expect must be allow or deny, not missing")
+        #expect(result.cases[1].outcome == "malformed: expect must be allow or deny, not missing")
         let junit = RulesTestReport.junit([result])
         #expect(junit.contains(#"failures="2""#))
         #expect(junit.contains("<failure message=\"denied: \\nevaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5\""))
+    }
+
+    /// Each of these cases would pass if it were run as written: Flint refuses the request for
+    /// a reason that is not the rules', which counts as allowed (or the typo drops a claim the
+    /// rules would have denied on). Each fails as malformed instead, before anything runs.
+    @Test func malformedCasesFailAsSuchWithoutRunning() async throws {
+        let spec = """
+            rules: firestore.rules
+            data:
+              posts/p1: {author: ann, published: true}
+            tests:
+              - {name: a misspelt key, op: get, pth: posts/p1, expect: allow}
+              - {name: a misspelt claims, auth: {uid: zed, claim: {admin: true}}, op: update, path: posts/p1, data: {t: 1}, expect: allow}
+              - {name: a misspelt op, op: gett, path: posts/p1, expect: allow}
+              - {name: a collection for get, op: get, path: posts, expect: allow}
+              - {name: a document for list, op: list, path: posts/p1, expect: deny}
+              - {name: a leading slash, op: get, path: /posts/p1, expect: allow}
+              - {name: an empty id, op: create, path: posts//x, data: {}, expect: allow}
+              - {name: data on a get, op: get, path: posts/p1, data: {x: 1}, expect: allow}
+              - {name: a filter on a write, op: set, path: posts/p9, data: {}, limit: 3, expect: allow}
+              - {name: a path on a batch, op: batch, path: posts/p1, writes: [{op: delete, path: posts/p1}], expect: allow}
+              - {name: an empty batch, op: batch, writes: [], expect: allow}
+              - {name: a read in a batch, auth: {uid: ann}, op: batch, writes: [{op: get, path: posts/p1}], expect: allow}
+              - {name: a write with its own auth, op: transaction, writes: [{op: delete, path: posts/p1, auth: {uid: ann}}], expect: allow}
+              - {name: a bad operator, op: list, path: posts, where: [[published, "=", true]], limit: 5, expect: allow}
+              - {op: get, path: posts/p1, expect: allow}
+              - {name: still runs, op: get, path: posts/p1, expect: allow}
+            """
+        let dir = try Self.write(["firestore.rules": Self.rules, "spec.yaml": spec])
+        let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.yaml"))
+        #expect(result.problems.isEmpty, "\(result.problems)")
+        #expect(result.cases.map(\.outcome) == [
+            #"malformed: unknown field "pth""#,
+            #"malformed: unknown field "auth.claim""#,
+            #"malformed: op must be one of get, list, create, set, update, delete, batch, transaction, not "gett""#,
+            #"malformed: get takes a document path, such as "users/alice"; "posts" is not one"#,
+            #"malformed: list takes a collection path, such as "users"; "posts/p1" is not one"#,
+            #"malformed: path "/posts/p1" starts with "/"; a path starts at its collection, such as "users/alice""#,
+            #"malformed: path "posts//x": Resource id must not be empty."#,
+            "malformed: get takes no data",
+            "malformed: set takes no limit",
+            "malformed: batch takes no path",
+            "malformed: batch needs writes",
+            #"malformed: writes[0]: op must be one of create, set, update, delete, not "get""#,
+            "malformed: writes[0]: a write of a batch or transaction takes no auth; the test's applies",
+            #"malformed: a where clause is [field, operator, value] with an operator among ["!=", "<", "<=", "==", ">", ">=", "array-contains", "array-contains-any", "in", "not-in"]"#,
+            "malformed: a test needs a name",
+            "allowed",
+        ])
+        #expect(result.cases.map(\.passed) == Array(repeating: false, count: 15) + [true])
+        let stray = try Self.write(["firestore.rules": Self.rules, "spec.yaml": "rules: firestore.rules\ndat: {posts/p1: {published: true}}\ntests: []\n"])
+        #expect(await RulesTestRunner.run(stray.appendingPathComponent("spec.yaml")).problems.first?.hasSuffix(
+            #"cannot read the spec: unknown field "dat"; a spec holds rules, data, dataFile, seed, project, tests"#) == true)
     }
 
     @Test func seedDataComesFromAFileToo() async throws {
