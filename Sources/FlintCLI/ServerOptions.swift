@@ -147,7 +147,7 @@ struct ServerOptions: ParsableArguments {
             do {
                 engine = try Engine.durable(directory: dataDir, configuration: configuration, sync: syncEveryCommit ? .everyCommit : .processCrashSafe)
             } catch let error as FlintError {
-                throw CLIFailure("--data-dir \(dataDir): \(error.message)")
+                throw CLIFailure("--data-dir: \(error.message)")
             }
         } else {
             engine = Engine(configuration: configuration)

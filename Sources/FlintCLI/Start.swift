@@ -39,8 +39,7 @@ extension FlintCommand {
         var project: String?
 
         func run() async throws {
-            try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-            let file = try DurableFile(path: (dataDir as NSString).appendingPathComponent("flint.sqlite"))
+            let file = try DurableFile.open(in: dataDir)
             let progress = ServerOptions.progress("imported")
             var total = 0
             try FlintExport.forEachBatch(in: directory, project: project) { id, batch in

@@ -10,8 +10,7 @@ extension Engine {
     public static func durable(
         directory: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), sync: DurableFile.Sync = .processCrashSafe
     ) throws -> Engine {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = try DurableFile(path: (directory as NSString).appendingPathComponent("flint.sqlite"), sync: sync)
+        let file = try DurableFile.open(in: directory, sync: sync)
         // Restored stores wait here until their database is created, which takes them.
         let restored = RestoredStores()
         try file.forEachDocument { id, key, state in restored.store(for: id, file).restore(key, state) }
@@ -39,4 +38,16 @@ private final class RestoredStores: Sendable {
     var ids: [DatabaseID] { stores.withLock { Array($0.keys) } }
 
     func take(_ id: DatabaseID) -> DurableStore? { stores.withLock { $0.removeValue(forKey: id)?.store } }
+}
+
+extension DurableFile {
+    /// The data file of a data directory (`flint.sqlite`), the directory created if needed.
+    public static func open(in directory: String, sync: Sync = .processCrashSafe) throws(FlintError) -> DurableFile {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw FlintError.file(.unavailable, "Cannot create the data directory \(directory)", error, path: directory)
+        }
+        return try DurableFile(path: (directory as NSString).appendingPathComponent("flint.sqlite"), sync: sync)
+    }
 }

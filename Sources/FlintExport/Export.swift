@@ -30,7 +30,7 @@ public enum FlintExport {
     ) async throws -> Summary {
         let target = URL(fileURLWithPath: directory).standardizedFileURL
         // The whole directory is replaced; only an earlier Flint export may be.
-        if let problem = unwritable(target.path, managedAllowed: false) { throw FlintError.invalidArgument(problem) }
+        if let problem = unwritable(target.path, managedAllowed: false) { throw FlintError(.failedPrecondition, problem) }
         return try await replacingDirectory(target) { temporary in
             var summary = Summary(databases: [])
             var metadata: [[String: Any]] = []
@@ -219,12 +219,50 @@ extension FlintExport {
 }
 
 extension FlintExport {
-    /// Why an export cannot go to `directory`, or nil when it can: it must be new, empty, or
-    /// hold an earlier export (Flint's, or a managed one when `managedAllowed`).
+    /// Why an export cannot go to `directory`, or nil when it can. An export replaces the
+    /// whole directory, so it must be new (with a place to be created), empty, or hold an
+    /// earlier export and nothing else: Flint's, or a managed one when `managedAllowed`. A file
+    /// there, or a file beside the export, is the user's and is never replaced.
     public static func unwritable(_ directory: String, managedAllowed: Bool = true) -> String? {
-        let present = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        if present.isEmpty || present.contains(metadataFile) || (managedAllowed && ManagedExport.overview(at: directory) != nil) { return nil }
-        return "\(directory) holds files that are not an export; export to an empty or new directory."
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory) else { return uncreatable(directory) }
+        guard isDirectory.boolValue else { return "\(directory) is a file; an export is written to a directory." }
+        let present = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
+        if present.isEmpty { return nil }
+        let root = URL(fileURLWithPath: directory)
+        let foreign: [String]
+        if present.contains(metadataFile) {
+            // Flint's layout: the metadata, and a folder per project of `.jsonl.gz` files.
+            foreign = present.filter { $0 != metadataFile }.flatMap { entry -> [String] in
+                let inner = try? fm.contentsOfDirectory(atPath: root.appendingPathComponent(entry).path)
+                guard let inner else { return [entry] }
+                return inner.filter { !$0.hasSuffix(".jsonl.gz") }.map { entry + "/" + $0 }
+            }
+        } else if managedAllowed, present.contains(where: { $0.hasSuffix(ManagedExport.overviewSuffix) }) {
+            foreign = ManagedExport.foreignEntries(present)
+        } else {
+            foreign = present
+        }
+        guard !foreign.isEmpty else { return nil }
+        let named = foreign.sorted().prefix(3).joined(separator: ", ") + (foreign.count > 3 ? ", …" : "")
+        return "\(directory) holds files that are not an export (\(named)); export to an empty or new directory."
+    }
+
+    /// Why `directory`, which does not exist, cannot be created, as far as can be told before
+    /// trying: the nearest existing folder above it is a file or is not writable.
+    static func uncreatable(_ directory: String) -> String? {
+        let fm = FileManager.default
+        var ancestor = URL(fileURLWithPath: directory).standardizedFileURL.deletingLastPathComponent()
+        while !fm.fileExists(atPath: ancestor.path), ancestor.pathComponents.count > 1 {
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return "\(directory) cannot be created: \(ancestor.path) is a file."
+        }
+        if !fm.isWritableFile(atPath: ancestor.path) { return "\(directory) cannot be created: \(ancestor.path) is not writable." }
+        return nil
     }
 
     /// The overview of a managed export at `path`, or nil for a Flint export.

@@ -42,6 +42,12 @@ public enum ManagedExport {
         return here.isEmpty && below.count == 1 ? below[0] : nil
     }
 
+    /// The entries of an export folder that are not the managed layout (overview files and
+    /// `all_namespaces/`), which an export over it would otherwise delete.
+    static func foreignEntries(_ entries: [String]) -> [String] {
+        entries.filter { !$0.hasSuffix(overviewSuffix) && $0 != "all_namespaces" }
+    }
+
     /// Where a managed export into `directory` is written: over the managed export already
     /// there, if any (so a firebase-tools export keeps its other folders), else into
     /// `directory/firestore_export/`, as firebase-tools lays it out.
@@ -125,8 +131,9 @@ public enum ManagedExport {
             throw FlintError.invalidArgument("Export name \"\(name)\" is not a file name.")
         }
         let parent = URL(fileURLWithPath: directory).standardizedFileURL
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        return try await replacingDirectory(parent.appendingPathComponent(name)) { folder in
+        let target = parent.appendingPathComponent(name)
+        if let problem = FlintExport.unwritable(target.path) { throw FlintError(.failedPrecondition, problem) }
+        return try await replacingDirectory(target) { folder in
             let started = wallClockMicros()
             let part = folder.appendingPathComponent("all_namespaces/all_kinds")
             try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The gRPC status codes, which Firestore uses for every error on every dialect.
 public enum StatusCode: Int, Sendable, CaseIterable {
     case ok = 0
@@ -63,4 +65,45 @@ public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.name): \(message)" }
+}
+
+extension FlintError {
+    /// A file system failure as `<what>: <the system's reason>` (`No such file or directory`),
+    /// rather than Foundation's dump of its error domains and user info. `path`, when given, is
+    /// the one that failed: when Foundation gives no reason, a file where a folder above it
+    /// should be is named.
+    public static func file(_ code: StatusCode, _ what: String, _ error: any Error, path: String? = nil) -> FlintError {
+        if let flint = error as? FlintError { return flint }
+        return FlintError(code, "\(what): \(fileReason(error, path: path)).")
+    }
+
+    private static func fileReason(_ error: any Error, path: String?) -> String {
+        let ns = error as NSError
+        if let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError,
+            posix.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        let errno: Int32? =
+            switch CocoaError.Code(rawValue: ns.code) {
+            case .fileNoSuchFile, .fileReadNoSuchFile: ENOENT
+            case .fileWriteNoPermission, .fileReadNoPermission: EACCES
+            case .fileWriteFileExists: EEXIST
+            case .fileWriteOutOfSpace: ENOSPC
+            case .fileWriteVolumeReadOnly: EROFS
+            default: nil
+            }
+        if ns.domain == NSCocoaErrorDomain, let errno { return String(cString: strerror(errno)) }
+        if let path {
+            var above = URL(fileURLWithPath: path).standardizedFileURL
+            var isDirectory: ObjCBool = false
+            while !FileManager.default.fileExists(atPath: above.path, isDirectory: &isDirectory), above.pathComponents.count > 1 {
+                above = above.deletingLastPathComponent()
+            }
+            if !isDirectory.boolValue && above.path != URL(fileURLWithPath: path).standardizedFileURL.path {
+                return "\(above.path) is a file"
+            }
+        }
+        return ns.localizedDescription
+    }
 }

@@ -59,7 +59,12 @@ struct DurableTests {
         #expect(later.commitTime > (x?.updateTime ?? later.commitTime))
     }
 
-    @Test func anUnwritableDataFileIsAClearError() {
-        #expect(throws: (any Error).self) { _ = try Engine.durable(directory: "/proc/flint-cannot-write-here") }
+    @Test func anUnwritableDataFileIsAClearError() throws {
+        var refused = #expect(throws: FlintError.self) { _ = try Engine.durable(directory: "/proc/flint-cannot-write-here") }
+        #expect(refused?.message == "Cannot create the data directory /proc/flint-cannot-write-here: No such file or directory.")
+        let file = Self.directory() + ".txt"
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        refused = #expect(throws: FlintError.self) { _ = try Engine.durable(directory: file + "/data") }
+        #expect(refused?.message == "Cannot create the data directory \(file)/data: \(file) is a file.")
     }
 }

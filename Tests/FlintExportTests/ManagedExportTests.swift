@@ -155,6 +155,46 @@ struct ManagedExportTests {
         #expect(refused?.message.contains("holds no export") == true)
     }
 
+    /// An export replaces its whole directory, so it must never land on a user's file or on a
+    /// folder that holds more than an export: each of these was once deleted by an export.
+    @Test func noExportReplacesAFileOrAFolderOfOtherFiles() async throws {
+        let engine = Engine()
+        let db = engine.database(project: "safe")
+        _ = try await db.commit([.set(try DocumentKey(parsing: "c/a"), ["v": 1])])
+        let root = Self.directory()
+        try FileManager.default.createDirectory(atPath: root + "/mixed", withIntermediateDirectories: true)
+        let precious = [root + "/notes.txt", root + "/mixed/keep.txt"]
+        for file in precious { try "precious".write(toFile: file, atomically: true, encoding: .utf8) }
+
+        // A file named as the export, in either format.
+        var refused = await #expect(throws: FlintError.self) { _ = try await FlintExport.export(engine, to: root + "/notes.txt") }
+        #expect(refused?.message == "\(root)/notes.txt is a file; an export is written to a directory.")
+        #expect(refused?.code == .failedPrecondition)
+        refused = await #expect(throws: FlintError.self) { _ = try await ManagedExport.export(db, to: root, name: "notes.txt") }
+        #expect(refused?.message == "\(root)/notes.txt is a file; an export is written to a directory.")
+        // A managed export's folder holding something else.
+        _ = try await ManagedExport.export(db, to: root, name: "again")
+        _ = try await ManagedExport.export(db, to: root, name: "again")  // a folder holding only an export is replaced
+        refused = await #expect(throws: FlintError.self) { _ = try await ManagedExport.export(db, to: root, name: "mixed") }
+        #expect(refused?.message == "\(root)/mixed holds files that are not an export (keep.txt); export to an empty or new directory.")
+        // Flint's layout with a stranger in a project folder.
+        let flint = root + "/flint"
+        _ = try await FlintExport.export(engine, to: flint)
+        try "precious".write(toFile: flint + "/safe/readme.md", atomically: true, encoding: .utf8)
+        refused = await #expect(throws: FlintError.self) { _ = try await FlintExport.export(engine, to: flint) }
+        #expect(refused?.message == "\(flint) holds files that are not an export (safe/readme.md); export to an empty or new directory.")
+        // A folder that cannot be made, told before anything is written.
+        #expect(FlintExport.unwritable(root + "/notes.txt/inside") == "\(root)/notes.txt/inside cannot be created: \(root)/notes.txt is a file.")
+        refused = await #expect(throws: FlintError.self) { _ = try await FlintExport.export(engine, to: root + "/notes.txt/a/b") }
+        #expect(refused?.message == "\(root)/notes.txt/a/b cannot be created: \(root)/notes.txt is a file.")
+
+        for file in precious + [flint + "/safe/readme.md"] {
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: root).sorted()
+        #expect(left == ["again", "flint", "mixed", "notes.txt"])
+    }
+
     @Test func exportingOverAManagedExportKeepsItsFormatAndItsNeighbours() async throws {
         let engine = Engine()
         let db = engine.database(project: "keep")
