@@ -77,7 +77,9 @@ extension FlintError {
         return FlintError(code, "\(what): \(fileReason(error, path: path)).")
     }
 
-    private static func fileReason(_ error: any Error, path: String?) -> String {
+    /// The reason alone, as `file` words it.
+    public static func fileReason(_ error: any Error, path: String? = nil) -> String {
+        if let flint = error as? FlintError { return flint.message }
         let ns = error as NSError
         if let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError,
             posix.domain == NSPOSIXErrorDomain

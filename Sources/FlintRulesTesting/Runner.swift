@@ -65,7 +65,7 @@ public enum RulesTestRunner {
                     ? try YAMLDecoder().decode([String: SpecValue].self, from: bytes) : try JSONDecoder().decode([String: SpecValue].self, from: bytes)
                 spec.data = (spec.data ?? [:]).merging(extra) { inline, _ in inline }
             } catch {
-                return SpecResult(file: file, problems: ["\(file): cannot read the data file \(dataURL.path): \(error)"], cases: [], rules: nil)
+                return SpecResult(file: file, problems: ["\(file): cannot read the data file \(dataURL.path): \(describe(error))"], cases: [], rules: nil)
             }
         }
         let project = spec.project ?? "rules-test"
@@ -114,7 +114,7 @@ public enum RulesTestRunner {
     /// A loading error with where it happened: the YAML position, or the path to the field.
     static func describe(_ error: any Error) -> String {
         if let yaml = error as? YamlError { return "\(yaml)".replacingOccurrences(of: "\n", with: " ") }
-        guard let decoding = error as? DecodingError else { return "\(error)" }
+        guard let decoding = error as? DecodingError else { return FlintError.fileReason(error) }
         func path(_ keys: [any CodingKey]) -> String {
             keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
         }

@@ -431,10 +431,8 @@ struct AdminAPI: Sendable {
                 "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
             ]
             return Self.respond(json: report)
-        } catch let error as FlintError {
-            return error.restResponse()
         } catch {
-            return FlintError(.failedPrecondition, "\(error)").restResponse()
+            return FlintError.file(.failedPrecondition, "The transfer failed", error).restResponse()
         }
     }
 
