@@ -38,19 +38,13 @@ public struct RulesSpec: Decodable, Sendable {
         }
         guard case .object(let top) = raw else { return spec }
         if let stray = SpecValue.strayKeys(top, allowed: CodingKeys.allCases.map(\.rawValue)).first {
-            throw SpecError("unknown field \"\(stray)\"; a spec holds \(CodingKeys.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw FlintError.invalidArgument("unknown field \"\(stray)\"; a spec holds \(CodingKeys.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if case .array(let tests)? = top["tests"] {
             for (i, test) in zip(spec.tests.indices, tests) { spec.tests[i].strayKeys = RulesCase.strayKeys(test) }
         }
         return spec
     }
-}
-
-/// A spec that decodes but says something it cannot mean.
-public struct SpecError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// One request and the verdict it should get.
