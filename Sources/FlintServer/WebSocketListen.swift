@@ -251,7 +251,12 @@ struct WebSocketListen: Sendable {
                     case .unsubscribe(let name):
                         // The id is free at once; the view ends when the engine confirms the removal.
                         let target = subscriptions.state.withLock { s in s.targets.removeValue(forKey: name) }
-                        if let target { await db.removeWatchTarget(target, from: stream) }
+                        if let target {
+                            await db.removeWatchTarget(target, from: stream)
+                        } else {
+                            let error = FlintError(.notFound, "No subscription \"\(name)\" on this socket.")
+                            try await outbound.writeTextMessage(Self.errorJSON(name, error))
+                        }
                     case .invalid(let name, let error):
                         try await outbound.writeTextMessage(Self.errorJSON(name, error))
                     }
@@ -299,7 +304,10 @@ extension SnapshotRequest {
             throw WebSocketListen.Close(
                 .dataInconsistentWithMessage, "Expected a JSON object with one key: subscribe, unsubscribe or authorization.")
         }
-        if let unsubscribe = object["unsubscribe"] as? [String: Any], let name = unsubscribe["id"] as? String {
+        if let unsubscribe = object["unsubscribe"] {
+            guard let fields = unsubscribe as? [String: Any], fields.count == 1, let name = fields["id"] as? String else {
+                throw WebSocketListen.Close(.dataInconsistentWithMessage, "unsubscribe holds an \"id\" string and nothing else.")
+            }
             return .unsubscribe(name)
         }
         guard let subscribe = object["subscribe"] as? [String: Any] else {
@@ -309,7 +317,16 @@ extension SnapshotRequest {
             throw WebSocketListen.Close(.dataInconsistentWithMessage, "subscribe needs an \"id\" string.")
         }
         do throws(FlintError) {
-            if let document = subscribe["document"] as? String {
+            // Told rather than skipped: a misspelt "parent" would follow another collection.
+            if let stray = subscribe.keys.filter({ !["id", "document", "query", "parent"].contains($0) }).sorted().first {
+                throw .invalidArgument("Unknown key \"\(stray)\" in subscribe; it holds id, document, query and parent.")
+            }
+            if subscribe["parent"] != nil && !(subscribe["parent"] is String) { throw .invalidArgument("parent must be a document path.") }
+            if subscribe["document"] != nil {
+                guard let document = subscribe["document"] as? String else { throw .invalidArgument("document must be a document path.") }
+                guard subscribe["query"] == nil, subscribe["parent"] == nil else {
+                    throw .invalidArgument("subscribe takes a \"document\" or a \"query\" (with its \"parent\"), not both.")
+                }
                 return .subscribe(name, .documents([try key(document, db)]))
             }
             guard let query = subscribe["query"] as? [String: Any] else {

@@ -150,11 +150,35 @@ extension WebSocketListenTests {
                 try await outbound.writeTextMessage(#"{"subscribe":{"id":"ok","document":"c/y"}}"#)
                 let duplicate = try #require(try Self.json(try await next())["error"] as? [String: Any])
                 #expect(duplicate["message"] as? String == "Subscription \"ok\" already exists on this socket.")
+                // A subscription that says more than one thing, or something unknown, is refused by name.
+                for (message, expected) in [
+                    (#"{"subscribe":{"id":"s1","document":"c/x","extra":1}}"#, #"Unknown key "extra" in subscribe; it holds id, document, query and parent."#),
+                    (#"{"subscribe":{"id":"s2","query":{"from":[{"collectionId":"c"}]},"parnet":"a/b"}}"#, #"Unknown key "parnet" in subscribe; it holds id, document, query and parent."#),
+                    (#"{"subscribe":{"id":"s3","document":"c/x","query":{"from":[{"collectionId":"c"}]}}}"#, #"subscribe takes a "document" or a "query" (with its "parent"), not both."#),
+                    (#"{"subscribe":{"id":"s4","document":"c/x","parent":"a/b"}}"#, #"subscribe takes a "document" or a "query" (with its "parent"), not both."#),
+                    (#"{"subscribe":{"id":"s5","document":7}}"#, "document must be a document path."),
+                    (#"{"subscribe":{"id":"s6","query":{"from":[{"collectionId":"c"}]},"parent":7}}"#, "parent must be a document path."),
+                    (#"{"unsubscribe":{"id":"never"}}"#, #"No subscription "never" on this socket."#),
+                ] {
+                    try await outbound.writeTextMessage(message)
+                    let error = try #require(try Self.json(try await next())["error"] as? [String: Any], "\(message)")
+                    #expect(error["message"] as? String == expected, "\(message)")
+                }
+                // Unsubscribing a live one is confirmed; its id is then unknown.
+                try await outbound.writeTextMessage(#"{"unsubscribe":{"id":"ok"}}"#)
+                #expect(try Self.json(try await next())["unsubscribed"] as? [String: String] == ["id": "ok"])
                 try await outbound.writeTextMessage("not json")
                 _ = try? await next()
             }
             #expect(close?.closeCode == .dataInconsistentWithMessage)
             #expect(close?.reason?.hasPrefix("Expected a JSON object") == true)
+
+            close = try await Self.connect(port, query: "?mode=snapshots") { next, outbound in
+                try await outbound.writeTextMessage(#"{"unsubscribe":{"id":1}}"#)
+                _ = try? await next()
+            }
+            #expect(close?.closeCode == .dataInconsistentWithMessage)
+            #expect(close?.reason == #"unsubscribe holds an "id" string and nothing else."#)
 
             close = try await Self.connect(port) { next, outbound in
                 try await outbound.writeBinaryMessage(.init(bytes: [1, 2, 3]))
