@@ -65,8 +65,13 @@ extension FlintCommand.Rules {
         }
 
         /// Spec files: the arguments, with directories searched recursively.
-        private var files: [String] {
+        private var files: [String] { found.files }
+
+        /// The spec files, and the directories given that held none: a CI job pointed at the
+        /// wrong folder must not pass by running nothing.
+        private var found: (files: [String], empty: [String]) {
             var out: [String] = []
+            var empty: [String] = []
             for spec in specs {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -77,9 +82,10 @@ extension FlintCommand.Rules {
                     let last = (name as NSString).lastPathComponent
                     return last.contains("test") && ["json", "yaml", "yml"].contains((last as NSString).pathExtension)
                 }
+                if found.isEmpty { empty.append(spec) }
                 out += found.sorted().map { (spec as NSString).appendingPathComponent($0) }
             }
-            return out
+            return (out, empty)
         }
 
         func run() async throws {
@@ -103,7 +109,11 @@ extension FlintCommand.Rules {
         /// One run, reports written: 0 when everything passed, 1 when a case failed or coverage
         /// is short, 2 when a spec or rules file could not be loaded.
         private func once() async throws -> Int32 {
+            let (files, empty) = found
             let results = await RulesTestRunner.run(files.map { URL(fileURLWithPath: $0) })
+            for directory in empty {
+                print(#"\#(directory): no spec files (names containing "test", ending in .json, .yaml or .yml)"#)
+            }
             print(RulesTestReport.text(results, verbose: verbose), terminator: "")
             if let junit { try RulesTestReport.junit(results).write(toFile: junit, atomically: true, encoding: .utf8) }
             if let coverage { try RulesTestReport.coverageHTML(results).write(toFile: coverage, atomically: true, encoding: .utf8) }
@@ -116,7 +126,7 @@ extension FlintCommand.Rules {
                 for line in RulesTestReport.uncovered(results) { print("    " + line) }
                 status = 1
             }
-            if results.contains(where: { !$0.problems.isEmpty }) { status = 2 }
+            if results.contains(where: { !$0.problems.isEmpty }) || !empty.isEmpty { status = 2 }
             return status
         }
 

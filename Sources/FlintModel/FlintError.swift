@@ -86,7 +86,7 @@ extension FlintError {
         {
             return String(cString: strerror(Int32(posix.code)))
         }
-        let errno: Int32? =
+        let posixCode: Int32? =
             switch CocoaError.Code(rawValue: ns.code) {
             case .fileNoSuchFile, .fileReadNoSuchFile: ENOENT
             case .fileWriteNoPermission, .fileReadNoPermission: EACCES
@@ -95,7 +95,7 @@ extension FlintError {
             case .fileWriteVolumeReadOnly: EROFS
             default: nil
             }
-        if ns.domain == NSCocoaErrorDomain, let errno { return String(cString: strerror(errno)) }
+        if ns.domain == NSCocoaErrorDomain, let posixCode { return String(cString: strerror(posixCode)) }
         if let path {
             var above = URL(fileURLWithPath: path).standardizedFileURL
             var isDirectory: ObjCBool = false

@@ -290,5 +290,23 @@ extension RunnerTests {
         #expect(reports.count == 1)
         #expect((reports[0]["report"] as? [Any])?.isEmpty == false)
         #expect(try String(contentsOfFile: html, encoding: .utf8).contains(#"<script type="application/json" id="coverage">"#))
+
+        // A directory holding no spec fails the run: nothing ran, so nothing passed.
+        let none = try Self.write(["firestore.rules": Self.rules, "notes.yaml": "not: a spec"])
+        do {
+            try await FlintCommand.Rules.Test.parse([none.path]).run()
+            Issue.record("a directory without specs must fail the run")
+        } catch let exit as ExitCode {
+            #expect(exit.rawValue == 2)
+        }
+        // Beside a directory that has specs, it still does.
+        let good = try Self.write(["firestore.rules": Self.rules, "a.test.yaml": Self.spec])
+        do {
+            try await FlintCommand.Rules.Test.parse([good.path, none.path]).run()
+            Issue.record("a directory without specs must fail the run")
+        } catch let exit as ExitCode {
+            #expect(exit.rawValue == 2)
+        }
+        try await FlintCommand.Rules.Test.parse([good.path]).run()
     }
 }
