@@ -41,13 +41,15 @@ private final class RestoredStores: Sendable {
 }
 
 extension DurableFile {
-    /// The data file of a data directory (`flint.sqlite`), the directory created if needed.
+    /// The data file of a data directory (`flint.sqlite`), the directory created if needed and
+    /// held for this process alone until the file is released (`DataDirectoryLock`).
     public static func open(in directory: String, sync: Sync = .processCrashSafe) throws(FlintError) -> DurableFile {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw FlintError.file(.unavailable, "Cannot create the data directory \(directory)", error, path: directory)
         }
-        return try DurableFile(path: (directory as NSString).appendingPathComponent("flint.sqlite"), sync: sync)
+        let hold = try DataDirectoryLock(directory)
+        return try DurableFile(path: (directory as NSString).appendingPathComponent("flint.sqlite"), sync: sync, hold: hold)
     }
 }

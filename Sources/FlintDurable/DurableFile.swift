@@ -23,9 +23,16 @@ public final class DurableFile: Sendable {
 
     private let connection: Mutex<Connection>
     public let path: String
+    /// Held for as long as the file is open, when it was opened through its data directory.
+    private let hold: DataDirectoryLock?
 
-    public init(path: String, sync: Sync = .processCrashSafe) throws(FlintError) {
+    public convenience init(path: String, sync: Sync = .processCrashSafe) throws(FlintError) {
+        try self.init(path: path, sync: sync, hold: nil)
+    }
+
+    init(path: String, sync: Sync, hold: DataDirectoryLock?) throws(FlintError) {
         self.path = path
+        self.hold = hold
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK, let db = handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

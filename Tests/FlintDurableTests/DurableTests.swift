@@ -59,6 +59,25 @@ struct DurableTests {
         #expect(later.commitTime > (x?.updateTime ?? later.commitTime))
     }
 
+    /// Two Flints on one data file would overwrite each other's documents there, each serving
+    /// only its own; the second is refused while the first holds the directory.
+    @Test func aDataDirectoryServesOneFlintAtATime() async throws {
+        let dir = Self.directory()
+        do {
+            let first = try Engine.durable(directory: dir)
+            _ = try await first.database(project: "p").commit([.set(try DocumentKey(parsing: "c/a"), ["n": 1])])
+            let refused = #expect(throws: FlintError.self) { _ = try Engine.durable(directory: dir) }
+            #expect(refused?.code == .failedPrecondition)
+            #expect(refused?.message == "The data directory \(dir) is in use by another Flint (process \(getpid())); stop it, or reach its data through it.")
+            #expect(throws: FlintError.self) { _ = try DurableFile.open(in: dir) }
+            // Still serving, with its document written once.
+            #expect(try await first.database(project: "p").get(try DocumentKey(parsing: "c/a"))?.fields == ["n": 1])
+        }
+        // Released with the engine: the next one opens and finds the document.
+        let next = try Engine.durable(directory: dir)
+        #expect(try await next.database(project: "p").get(try DocumentKey(parsing: "c/a"))?.fields == ["n": 1])
+    }
+
     @Test func anUnwritableDataFileIsAClearError() throws {
         var refused = #expect(throws: FlintError.self) { _ = try Engine.durable(directory: "/proc/flint-cannot-write-here") }
         #expect(refused?.message == "Cannot create the data directory /proc/flint-cannot-write-here: No such file or directory.")
