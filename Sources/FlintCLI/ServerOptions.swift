@@ -207,8 +207,13 @@ struct ServerOptions: ParsableArguments {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
                 let now = stamp()
-                guard now != last, let data = FileManager.default.contents(atPath: path) else { continue }
+                guard now != last else { continue }
                 last = now
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    // Gone or unreadable (an editor's save may remove it for a moment): said once.
+                    logger.warning("Cannot read \(path) (the previous rules stay in force until it is back).")
+                    continue
+                }
                 let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
                 if problems.isEmpty {
                     logger.notice("Reloaded the rules from \(path).")

@@ -55,6 +55,13 @@ struct StartOptionsTests {
         let deadline = ContinuousClock.now + .seconds(30)
         while engine.rules.rules(for: "w")?.source != second, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         #expect(engine.rules.rules(for: "w")?.source == second)
+        // Removed (as some editors do while saving), the rules stay; back, they are read again.
+        try FileManager.default.removeItem(atPath: path)
+        try await Task.sleep(for: .milliseconds(1300))
+        #expect(engine.rules.rules(for: "w")?.source == second)
+        try first.write(toFile: path, atomically: true, encoding: .utf8)
+        while engine.rules.rules(for: "w")?.source != first, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(engine.rules.rules(for: "w")?.source == first)
     }
 
     /// A project's rules and `--rules` are those of `(default)` databases; a named database has
