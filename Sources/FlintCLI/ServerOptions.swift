@@ -152,15 +152,16 @@ struct ServerOptions: ParsableArguments {
         } else {
             engine = Engine(configuration: configuration)
         }
+        var watchers: [Task<Void, Never>] = []
+        defer { for watcher in watchers { watcher.cancel() } }
         for (database, path) in file?.databaseRules ?? [] where self.rules == nil {
             try loadRules(path, into: engine, database: database)
+            watchers.append(Self.watch(path, project: project, database: database, engine: engine, logger: logger))
         }
-        var watcher: Task<Void, Never>?
         if let rules {
             try loadRules(rules, into: engine)
-            watcher = Self.watch(rules, project: project, engine: engine, logger: logger)
+            watchers.append(Self.watch(rules, project: project, engine: engine, logger: logger))
         }
-        defer { watcher?.cancel() }
         if let exportOnExit, let problem = FlintExport.unwritable(exportOnExit) {
             // Found now rather than when the data is about to be exported.
             throw ValidationError("--export-on-exit: \(problem)")
@@ -200,7 +201,7 @@ struct ServerOptions: ParsableArguments {
 
     /// Reloads the rules file whenever it changes; rules that do not compile are reported
     /// and the previous ones stay in force.
-    static func watch(_ path: String, project: String?, engine: Engine, logger: Logger) -> Task<Void, Never> {
+    static func watch(_ path: String, project: String?, database: String? = nil, engine: Engine, logger: Logger) -> Task<Void, Never> {
         Task {
             func stamp() -> Date? { (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
             var last = stamp()
@@ -214,7 +215,7 @@ struct ServerOptions: ParsableArguments {
                     logger.warning("Cannot read \(path) (the previous rules stay in force until it is back).")
                     continue
                 }
-                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project).filter { $0.severity == .error }
+                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
                 if problems.isEmpty {
                     logger.notice("Reloaded the rules from \(path).")
                 } else {

@@ -64,6 +64,28 @@ struct StartOptionsTests {
         #expect(engine.rules.rules(for: "w")?.source == first)
     }
 
+    /// Rules a firebase.json `firestore` list gives a named database are watched too, and
+    /// reloaded for that database alone.
+    @Test func aDatabasesRulesFileIsReloadedForThatDatabase() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-watch-\(UUID().uuidString).rules").path
+        let shut = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if false; } }"
+        let open = "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if true; } }"
+        try shut.write(toFile: path, atomically: true, encoding: .utf8)
+        let engine = Engine()
+        engine.rules.load(shut, project: "w", database: "other")
+        engine.rules.load(shut, project: "w")
+        let watcher = ServerOptions.watch(path, project: "w", database: "other", engine: engine, logger: Logger(label: "test"))
+        defer { watcher.cancel() }
+        try await Task.sleep(for: .milliseconds(1100))  // file times have a one-second grain on some file systems
+        try open.write(toFile: path, atomically: true, encoding: .utf8)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while engine.rules.rules(for: "w", database: "other")?.source != open, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(engine.rules.rules(for: "w", database: "other")?.source == open)
+        #expect(engine.rules.rules(for: "w")?.source == shut)
+    }
+
     /// A project's rules and `--rules` are those of `(default)` databases; a named database has
     /// only rules loaded for it, and is open without them, as on the reference.
     @Test func rulesApplyPerDatabase() {
