@@ -128,6 +128,16 @@ struct Lexer {
         }
         if Self.isDigit(c) || (c == "." && peek(1).map(Self.isDigit) == true) { return number(start) }
         if c == "'" || c == "\"" { return .string(stringLiteral(start)) }
+        // Spaces and comments may stand between `$` and `(`, as on the reference: `$ (db)`.
+        if c == "$", peek(1) != "(" {
+            let saved = (index, line, column, unclosedComment)
+            _ = advance()
+            if skipTrivia(), peek() == "(" {
+                _ = advance()
+                return .symbol("$(")
+            }
+            (index, line, column, unclosedComment) = saved
+        }
         for symbol in Self.symbols where matches(symbol) {
             for _ in symbol.unicodeScalars { _ = advance() }
             return .symbol(symbol)

@@ -96,6 +96,9 @@ private let cases: [(source: String, expected: String)] = [
     ("service cloud.firestore { match /a/{b} { allow read: if", "1:56: error: Unexpected end of the ruleset."),
     (wrap("    match /a/{b} { allow read: if ); }"), "4:35: error: Unexpected token in an expression."),
     (wrap("    match /a/{b} { allow read: if exists(/a/$(b ; }"), "4:49: error: Expected ')' to close '$('."),
+    // A `$` parted from its `(` by spaces still opens an interpolation; a `$` before anything else is no name.
+    (wrap("    match /a/{b} { allow read: if exists(/a/$ (b ; }"), "4:50: error: Expected ')' to close '$('."),
+    (wrap("    match /a/{b} { allow read: if exists(/a/$ b); }"), "4:45: error: Unexpected character '$'."),
     // Checks
     (wrap("    match /a/{rest=**}/b/{c} { allow read; }", version: "1"), "4:5: error: A recursive wildcard {name=**} must be the last segment of a match in rules_version 1."),
     (wrap("    match /{x=**}/a/{y=**} { allow read; }"), "4:5: error: A match pattern may hold at most one recursive wildcard."),

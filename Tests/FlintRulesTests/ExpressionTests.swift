@@ -138,6 +138,8 @@ private let moreTruths: [String] = [
     "{'a': 1}.diff({'a': 1}).affectedKeys().size() == 0", "{'a': {'x': 1}}.diff({'a': {'x': 2}}).changedKeys() == ['a'].toSet()",
     // paths, timestamps, durations, latlng, bytes
     "path('/a/b/c')[2] == 'c'", "/a/b == path('/a/b')", "/a/$('b') == /a/b", "/a/$(path('b/c')) == path('/a/b/c')",
+    // Spaces and comments may part `$` from its `(`, as on the reference.
+    "/a/$ ('b') == /a/b", "/a/$\t('b')/c == /a/b/c", "/a/$\n /* c */ ('b') == /a/b",
     "string(/databases/x/documents) == '/databases/x/documents'", "path('/a/{x}/{y}').bind({'x': 1, 'y': 'z'}) == path('/a/1/z')",
     "timestamp.value(0) == timestamp.date(1970, 1, 1)", "timestamp.value(-1000) < timestamp.value(0)",
     "timestamp.date(2024, 2, 29).dayOfYear() == 60", "timestamp.date(2024, 12, 31).dayOfYear() == 366",
