@@ -1,3 +1,4 @@
+import FlintEngine
 import FlintModel
 import FlintQuery
 import Foundation
@@ -11,6 +12,13 @@ public enum IndexFile {
         }
         guard let root = json as? [String: Any] else {
             throw .invalidArgument("firestore.indexes.json must be an object with \"indexes\" and \"fieldOverrides\".")
+        }
+        // A misspelt list would otherwise declare nothing, and every query would want an index.
+        for key in root.keys.sorted() where key != "indexes" && key != "fieldOverrides" && !key.hasPrefix("$") {
+            throw .invalidArgument("firestore.indexes.json holds \"indexes\" and \"fieldOverrides\", not \"\(key)\".")
+        }
+        for key in ["indexes", "fieldOverrides"] where root[key] != nil && !(root[key] is [Any]) {
+            throw .invalidArgument("\(key) must be a list.")
         }
         var indexes: [IndexSpec] = []
         for (i, raw) in (root["indexes"] as? [Any] ?? []).enumerated() {
@@ -59,6 +67,18 @@ public enum IndexFile {
             guard config == "CONTAINS" else { throw .invalidArgument("\(at).arrayConfig must be CONTAINS, not \(config).") }
             return .arrayContains
         }
-        throw .invalidArgument("\(at) needs \"order\" or \"arrayConfig\".")
+        if let config = f["vectorConfig"] {
+            // `{"dimension": 768, "flat": {}}`, the one kind of vector index there is.
+            guard let object = config as? [String: Any], let number = object["dimension"] as? NSNumber, !PlainJSON.isBoolean(number),
+                let dimension = PlainJSON.int64(number), (1...Int64(Limits.maxVectorDimensions)).contains(dimension)
+            else {
+                throw .invalidArgument("\(at).vectorConfig needs a \"dimension\" from 1 to \(Limits.maxVectorDimensions).")
+            }
+            guard object["flat"] is [String: Any], object.count == 2 else {
+                throw .invalidArgument("\(at).vectorConfig must be {\"dimension\": \(dimension), \"flat\": {}}.")
+            }
+            return .vector(dimension: Int(dimension))
+        }
+        throw .invalidArgument("\(at) needs \"order\", \"arrayConfig\" or \"vectorConfig\".")
     }
 }

@@ -3,7 +3,22 @@ import FlintModel
 /// An index as `firestore.indexes.json` declares it.
 public struct IndexSpec: Hashable, Sendable {
     public enum Scope: String, Sendable { case collection = "COLLECTION", collectionGroup = "COLLECTION_GROUP" }
-    public enum Mode: Hashable, Sendable { case ascending, descending, arrayContains }
+    public enum Mode: Hashable, Sendable {
+        case ascending, descending, arrayContains
+        /// A vector index's field (`vectorConfig`), for nearest-neighbour searches of vectors
+        /// of this many dimensions.
+        case vector(dimension: Int)
+
+        /// The field's setting in `firestore.indexes.json`.
+        public var json: String {
+            switch self {
+            case .ascending: "\"order\": \"ASCENDING\""
+            case .descending: "\"order\": \"DESCENDING\""
+            case .arrayContains: "\"arrayConfig\": \"CONTAINS\""
+            case .vector(let dimension): "\"vectorConfig\": { \"dimension\": \(dimension), \"flat\": {} }"
+            }
+        }
+    }
 
     public var collectionGroup: String
     public var scope: Scope
@@ -31,15 +46,7 @@ public struct IndexSpec: Hashable, Sendable {
 
     /// The entry as it appears in `firestore.indexes.json`.
     public var json: String {
-        let fieldText = fields.map { f, m in
-            let mode: String
-            switch m {
-            case .ascending: mode = "\"order\": \"ASCENDING\""
-            case .descending: mode = "\"order\": \"DESCENDING\""
-            case .arrayContains: mode = "\"arrayConfig\": \"CONTAINS\""
-            }
-            return "{ \"fieldPath\": \"\(f.canonical)\", \(mode) }"
-        }.joined(separator: ", ")
+        let fieldText = fields.map { f, m in "{ \"fieldPath\": \"\(f.canonical)\", \(m.json) }" }.joined(separator: ", ")
         return "{ \"collectionGroup\": \"\(collectionGroup)\", \"queryScope\": \"\(scope.rawValue)\", \"fields\": [\(fieldText)] }"
     }
 }
@@ -71,11 +78,15 @@ public struct CompositeRequirement: Hashable, Sendable {
     public func hash(into h: inout Hasher) { spec.hash(into: &h) }
 
     /// A declared index serves this when it has the equality fields first, in any order, then
-    /// the order field by field; a trailing `__name__` entry is allowed.
+    /// the order field by field; a trailing `__name__` entry is allowed (in a vector index, one
+    /// before the vector field too).
     public func isServed(by index: IndexSpec) -> Bool {
         guard equalUTF8(index.collectionGroup, collectionGroup), index.scope == scope else { return false }
         var fields = index.fields
         if let last = fields.last, last.0.isDocumentID { fields.removeLast() }
+        if let vector = fields.last, case .vector = vector.1, fields.count > 1, fields[fields.count - 2].0.isDocumentID {
+            fields.remove(at: fields.count - 2)
+        }
         guard fields.count == equalities.count + order.count else { return false }
         let head = fields.prefix(equalities.count)
         let sameHead = equalities.allSatisfy { e in head.contains { $0.0 == e.0 && $0.1 == e.1 } }
@@ -103,6 +114,22 @@ public struct IndexRequirements: Sendable {
         let order = q.orderBy.filter { !$0.field.isDocumentID }
             .map { ($0.field, $0.descending ? IndexSpec.Mode.descending : .ascending) }
         let scope: IndexSpec.Scope = q.query.allDescendants ? .collectionGroup : .collection
+        if let nearest = q.query.findNearest {
+            // A nearest-neighbour search always needs a vector index: its equality filters'
+            // fields, then the vector field for vectors of the query's size.
+            for conjunction in conjunctions(q.query.filter) {
+                var equalities: [(FieldPath, IndexSpec.Mode)] = []
+                for (field, mode) in conjunction where !field.isDocumentID && !equalities.contains(where: { $0.0 == field && $0.1 == mode }) {
+                    equalities.append((field, mode))
+                }
+                equalities.sort { $0.0 < $1.0 }
+                let need = CompositeRequirement(
+                    collectionGroup: collectionGroup, scope: scope, equalities: equalities,
+                    order: [(nearest.field, .vector(dimension: nearest.queryVector.count))])
+                if !out.composites.contains(need) { out.composites.append(need) }
+            }
+            return out
+        }
         for conjunction in conjunctions(q.query.filter) {
             var equalities: [(FieldPath, IndexSpec.Mode)] = []
             for (field, mode) in conjunction where !field.isDocumentID && !order.contains(where: { $0.0 == field }) {
@@ -169,7 +196,7 @@ public struct IndexRequirements: Sendable {
         var lines = ["The query requires an index. Add it to firestore.indexes.json:"]
         lines += composites.map { "  \($0.spec.json)" }
         lines += fieldOverrides.map {
-            "  field override: { \"collectionGroup\": \"\($0.collectionGroup)\", \"fieldPath\": \"\($0.field.canonical)\", \"indexes\": [{ \"queryScope\": \"COLLECTION_GROUP\", \($0.mode == .arrayContains ? "\"arrayConfig\": \"CONTAINS\"" : "\"order\": \"\($0.mode == .descending ? "DESCENDING" : "ASCENDING")\"") }] }"
+            "  field override: { \"collectionGroup\": \"\($0.collectionGroup)\", \"fieldPath\": \"\($0.field.canonical)\", \"indexes\": [{ \"queryScope\": \"COLLECTION_GROUP\", \($0.mode.json) }] }"
         }
         return lines.joined(separator: "\n")
     }
@@ -188,11 +215,7 @@ extension IndexRequirements {
         let overrides = fieldOrder.map { k -> String in
             let list = overridesByField[k] ?? []
             let first = list[0]
-            let entries = list.map { o in
-                o.mode == .arrayContains
-                    ? "{ \"arrayConfig\": \"CONTAINS\", \"queryScope\": \"COLLECTION_GROUP\" }"
-                    : "{ \"order\": \"\(o.mode == .descending ? "DESCENDING" : "ASCENDING")\", \"queryScope\": \"COLLECTION_GROUP\" }"
-            }.joined(separator: ", ")
+            let entries = list.map { o in "{ \(o.mode.json), \"queryScope\": \"COLLECTION_GROUP\" }" }.joined(separator: ", ")
             return "    { \"collectionGroup\": \"\(first.collectionGroup)\", \"fieldPath\": \"\(first.field.canonical)\", \"indexes\": [\(entries)] }"
         }
         let indexes = composites.map { "    " + $0.spec.json }

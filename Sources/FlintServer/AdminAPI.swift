@@ -109,6 +109,8 @@ struct AdminAPI: Sendable {
                 case .ascending: return ["fieldPath": field.canonical, "order": "ASCENDING"]
                 case .descending: return ["fieldPath": field.canonical, "order": "DESCENDING"]
                 case .arrayContains: return ["fieldPath": field.canonical, "arrayConfig": "CONTAINS"]
+                // Not reached: the reference reports no index for a vector search, nor does Flint.
+                case .vector: return ["fieldPath": field.canonical]
                 }
             }
             let index: [String: Any] = [

@@ -100,12 +100,63 @@ struct IndexRequirementTests {
         ])
     }
 
+    /// A vector index, as firebase-tools writes it for `findNearest`, is read (a file holding
+    /// one used to stop Flint from starting); with indexes required, a vector search needs one
+    /// for its equality filters' fields and a vector of its size, as production does. The
+    /// usage report leaves vector searches out, as the reference's does.
+    @Test func vectorIndexesAreReadAndRequiredForVectorSearches() async throws {
+        let file = #"""
+            { "indexes": [
+                { "collectionGroup": "docs", "queryScope": "COLLECTION", "fields": [
+                  { "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } } ] },
+                { "collectionGroup": "docs", "queryScope": "COLLECTION", "fields": [
+                  { "fieldPath": "color", "order": "ASCENDING" }, { "fieldPath": "__name__", "order": "ASCENDING" },
+                  { "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } } ] } ],
+              "fieldOverrides": [ { "collectionGroup": "docs", "fieldPath": "expiresAt", "ttl": true, "indexes": [] } ] }
+            """#
+        let (indexes, overrides) = try IndexFile.parse(Data(file.utf8))
+        #expect(indexes.map(\.json) == [
+            #"{ "collectionGroup": "docs", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } }] }"#,
+            #"{ "collectionGroup": "docs", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "color", "order": "ASCENDING" }, { "fieldPath": "__name__", "order": "ASCENDING" }, { "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } }] }"#,
+        ])
+        #expect(overrides.isEmpty)
+        var config = DatabaseConfiguration()
+        config.requireIndexes = true
+        config.declaredIndexes = indexes
+        let db = Database(id: DatabaseID(project: "p"), configuration: config)
+        _ = try await db.commit([.set(try DocumentKey(parsing: "docs/a"), ["color": "red", "embedding": .vector([1, 2, 3])])])
+        func nearest(_ vector: [Double], filter: Filter? = nil, in collection: String = "docs") -> Query {
+            Query(collectionID: collection, filter: filter, findNearest: FindNearest(
+                field: Self.f("embedding"), queryVector: vector, measure: .euclidean, limit: 5))
+        }
+        #expect(try await db.runQuery(nearest([1, 2, 3])).documents.count == 1)
+        #expect(try await db.runQuery(nearest([1, 2, 3], filter: Self.eq("color", "red"))).documents.count == 1)
+        for (query, missing) in [
+            (nearest([1, 2]), #"{ "fieldPath": "embedding", "vectorConfig": { "dimension": 2, "flat": {} } }"#),
+            (nearest([1, 2, 3], filter: Self.eq("size", 1)), #"{ "fieldPath": "size", "order": "ASCENDING" }, { "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } }"#),
+            (nearest([1, 2, 3], in: "other"), #"{ "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } }"#),
+        ] {
+            let error = await #expect(throws: FlintError.self) { try await db.runQuery(query) }
+            #expect(error?.code == .failedPrecondition)
+            #expect(error?.message.contains(missing) == true, "\(error?.message ?? "")")
+        }
+        #expect(await db.indexUseCounts().isEmpty)
+        let report = await db.indexUsageReport()
+        #expect(try IndexFile.parse(Data(report.firestoreIndexesJSON.utf8)).indexes.count == 5)
+    }
+
     @Test func badIndexFilesNameTheProblem() {
         for (text, message) in [
             ("[]", "must be an object"),
             (#"{"indexes": [{"collectionGroup": "c"}]}"#, "indexes[0] needs \"collectionGroup\" and a non-empty \"fields\" list."),
             (#"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "a", "order": "UP"}]}]}"#, "indexes[0].fields[0].order must be ASCENDING or DESCENDING, not UP."),
             (#"{"indexes": [{"collectionGroup": "c", "queryScope": "X", "fields": [{"fieldPath": "a", "order": "ASCENDING"}]}]}"#, "queryScope must be COLLECTION or COLLECTION_GROUP"),
+            (#"{"indexez": []}"#, #"firestore.indexes.json holds "indexes" and "fieldOverrides", not "indexez"."#),
+            (#"{"indexes": "x"}"#, "indexes must be a list."),
+            (#"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "v", "vectorConfig": {"dimension": 0, "flat": {}}}]}]}"#, #"indexes[0].fields[0].vectorConfig needs a "dimension" from 1 to 2048."#),
+            (#"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "v", "vectorConfig": {"dimension": "3", "flat": {}}}]}]}"#, #"indexes[0].fields[0].vectorConfig needs a "dimension" from 1 to 2048."#),
+            (#"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "v", "vectorConfig": {"dimension": 3}}]}]}"#, #"indexes[0].fields[0].vectorConfig must be {"dimension": 3, "flat": {}}."#),
+            (#"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "v"}]}]}"#, #"indexes[0].fields[0] needs "order", "arrayConfig" or "vectorConfig"."#),
         ] {
             let e = #expect(throws: FlintError.self) { try IndexFile.parse(Data(text.utf8)) }
             #expect(e?.message.contains(message) == true, "\(e?.message ?? "")")
