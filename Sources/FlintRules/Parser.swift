@@ -447,6 +447,21 @@ struct Parser {
     /// equality (`a == b is bool` is `(a == b) is bool`).
     private static let levels: [[String]] = [["||"], ["&&"], ["in"], ["is"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
 
+    /// Whether the token at `i`, right after a '/', makes that '/' the start of a path as the
+    /// reference reads it: a bare segment (`b`, `1`, `(default)`), an interpolation, or a
+    /// wildcard (`{x}`, `{x=**}`). Anything else (`((2))`, `[2][0]`, `!x`, a map) leaves it a
+    /// division.
+    private func startsPath(at i: Int) -> Bool {
+        guard i < tokens.count, tokens[i].adjacent else { return false }
+        switch tokens[i].kind {
+        case .pathSegment, .symbol("$("): return true
+        case .symbol("{"):
+            guard i + 2 < tokens.count, case .identifier = tokens[i + 1].kind else { return false }
+            return tokens[i + 2].kind == .symbol("}") || tokens[i + 2].kind == .symbol("=")
+        default: return false
+        }
+    }
+
     private func binaryOperator() -> (op: String, level: Int)? {
         for (level, ops) in Self.levels.enumerated() {
             for op in ops {
@@ -464,10 +479,10 @@ struct Parser {
         var left = try unary()
         while let (op, level) = binaryOperator().flatMap({ $0.level >= minLevel ? $0 : nil }) {
             try refuseIncrement()
-            // Firestore's lexer reads a '/' with anything but a space after it as the start of
+            // Firestore's lexer reads a '/' with a path segment right after it as the start of
             // a path, so `a/b` does not load there; refuse it here too, with the way out.
-            if op == "/", index + 1 < tokens.count, tokens[index + 1].adjacent {
-                throw fail("Division needs a space after '/': Firestore reads '/' followed directly by anything else as the start of a path.")
+            if op == "/", startsPath(at: index + 1) {
+                throw fail("Division needs a space after '/': Firestore reads '/' followed directly by a name, a number or '(' as the start of a path.")
             }
             _ = advance()
             if op == "is" {

@@ -140,6 +140,8 @@ private let moreTruths: [String] = [
     "path('/a/b/c')[2] == 'c'", "/a/b == path('/a/b')", "/a/$('b') == /a/b", "/a/$(path('b/c')) == path('/a/b/c')",
     // Spaces and comments may part `$` from its `(`, as on the reference.
     "/a/$ ('b') == /a/b", "/a/$\t('b')/c == /a/b/c", "/a/$\n /* c */ ('b') == /a/b",
+    // A `/` before what cannot start a path segment divides, as on the reference.
+    "4/((2)) == 2", "4/[2][0] == 2", "4/{'a': 2}.a == 2", "8/((2))/((2)) == 2",
     "string(/databases/x/documents) == '/databases/x/documents'", "path('/a/{x}/{y}').bind({'x': 1, 'y': 'z'}) == path('/a/1/z')",
     "timestamp.value(0) == timestamp.date(1970, 1, 1)", "timestamp.value(-1000) < timestamp.value(0)",
     "timestamp.date(2024, 2, 29).dayOfYear() == 60", "timestamp.date(2024, 12, 31).dayOfYear() == 366",
