@@ -76,6 +76,7 @@ struct ServerOptions: ParsableArguments {
                 let parsed = try IndexFile.parse(data)
                 configuration.declaredIndexes = parsed.indexes
                 configuration.fieldOverrides = parsed.overrides
+                configuration.singleFieldSettings = parsed.settings
             } catch {
                 throw CLIFailure("\(indexes): \(error.message)")
             }

@@ -844,7 +844,8 @@ public actor Database {
         for o in needs.fieldOverrides where !indexUsage.fieldOverrides.contains(o) { indexUsage.fieldOverrides.append(o) }
         countIndexUses(needs, nameDescending: q.orderBy.last?.descending ?? false)
         guard configuration.requireIndexes else { return }
-        let missing = needs.unmet(declared: configuration.declaredIndexes, overrides: configuration.fieldOverrides)
+        let missing = needs.unmet(
+            declared: configuration.declaredIndexes, overrides: configuration.fieldOverrides, settings: configuration.singleFieldSettings)
         if !missing.isEmpty { throw FlintError(.failedPrecondition, missing.errorMessage) }
     }
 

@@ -20,6 +20,8 @@ public struct DatabaseConfiguration: Sendable {
     /// Composite indexes and collection-group field overrides from `firestore.indexes.json`.
     public var declaredIndexes: [IndexSpec] = []
     public var fieldOverrides: [FieldOverride] = []
+    /// The collection-scope single-field indexes field overrides leave their fields.
+    public var singleFieldSettings: [SingleFieldSetting] = []
     /// Receives each value rules print with `debug()` (the server logs them).
     public var rulesDebugLog: (@Sendable (String) -> Void)?
 

@@ -5,7 +5,9 @@ import Foundation
 
 /// Reads `firestore.indexes.json`: composite indexes and single-field overrides.
 public enum IndexFile {
-    public static func parse(_ data: Data) throws(FlintError) -> (indexes: [IndexSpec], overrides: [FieldOverride]) {
+    /// The composite indexes, the collection-group field overrides, and what each field
+    /// override leaves its field of the collection-scope single-field indexes.
+    public static func parse(_ data: Data) throws(FlintError) -> (indexes: [IndexSpec], overrides: [FieldOverride], settings: [SingleFieldSetting]) {
         let json: Any
         do { json = try JSONSerialization.jsonObject(with: data) } catch {
             throw .invalidArgument("firestore.indexes.json is not valid JSON: \(error.localizedDescription)")
@@ -40,19 +42,28 @@ public enum IndexFile {
             indexes.append(IndexSpec(collectionGroup: group, scope: scope, fields: specFields))
         }
         var overrides: [FieldOverride] = []
+        var settings: [SingleFieldSetting] = []
         for (i, raw) in (root["fieldOverrides"] as? [Any] ?? []).enumerated() {
             let at = "fieldOverrides[\(i)]"
             guard let o = raw as? [String: Any], let group = o["collectionGroup"] as? String, let path = o["fieldPath"] as? String
             else { throw .invalidArgument("\(at) needs \"collectionGroup\" and \"fieldPath\".") }
             let field = try FieldPath(parsing: path)
-            for (j, rawIndex) in (o["indexes"] as? [Any] ?? []).enumerated() {
+            // Without "indexes" (a TTL setting alone) the field keeps its automatic indexes.
+            guard let list = o["indexes"] else { continue }
+            guard let entries = list as? [Any] else { throw .invalidArgument("\(at).indexes must be a list.") }
+            var modes: [IndexSpec.Mode] = []
+            for (j, rawIndex) in entries.enumerated() {
                 guard let entry = rawIndex as? [String: Any] else { throw .invalidArgument("\(at).indexes[\(j)] must be an object.") }
-                if (entry["queryScope"] as? String ?? "COLLECTION") == "COLLECTION_GROUP" {
-                    overrides.append(FieldOverride(collectionGroup: group, field: field, mode: try mode(entry, at: "\(at).indexes[\(j)]")))
+                let mode = try mode(entry, at: "\(at).indexes[\(j)]")
+                switch entry["queryScope"] as? String ?? "COLLECTION" {
+                case "COLLECTION_GROUP": overrides.append(FieldOverride(collectionGroup: group, field: field, mode: mode))
+                case "COLLECTION": modes.append(mode)
+                case let other: throw .invalidArgument("\(at).indexes[\(j)].queryScope must be COLLECTION or COLLECTION_GROUP, not \(other).")
                 }
             }
+            settings.append(SingleFieldSetting(collectionGroup: group, field: field, modes: modes))
         }
-        return (indexes, overrides)
+        return (indexes, overrides, settings)
     }
 
     private static func mode(_ f: [String: Any], at: String) throws(FlintError) -> IndexSpec.Mode {

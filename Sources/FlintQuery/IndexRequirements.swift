@@ -64,6 +64,21 @@ public struct FieldOverride: Hashable, Sendable {
     }
 }
 
+/// The collection-scope single-field indexes a `fieldOverrides` entry leaves a field: only
+/// those it lists (none for an exemption, `"indexes": []`), where a field without an entry has
+/// all three (ascending, descending, array-contains).
+public struct SingleFieldSetting: Hashable, Sendable {
+    public var collectionGroup: String
+    public var field: FieldPath
+    public var modes: [IndexSpec.Mode]
+
+    public init(collectionGroup: String, field: FieldPath, modes: [IndexSpec.Mode]) {
+        self.collectionGroup = collectionGroup
+        self.field = field
+        self.modes = modes
+    }
+}
+
 /// A composite index a query needs: its equality fields in any order, then its order exactly.
 public struct CompositeRequirement: Hashable, Sendable {
     public var collectionGroup: String
@@ -99,10 +114,13 @@ public struct CompositeRequirement: Hashable, Sendable {
 public struct IndexRequirements: Sendable {
     public var composites: [CompositeRequirement] = []
     public var fieldOverrides: [FieldOverride] = []
+    /// The automatic collection-scope single-field indexes the query reads, which exist unless
+    /// a field override takes them away.
+    public var singleFields: [FieldOverride] = []
 
     public init() {}
 
-    public var isEmpty: Bool { composites.isEmpty && fieldOverrides.isEmpty }
+    public var isEmpty: Bool { composites.isEmpty && fieldOverrides.isEmpty && singleFields.isEmpty }
 
     /// Per conjunction of the filter's normal form: equality-like fields pin the index prefix,
     /// the order (without `__name__`) follows. Equalities alone merge single-field indexes; one
@@ -137,10 +155,12 @@ public struct IndexRequirements: Sendable {
             }
             equalities.sort { $0.0 < $1.0 }
             if order.isEmpty || (equalities.isEmpty && order.count == 1) {
-                if scope == .collectionGroup {
-                    for (field, mode) in equalities + order {
-                        let o = FieldOverride(collectionGroup: collectionGroup, field: field, mode: mode)
+                for (field, mode) in equalities + order {
+                    let o = FieldOverride(collectionGroup: collectionGroup, field: field, mode: mode)
+                    if scope == .collectionGroup {
                         if !out.fieldOverrides.contains(o) { out.fieldOverrides.append(o) }
+                    } else if !out.singleFields.contains(o) {
+                        out.singleFields.append(o)
                     }
                 }
                 continue
@@ -180,8 +200,12 @@ public struct IndexRequirements: Sendable {
     }
 
     /// The requirements the declared indexes and overrides leave unmet.
-    public func unmet(declared: [IndexSpec], overrides: [FieldOverride]) -> IndexRequirements {
+    public func unmet(declared: [IndexSpec], overrides: [FieldOverride], settings: [SingleFieldSetting] = []) -> IndexRequirements {
         var missing = IndexRequirements()
+        missing.singleFields = singleFields.filter { need in
+            settings.first { equalUTF8($0.collectionGroup, need.collectionGroup) && $0.field == need.field }
+                .map { !$0.modes.contains(need.mode) } ?? false
+        }
         missing.composites = composites.filter { need in !declared.contains { need.isServed(by: $0) } }
         missing.fieldOverrides = fieldOverrides.filter { need in
             !overrides.contains(need)
@@ -197,6 +221,9 @@ public struct IndexRequirements: Sendable {
         lines += composites.map { "  \($0.spec.json)" }
         lines += fieldOverrides.map {
             "  field override: { \"collectionGroup\": \"\($0.collectionGroup)\", \"fieldPath\": \"\($0.field.canonical)\", \"indexes\": [{ \"queryScope\": \"COLLECTION_GROUP\", \($0.mode.json) }] }"
+        }
+        lines += singleFields.map {
+            "  field override: { \"collectionGroup\": \"\($0.collectionGroup)\", \"fieldPath\": \"\($0.field.canonical)\", \"indexes\": [{ \"queryScope\": \"COLLECTION\", \($0.mode.json) }] } (its override leaves it without this single-field index)"
         }
         return lines.joined(separator: "\n")
     }

@@ -43,7 +43,7 @@ struct IndexRequirementTests {
               "fieldOverrides": [ { "collectionGroup": "profiles", "fieldPath": "phone",
                 "indexes": [ { "order": "ASCENDING", "queryScope": "COLLECTION" }, { "order": "ASCENDING", "queryScope": "COLLECTION_GROUP" } ] } ] }
             """#
-        let (indexes, overrides) = try IndexFile.parse(Data(file.utf8))
+        let (indexes, overrides, _) = try IndexFile.parse(Data(file.utf8))
         #expect(indexes.count == 1)
         #expect(overrides == [FieldOverride(collectionGroup: "profiles", field: Self.f("phone"), mode: .ascending)])
         var config = DatabaseConfiguration()
@@ -114,7 +114,7 @@ struct IndexRequirementTests {
                   { "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } } ] } ],
               "fieldOverrides": [ { "collectionGroup": "docs", "fieldPath": "expiresAt", "ttl": true, "indexes": [] } ] }
             """#
-        let (indexes, overrides) = try IndexFile.parse(Data(file.utf8))
+        let (indexes, overrides, _) = try IndexFile.parse(Data(file.utf8))
         #expect(indexes.map(\.json) == [
             #"{ "collectionGroup": "docs", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } }] }"#,
             #"{ "collectionGroup": "docs", "queryScope": "COLLECTION", "fields": [{ "fieldPath": "color", "order": "ASCENDING" }, { "fieldPath": "__name__", "order": "ASCENDING" }, { "fieldPath": "embedding", "vectorConfig": { "dimension": 3, "flat": {} } }] }"#,
@@ -143,6 +143,49 @@ struct IndexRequirementTests {
         #expect(await db.indexUseCounts().isEmpty)
         let report = await db.indexUsageReport()
         #expect(try IndexFile.parse(Data(report.firestoreIndexesJSON.utf8)).indexes.count == 5)
+    }
+
+    /// A field override replaces a field's automatic single-field indexes with those it lists:
+    /// `"indexes": []` exempts the field, so even an equality on it needs an index in
+    /// production, and one listing only ascending leaves a descending order without one. A
+    /// TTL setting alone changes nothing.
+    @Test func fieldOverridesTakeAwayAutomaticIndexes() async throws {
+        let file = #"""
+            { "fieldOverrides": [
+                { "collectionGroup": "logs", "fieldPath": "body", "indexes": [] },
+                { "collectionGroup": "logs", "fieldPath": "at", "indexes": [ { "order": "ASCENDING", "queryScope": "COLLECTION" } ] },
+                { "collectionGroup": "logs", "fieldPath": "expires", "ttl": true } ] }
+            """#
+        let parsed = try IndexFile.parse(Data(file.utf8))
+        #expect(parsed.settings == [
+            SingleFieldSetting(collectionGroup: "logs", field: Self.f("body"), modes: []),
+            SingleFieldSetting(collectionGroup: "logs", field: Self.f("at"), modes: [.ascending]),
+        ])
+        var config = DatabaseConfiguration()
+        config.requireIndexes = true
+        config.singleFieldSettings = parsed.settings
+        let db = Database(id: DatabaseID(project: "p"), configuration: config)
+        // Untouched fields, the ascending index left to `at`, and another collection's `body`.
+        _ = try await db.runQuery(Query(collectionID: "logs", filter: Self.eq("level", "warn")))
+        _ = try await db.runQuery(Query(collectionID: "logs", orderBy: [Ordering(Self.f("at"))]))
+        _ = try await db.runQuery(Query(collectionID: "logs", filter: Self.eq("expires", 1)))
+        _ = try await db.runQuery(Query(collectionID: "other", filter: Self.eq("body", "x")))
+        for (query, missing) in [
+            (Query(collectionID: "logs", filter: Self.eq("body", "x")),
+             #"field override: { "collectionGroup": "logs", "fieldPath": "body", "indexes": [{ "queryScope": "COLLECTION", "order": "ASCENDING" }] }"#),
+            (Query(collectionID: "logs", orderBy: [Ordering(Self.f("at"), descending: true)]),
+             #"field override: { "collectionGroup": "logs", "fieldPath": "at", "indexes": [{ "queryScope": "COLLECTION", "order": "DESCENDING" }] }"#),
+            (Query(collectionID: "logs", filter: .field(FieldFilter(Self.f("body"), .arrayContains, "x"))),
+             #"field override: { "collectionGroup": "logs", "fieldPath": "body", "indexes": [{ "queryScope": "COLLECTION", "arrayConfig": "CONTAINS" }] }"#),
+        ] {
+            let error = await #expect(throws: FlintError.self) { try await db.runQuery(query) }
+            #expect(error?.code == .failedPrecondition)
+            #expect(error?.message.contains(missing) == true, "\(error?.message ?? "")")
+        }
+        // Not required, the same queries run; automatic indexes are not reported as used.
+        let open = Database(id: DatabaseID(project: "p"))
+        _ = try await open.runQuery(Query(collectionID: "logs", filter: Self.eq("body", "x")))
+        #expect(await open.indexUseCounts().isEmpty)
     }
 
     @Test func badIndexFilesNameTheProblem() {
