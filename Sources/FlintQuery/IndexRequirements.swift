@@ -202,9 +202,15 @@ public struct IndexRequirements: Sendable {
     /// The requirements the declared indexes and overrides leave unmet.
     public func unmet(declared: [IndexSpec], overrides: [FieldOverride], settings: [SingleFieldSetting] = []) -> IndexRequirements {
         var missing = IndexRequirements()
+        // A declared composite index holding the field stands in for its single-field index
+        // (leniently: production may want that index to cover the query's other fields too).
         missing.singleFields = singleFields.filter { need in
-            settings.first { equalUTF8($0.collectionGroup, need.collectionGroup) && $0.field == need.field }
+            let taken = settings.first { equalUTF8($0.collectionGroup, need.collectionGroup) && $0.field == need.field }
                 .map { !$0.modes.contains(need.mode) } ?? false
+            return taken && !declared.contains { index in
+                index.scope == .collection && equalUTF8(index.collectionGroup, need.collectionGroup)
+                    && index.fields.contains { $0.0 == need.field && $0.1 == need.mode }
+            }
         }
         missing.composites = composites.filter { need in !declared.contains { need.isServed(by: $0) } }
         missing.fieldOverrides = fieldOverrides.filter { need in

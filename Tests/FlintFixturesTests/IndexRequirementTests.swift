@@ -182,6 +182,10 @@ struct IndexRequirementTests {
             #expect(error?.code == .failedPrecondition)
             #expect(error?.message.contains(missing) == true, "\(error?.message ?? "")")
         }
+        // A composite index holding the field serves it.
+        config.declaredIndexes = [IndexSpec(collectionGroup: "logs", scope: .collection, fields: [(Self.f("level"), .ascending), (Self.f("body"), .ascending)])]
+        let declared = Database(id: DatabaseID(project: "p"), configuration: config)
+        _ = try await declared.runQuery(Query(collectionID: "logs", filter: .composite(CompositeFilter(.and, [Self.eq("level", "warn"), Self.eq("body", "x")]))))
         // Not required, the same queries run; automatic indexes are not reported as used.
         let open = Database(id: DatabaseID(project: "p"))
         _ = try await open.runQuery(Query(collectionID: "logs", filter: Self.eq("body", "x")))
