@@ -659,7 +659,10 @@ struct Parser {
         var parts: [PathPart] = []
         var captureNames = Set<String>()
         var first = true
-        while isSymbol("/"), first || current.adjacent {
+        // As on the reference, a path goes on across spaces, line breaks and comments wherever a
+        // '/' has a segment right after it (`/databases/$(db)/documents` then `/users/$(uid)` on
+        // the next line); a '/' with anything else after it ends the path and divides.
+        while isSymbol("/"), first || startsPath(at: index + 1) {
             first = false
             _ = advance()
             if isSymbol("$(") {

@@ -140,6 +140,10 @@ private let moreTruths: [String] = [
     "path('/a/b/c')[2] == 'c'", "/a/b == path('/a/b')", "/a/$('b') == /a/b", "/a/$(path('b/c')) == path('/a/b/c')",
     // Spaces and comments may part `$` from its `(`, as on the reference.
     "/a/$ ('b') == /a/b", "/a/$\t('b')/c == /a/b/c", "/a/$\n /* c */ ('b') == /a/b",
+    // A path goes on across spaces, line breaks and comments where a `/` has a segment right
+    // after it, as on the reference; a `/` with a space after it divides.
+    "/a/b /c == /a/b/c", "/a /b\n  /c == /a/b/c", "/a/b /* x */ /$('c') == /a/b/c", "/a/b /(d) == path('/a/b/(d)')",
+    "string(/a/b / 2) == 'x' || true",
     // A `/` before what cannot start a path segment divides, as on the reference.
     "4/((2)) == 2", "4/[2][0] == 2", "4/{'a': 2}.a == 2", "8/((2))/((2)) == 2",
     "string(/databases/x/documents) == '/databases/x/documents'", "path('/a/{x}/{y}').bind({'x': 1, 'y': 'z'}) == path('/a/1/z')",
