@@ -447,12 +447,12 @@ struct Parser {
     /// equality (`a == b is bool` is `(a == b) is bool`).
     private static let levels: [[String]] = [["||"], ["&&"], ["in"], ["is"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
 
-    /// Whether the token at `i`, right after a '/', makes that '/' the start of a path as the
-    /// reference reads it: a bare segment (`b`, `1`, `(default)`), an interpolation, or a
-    /// wildcard (`{x}`, `{x=**}`). Anything else (`((2))`, `[2][0]`, `!x`, a map) leaves it a
-    /// division.
+    /// Whether the token at `i`, after a '/', makes that '/' the start of a path as the
+    /// reference reads it: a bare segment right after it (`b`, `1`, `(default)`; the lexer reads
+    /// one only there), or an interpolation or a wildcard (`{x}`, `{x=**}`), even with spaces
+    /// between. Anything else (`((2))`, `[2][0]`, `!x`, a map, `/ b`) leaves it a division.
     private func startsPath(at i: Int) -> Bool {
-        guard i < tokens.count, tokens[i].adjacent else { return false }
+        guard i < tokens.count else { return false }
         switch tokens[i].kind {
         case .pathSegment, .symbol("$("): return true
         case .symbol("{"):
@@ -482,7 +482,10 @@ struct Parser {
             // Firestore's lexer reads a '/' with a path segment right after it as the start of
             // a path, so `a/b` does not load there; refuse it here too, with the way out.
             if op == "/", startsPath(at: index + 1) {
-                throw fail("Division needs a space after '/': Firestore reads '/' followed directly by a name, a number or '(' as the start of a path.")
+                if case .pathSegment = tokens[index + 1].kind {
+                    throw fail("Division needs a space after '/': Firestore reads '/' followed directly by a name, a number or '(' as the start of a path.")
+                }
+                throw fail("'$(' and '{' go only in paths: Firestore reads the '/' before them as the start of a path, not a division.")
             }
             _ = advance()
             if op == "is" {

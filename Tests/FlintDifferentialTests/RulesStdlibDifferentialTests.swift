@@ -9,6 +9,10 @@ import Testing
 /// reference is absent.
 struct RulesStdlibDifferentialTests {
     static let expressions: [String] = [
+        // Paths across spaces, line breaks and comments, and where a '/' divides instead.
+        "/a/b /c == /a/b/c", "/a/b\n   /c == /a/b/c", "/a/b /* x */ /c/d == /a/b/c/d", "/a/ $('b') == /a/b", "/a/$ ('b') == /a/b",
+        "/a/$\t/* x */('b') == /a/b", "/a/b /(d) == path('/a/b/(d)')", "exists(/databases/$(database)/documents\n   /e/x) == false",
+        "/a/b/ c == /a/b/c", "/a/b / 2 == 1", "4/((2)) == 2", "4/[2][0] == 2", "4 / {'x': 2}.x == 2", "4/!true == 2",
         #"'abc'.size() == 3"#,
         #"'é😀'.size() == 2"#,
         #"'abc'.matches('a.*')"#,
@@ -843,6 +847,7 @@ struct RulesStdlibDifferentialTests {
         "4/2 == 2", "(4)/(2) == 2", "4 /2 == 2", "[4][0]/2 == 2", "--1 == 1", "1--1 == 2", "x++", "- -1 == 1", "-!true",
         #"'\a' == ''"#, #"'\400' == ''"#, #"'\x4' == ''"#, #"'\u004' == ''"#, "1e3 == 1000", "01 == 1", "1.size() == 1",
         #"r'\n'.size() == 2"#, #"'''abc''' == 'abc'"#, "'a'.matches('[a)]')", "'x'.split('[)(]') == []",
+        "4/(2) == 2", "4/{x} == 2", "4 / $('b') == 1", "(/a/b) /c == 1",
     ]
 
     @Test func whatTheReferenceRefusesIsRefusedAtTheSamePlace() async throws {

@@ -53,9 +53,9 @@ private let cases: [(source: String, expected: String)] = [
     (wrap("    match /a/{b} { allow read: if (4) /(2) == 2; }"),
      "4:39: error: Division needs a space after '/': Firestore reads '/' followed directly by a name, a number or '(' as the start of a path."),
     (wrap("    match /a/{b} { allow read: if 4/{x} == 2; }"),
-     "4:36: error: Division needs a space after '/': Firestore reads '/' followed directly by a name, a number or '(' as the start of a path."),
-    (wrap("    match /a/{b} { allow read: if 4/$ (b) == 2; }"),
-     "4:36: error: Division needs a space after '/': Firestore reads '/' followed directly by a name, a number or '(' as the start of a path."),
+     "4:36: error: '$(' and '{' go only in paths: Firestore reads the '/' before them as the start of a path, not a division."),
+    (wrap("    match /a/{b} { allow read: if 4 / $ (b) == 2; }"),
+     "4:37: error: '$(' and '{' go only in paths: Firestore reads the '/' before them as the start of a path, not a division."),
     (wrap("    match /a/{b} { allow read: if b'\\u0041' == b''; }"), "4:38: error: Invalid escape sequence '\\u'."),
     (wrap("    match /a/{b} { allow read: if b'abc\n == b''; }"), "4:35: error: Unterminated bytes literal."),
     // File structure

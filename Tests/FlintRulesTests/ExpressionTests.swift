@@ -143,6 +143,8 @@ private let moreTruths: [String] = [
     // A path goes on across spaces, line breaks and comments where a `/` has a segment right
     // after it, as on the reference; a `/` with a space after it divides.
     "/a/b /c == /a/b/c", "/a /b\n  /c == /a/b/c", "/a/b /* x */ /$('c') == /a/b/c", "/a/b /(d) == path('/a/b/(d)')",
+    // An interpolation or a wildcard goes on a path even with spaces after the '/'.
+    "/a/ $('b') == /a/b", "/a/b /\n  $('c') == /a/b/c", "(/a/ {x}).bind({'x': 'b'}) == /a/b",
     "string(/a/b / 2) == 'x' || true",
     // A `/` before what cannot start a path segment divides, as on the reference.
     "4/((2)) == 2", "4/[2][0] == 2", "4/{'a': 2}.a == 2", "8/((2))/((2)) == 2",
