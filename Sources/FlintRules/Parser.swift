@@ -683,6 +683,11 @@ struct Parser {
                 throw fail("Expected a path segment.")
             }
         }
+        // The reference's parser, still in the path, refuses a '/' after it that is followed
+        // (past a space) by '/', '-' or '[', where anything else makes a division.
+        if isSymbol("/"), index + 1 < tokens.count, [.symbol("/"), .symbol("-"), .symbol("[")].contains(tokens[index + 1].kind) {
+            throw fail("Forward slash '/' found where identifier or binding expected.")
+        }
         return try node(.path(parts), from: start)
     }
 }
