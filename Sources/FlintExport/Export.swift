@@ -232,6 +232,7 @@ extension FlintExport {
         if present.isEmpty { return nil }
         let root = URL(fileURLWithPath: directory)
         let foreign: [String]
+        var holder = directory
         if present.contains(metadataFile) {
             // Flint's layout: the metadata, and a folder per project of `.jsonl.gz` files.
             foreign = present.filter { $0 != metadataFile }.flatMap { entry -> [String] in
@@ -239,14 +240,17 @@ extension FlintExport {
                 guard let inner else { return [entry] }
                 return inner.filter { !$0.hasSuffix(".jsonl.gz") }.map { entry + "/" + $0 }
             }
-        } else if managedAllowed, present.contains(where: { $0.hasSuffix(ManagedExport.overviewSuffix) }) {
-            foreign = ManagedExport.foreignEntries(present)
+        } else if managedAllowed, let overview = ManagedExport.overview(at: directory) {
+            // A managed export replaces only the folder of its overview: the directory itself,
+            // or the `firestore_export/` of a firebase-tools export beside its other folders.
+            holder = overview.deletingLastPathComponent().path
+            foreign = ManagedExport.foreignEntries((try? fm.contentsOfDirectory(atPath: holder)) ?? [])
         } else {
             foreign = present
         }
         guard !foreign.isEmpty else { return nil }
         let named = foreign.sorted().prefix(3).joined(separator: ", ") + (foreign.count > 3 ? ", …" : "")
-        return "\(directory) holds files that are not an export (\(named)); export to an empty or new directory."
+        return "\(holder) holds files that are not an export (\(named)); export to an empty or new directory."
     }
 
     /// Why `directory`, which does not exist, cannot be created, as far as can be told before

@@ -188,11 +188,21 @@ struct ManagedExportTests {
         refused = await #expect(throws: FlintError.self) { _ = try await FlintExport.export(engine, to: root + "/notes.txt/a/b") }
         #expect(refused?.message == "\(root)/notes.txt/a/b cannot be created: \(root)/notes.txt is a file.")
 
-        for file in precious + [flint + "/safe/readme.md"] {
+        // A firebase-tools export directory: only its firestore_export/ is replaced, so its
+        // other folders are no strangers; a stranger inside firestore_export/ is.
+        let tools = root + "/tools"
+        _ = try await ManagedExport.export(db, to: tools, name: "firestore_export")
+        try FileManager.default.createDirectory(atPath: tools + "/auth_export", withIntermediateDirectories: true)
+        try "{}".write(toFile: tools + "/firebase-export-metadata.json", atomically: true, encoding: .utf8)
+        #expect(FlintExport.unwritable(tools) == nil)
+        try "precious".write(toFile: tools + "/firestore_export/notes.txt", atomically: true, encoding: .utf8)
+        #expect(FlintExport.unwritable(tools) == "\(tools)/firestore_export holds files that are not an export (notes.txt); export to an empty or new directory.")
+
+        for file in precious + [flint + "/safe/readme.md", tools + "/firestore_export/notes.txt"] {
             #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious")
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: root).sorted()
-        #expect(left == ["again", "flint", "mixed", "notes.txt"])
+        #expect(left == ["again", "flint", "mixed", "notes.txt", "tools"])
     }
 
     @Test func exportingOverAManagedExportKeepsItsFormatAndItsNeighbours() async throws {
