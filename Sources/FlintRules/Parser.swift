@@ -663,8 +663,8 @@ struct Parser {
         var captureNames = Set<String>()
         var first = true
         // As on the reference, a path goes on across spaces, line breaks and comments wherever a
-        // '/' has a segment right after it (`/databases/$(db)/documents` then `/users/$(uid)` on
-        // the next line); a '/' with anything else after it ends the path and divides.
+        // '/' starts a segment (`startsPath`): `/databases/$(db)/documents` then `/users/$(uid)`
+        // on the next line is one path. A '/' before anything else ends the path and divides.
         while isSymbol("/"), first || startsPath(at: index + 1) {
             first = false
             _ = advance()
