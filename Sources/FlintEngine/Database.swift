@@ -864,7 +864,7 @@ public actor Database {
         let name = (FieldPath.documentID, nameDescending ? IndexSpec.Mode.descending : .ascending)
         // The reference's report leaves vector searches out; so does this one.
         let used =
-            needs.composites.map { $0.spec }.filter { !$0.fields.contains { if case .vector = $0.1 { true } else { false } } }
+            needs.composites.map { $0.spec }.filter { !$0.fields.contains { $0.1.isVector } }
             + needs.fieldOverrides.map { IndexSpec(collectionGroup: $0.collectionGroup, scope: .collectionGroup, fields: [($0.field, $0.mode)]) }
         for var index in used {
             index.fields.append(name)

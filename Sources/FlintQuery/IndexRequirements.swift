@@ -9,6 +9,8 @@ public struct IndexSpec: Hashable, Sendable {
         /// of this many dimensions.
         case vector(dimension: Int)
 
+        public var isVector: Bool { if case .vector = self { true } else { false } }
+
         /// The field's setting in `firestore.indexes.json`.
         public var json: String {
             switch self {
@@ -99,7 +101,7 @@ public struct CompositeRequirement: Hashable, Sendable {
         guard equalUTF8(index.collectionGroup, collectionGroup), index.scope == scope else { return false }
         var fields = index.fields
         if let last = fields.last, last.0.isDocumentID { fields.removeLast() }
-        if let vector = fields.last, case .vector = vector.1, fields.count > 1, fields[fields.count - 2].0.isDocumentID {
+        if let vector = fields.last, vector.1.isVector, fields.count > 1, fields[fields.count - 2].0.isDocumentID {
             fields.remove(at: fields.count - 2)
         }
         guard fields.count == equalities.count + order.count else { return false }
@@ -136,24 +138,15 @@ public struct IndexRequirements: Sendable {
             // A nearest-neighbour search always needs a vector index: its equality filters'
             // fields, then the vector field for vectors of the query's size.
             for conjunction in conjunctions(q.query.filter) {
-                var equalities: [(FieldPath, IndexSpec.Mode)] = []
-                for (field, mode) in conjunction where !field.isDocumentID && !equalities.contains(where: { $0.0 == field && $0.1 == mode }) {
-                    equalities.append((field, mode))
-                }
-                equalities.sort { $0.0 < $1.0 }
                 let need = CompositeRequirement(
-                    collectionGroup: collectionGroup, scope: scope, equalities: equalities,
+                    collectionGroup: collectionGroup, scope: scope, equalities: equalities(conjunction, besides: []),
                     order: [(nearest.field, .vector(dimension: nearest.queryVector.count))])
                 if !out.composites.contains(need) { out.composites.append(need) }
             }
             return out
         }
         for conjunction in conjunctions(q.query.filter) {
-            var equalities: [(FieldPath, IndexSpec.Mode)] = []
-            for (field, mode) in conjunction where !field.isDocumentID && !order.contains(where: { $0.0 == field }) {
-                if !equalities.contains(where: { $0.0 == field && $0.1 == mode }) { equalities.append((field, mode)) }
-            }
-            equalities.sort { $0.0 < $1.0 }
+            let equalities = equalities(conjunction, besides: order)
             if order.isEmpty || (equalities.isEmpty && order.count == 1) {
                 for (field, mode) in equalities + order {
                     let o = FieldOverride(collectionGroup: collectionGroup, field: field, mode: mode)
@@ -169,6 +162,18 @@ public struct IndexRequirements: Sendable {
             if !out.composites.contains(need) { out.composites.append(need) }
         }
         return out
+    }
+
+    /// A conjunction's equality fields that lead an index: once each, by path, without
+    /// `__name__` and the fields the order already names.
+    static func equalities(
+        _ conjunction: [(FieldPath, IndexSpec.Mode)], besides order: [(FieldPath, IndexSpec.Mode)]
+    ) -> [(FieldPath, IndexSpec.Mode)] {
+        var out: [(FieldPath, IndexSpec.Mode)] = []
+        for (field, mode) in conjunction where !field.isDocumentID && !order.contains(where: { $0.0 == field }) {
+            if !out.contains(where: { $0.0 == field && $0.1 == mode }) { out.append((field, mode)) }
+        }
+        return out.sorted { $0.0 < $1.0 }
     }
 
     /// The fields each conjunction constrains by equality (or array membership).
