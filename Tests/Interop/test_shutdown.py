@@ -20,6 +20,7 @@ import urllib.request
 import pytest
 
 from conftest import FLINT
+from pauses import rerun_after_a_pause
 
 
 def start(*args, **popen):
@@ -46,6 +47,7 @@ def running(*args, **popen):
 # reset stream (CANCELLED) would surface as an exception in the client's watch thread.
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+@rerun_after_a_pause
 def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
     from google.cloud import firestore
 
@@ -79,6 +81,7 @@ def test_a_signal_stops_flint_promptly_and_exports_first(tmp_path, sig):
     assert line["fields"] == {"n": {"integerValue": "1"}}
 
 
+@rerun_after_a_pause
 def test_an_open_web_channel_does_not_hold_up_a_stop():
     from test_webchannel import Channel
 
@@ -107,6 +110,7 @@ def post_shutdown(host):
 # Clients that never finish what they started: the stop waits its grace period for them, then
 # closes their connections. Before, each of these kept Flint running until it was killed.
 @pytest.mark.parametrize("stop", ["SIGTERM", "POST /shutdown"])
+@rerun_after_a_pause
 def test_clients_that_never_finish_do_not_hold_up_a_stop(stop):
     from test_connections import read_until_closed
 
@@ -150,6 +154,7 @@ def flint_exec(*args, **run):
     return subprocess.run([FLINT, "exec", *args], capture_output=True, text=True, timeout=30, **run)
 
 
+@rerun_after_a_pause
 def test_flint_exec_stops_quietly():
     result = flint_exec("--", "true")
     assert result.returncode == 0
@@ -200,6 +205,7 @@ def exec_command(*args, script=COMMAND, **popen):
 # A signal to flint exec (a CI job's timeout, Ctrl-C) is passed to its command, and Flint serves
 # until the command ends. Before, Flint stopped at once and exited 0 with the command still running.
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+@rerun_after_a_pause
 def test_flint_exec_passes_a_signal_to_its_command(sig):
     with exec_command("default") as proc:
         began = time.perf_counter()
@@ -212,6 +218,7 @@ def test_flint_exec_passes_a_signal_to_its_command(sig):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+@rerun_after_a_pause
 def test_flint_exec_serves_its_command_while_it_cleans_up_after_a_signal(sig):
     with exec_command("clean-up") as proc:
         proc.send_signal(sig)
@@ -220,6 +227,7 @@ def test_flint_exec_serves_its_command_while_it_cleans_up_after_a_signal(sig):
     assert status == 7
 
 
+@rerun_after_a_pause
 def test_flint_exec_runs_its_command_with_no_signal_blocked_or_ignored():
     result = flint_exec("--", "grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status")
     assert result.returncode == 0, result.stderr
@@ -245,6 +253,7 @@ sys.exit(3)
 """
 
 
+@rerun_after_a_pause
 def test_the_command_of_a_killed_flint_exec_is_stopped_too():
     with exec_command(script=TOLD_OF_DEATH) as proc:
         proc.kill()
@@ -261,6 +270,7 @@ def ignoring_hangups():
 
 # nohup's promise holds: a Flint started with hangups ignored keeps serving through one, and the
 # command flint exec runs is started with them ignored too.
+@rerun_after_a_pause
 def test_a_flint_started_to_ignore_hangups_keeps_ignoring_them():
     with running(preexec_fn=ignoring_hangups) as (proc, host):
         proc.send_signal(signal.SIGHUP)
@@ -294,6 +304,7 @@ def take_the_terminal():
 
 # A closed terminal (SIGHUP) stops Flint with its export. Once the terminal is gone, the line
 # saying so cannot be written (EIO); before, that failed write stopped Flint with SIGILL.
+@rerun_after_a_pause
 def test_closing_its_terminal_stops_flint_with_its_export(tmp_path):
     main, terminal = pty.openpty()
     export = tmp_path / "export"
@@ -316,6 +327,7 @@ def test_closing_its_terminal_stops_flint_with_its_export(tmp_path):
 
 # Ctrl-C in a terminal reaches the whole foreground group, the command with flint exec; passing
 # it on as well would make it two, which many tools read as "force quit".
+@rerun_after_a_pause
 def test_ctrl_c_in_a_terminal_reaches_the_command_once():
     main, terminal = pty.openpty()
     try:
@@ -346,6 +358,7 @@ sys.exit(5)
 
 
 # Before, flint exec exited 0 as soon as Flint stopped, with its command still running.
+@rerun_after_a_pause
 def test_flint_exec_waits_for_a_command_that_stopped_flint_itself():
     began = time.perf_counter()
     result = flint_exec("--", sys.executable, "-c", STOPPING_COMMAND)
@@ -356,6 +369,7 @@ def test_flint_exec_waits_for_a_command_that_stopped_flint_itself():
 
 # Flint's own descriptors, its listening socket among them, stay out of the command; those flint
 # exec was given are passed on. Before, a command that outlived Flint kept its port taken.
+@rerun_after_a_pause
 def test_flint_exec_passes_on_its_own_descriptors_only():
     listing = "ls -l /proc/$$/fd | tail -n +2 | awk '{print $9, $11}'; echo passed on >&FD"
     read_end, write_end = os.pipe()
@@ -373,6 +387,7 @@ def test_flint_exec_passes_on_its_own_descriptors_only():
     assert passed == b"passed on\n"
 
 
+@rerun_after_a_pause
 def test_flint_exec_names_the_project_to_its_command():
     show = [sys.executable, "-c", "import os; e = os.environ; "
             "print(e['FIRESTORE_EMULATOR_HOST'], e.get('GCLOUD_PROJECT'), e.get('FIREBASE_FIRESTORE_EMULATOR_ADDRESS'))"]
@@ -388,17 +403,18 @@ def test_flint_exec_names_the_project_to_its_command():
     assert unnamed.stdout.split()[1] == "from-the-caller"
 
 
+@rerun_after_a_pause
 def test_flint_exec_names_the_default_project_of_firebaserc(tmp_path):
     """As firebase emulators:exec does, when neither --project nor the caller names one."""
     show = [sys.executable, "-c", "import os; print(os.environ.get('GCLOUD_PROJECT'))"]
     env = {k: v for k, v in os.environ.items() if k != "GCLOUD_PROJECT"}
     (tmp_path / ".firebaserc").write_text('{"projects": {"staging": "demo-staging", "default": "demo-from-rc"}}')
     app = tmp_path / "app"
-    app.mkdir()
+    app.mkdir(exist_ok=True)
     (app / "firebase.json").write_text("{}")
     (app / ".firebaserc").write_text('{"projects": {"default": "demo-app"}}')
     broken = tmp_path / "broken"
-    broken.mkdir()
+    broken.mkdir(exist_ok=True)
     (broken / ".firebaserc").write_text("{projects")
 
     def project(*args, cwd=tmp_path, environment=env):
