@@ -24,7 +24,9 @@ case "$target" in
 esac
 
 # lld: gold fails on libFuzzer's main beside Swift's. Testing: FuzzRequests reaches internal calls.
-swift build --package-path fuzz -c release --product "$product" \
+# The cached build plan does not see source files added to Flint (a dependency of this package)
+# since it was made, so the plan is made again each time.
+swift build --package-path fuzz -c release --product "$product" --disable-build-manifest-caching \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xswiftc -enable-testing
 binary=fuzz/.build/release/$product
 
