@@ -19,6 +19,7 @@ extension FlintCommand {
         }
 
         func run() async throws {
+            let options = self.options.resolvingProjectAlias()
             let child = ChildCommand(command)
             let running = Mutex<Task<Void, Never>?>(nil)
             // --port is honoured when given; firebase.json's port is not, so suites run side by side.

@@ -20,7 +20,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "A firebase.json to read firestore.rules, firestore.indexes and emulators.firestore host/port from (default: ./firebase.json when present).")
     var config: String?
 
-    @Option(help: "The project the rules apply to (default: every project that has not loaded its own).")
+    @Option(help: "The project the rules apply to, or its alias in .firebaserc (default: every project that has not loaded its own).")
     var project: String?
 
     @Option(help: "A firestore.indexes.json whose composite indexes and field overrides are declared.")
@@ -89,6 +89,14 @@ struct ServerOptions: ParsableArguments {
     var projectDirectory: String {
         let directory = config.map { ($0 as NSString).deletingLastPathComponent } ?? ""
         return directory.isEmpty ? "." : directory
+    }
+
+    /// These options with `--project` as firebase-tools takes it: an alias of the `.firebaserc`
+    /// beside firebase.json stands for its project.
+    func resolvingProjectAlias() -> ServerOptions {
+        var resolved = self
+        resolved.project = project.map { FirebaseRC.project(named: $0, in: projectDirectory) }
+        return resolved
     }
 
     /// What firebase.json says, paths made relative to it.

@@ -14,7 +14,7 @@ extension FlintCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await options.serve { host, port, _ in
+            try await options.resolvingProjectAlias().serve { host, port, _ in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
                 let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
                 Console.output(line)
@@ -35,10 +35,11 @@ extension FlintCommand {
         @Option(help: "The data directory to load it into (created if needed).")
         var dataDir: String
 
-        @Option(help: "For a managed export (firebase emulators:export, gcloud firestore export): the project to load it into (default: the one it came from).")
+        @Option(help: "For a managed export (firebase emulators:export, gcloud firestore export): the project to load it into, or its alias in ./.firebaserc (default: the one it came from).")
         var project: String?
 
         func run() async throws {
+            let project = project.map { FirebaseRC.project(named: $0, in: ".") }
             let file = try DurableFile.open(in: dataDir)
             let progress = ServerOptions.progress("imported")
             var total = 0
@@ -68,13 +69,14 @@ extension FlintCommand {
         @Option(help: "flint (every database) or managed (one database, as Google's emulator and gcloud write it). An export already in DIR keeps its format.")
         var format: FlintExport.Format = .flint
 
-        @Option(help: "For a managed export: the project whose database to export (default: the one the export in DIR came from).")
+        @Option(help: "For a managed export: the project whose database to export, or its alias in ./.firebaserc (default: the one the export in DIR came from).")
         var project: String?
 
         @Option(help: "For a managed export: the database id (default: (default)).")
         var database: String?
 
         func run() async throws {
+            let project = project.map { FirebaseRC.project(named: $0, in: ".") }
             let target = URL(fileURLWithPath: directory).standardizedFileURL.path
             if let dataDir {
                 let engine = try Engine.durable(directory: dataDir)

@@ -74,9 +74,12 @@ def test_a_firebase_tools_export_round_trips_through_flint(tmp_path, monkeypatch
     assert "Imported 3 documents" in log and "Exported 4 documents" in log, log
     assert sorted(p.name for p in data.iterdir()) == ["auth_export", "firebase-export-metadata.json", "firestore_export"]
 
-    # Offline, into a data directory, in another project.
+    # Offline, into a data directory, in another project, named by its alias in .firebaserc.
     store = tmp_path / "store"
-    out = subprocess.run([FLINT, "import", str(data), "--data-dir", str(store), "--project", "offline"], capture_output=True, text=True)
+    (tmp_path / ".firebaserc").write_text('{"projects": {"backup": "offline"}}')
+    out = subprocess.run(
+        [FLINT, "import", str(data), "--data-dir", str(store), "--project", "backup"], capture_output=True, text=True, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr
     proc, host = start("--data-dir", str(store))
     try:

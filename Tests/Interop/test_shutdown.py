@@ -431,3 +431,33 @@ def test_flint_exec_names_the_default_project_of_firebaserc(tmp_path):
     named, warning = project(cwd=broken)
     assert named == "None"
     assert ".firebaserc is not readable JSON; its default project is not used." in warning
+    # --project takes an alias, as firebase-tools' --project <alias_or_project_id> does.
+    assert project("--project", "staging") == ("demo-staging", "")
+    assert project("--project", "staging", cwd=app) == ("staging", "")
+    named, warning = project("--project", "staging", cwd=broken)
+    assert named == "staging"
+    assert ".firebaserc is not readable JSON; its project aliases are not used." in warning
+
+
+# The project an alias stands for is the one --rules applies to; before, the rules went to a
+# project named after the alias, and the suite's own project was served without them.
+@rerun_after_a_pause
+def test_rules_apply_to_the_project_a_project_alias_stands_for(tmp_path):
+    (tmp_path / ".firebaserc").write_text('{"projects": {"staging": "demo-staging"}}')
+    (tmp_path / "firestore.rules").write_text(
+        'rules_version = "2";\nservice cloud.firestore {\n  match /databases/{db}/documents {\n'
+        "    match /{document=**} { allow read: if false; }\n  }\n}\n"
+    )
+    fetch = (
+        "import os, urllib.error, urllib.request\n"
+        "for project in ['demo-staging', 'staging']:\n"
+        "    url = f\"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/v1/projects/{project}/databases/(default)/documents/c/d\"\n"
+        "    try:\n"
+        "        urllib.request.urlopen(url)\n"
+        "    except urllib.error.HTTPError as error:\n"
+        "        print(project, error.code)\n"
+    )
+    result = flint_exec("--project", "staging", "--rules", "firestore.rules", "--", sys.executable, "-c", fetch, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    # Denied by the rules where the alias points; not found (no rules loaded) under the alias itself.
+    assert result.stdout.split("\n") == ["demo-staging 403", "staging 404", ""]
