@@ -1,45 +1,23 @@
-"""The pause watch itself: a test that fails across a pause runs again, one that fails without
-one does not. The test process is stopped with SIGSTOP, as a paused machine stops it."""
+"""The stall watch itself: a stall of the test process is recorded with its length and the test
+it fell in. The process is stopped with SIGSTOP, as a machine that stands still stops it."""
 
 import os
 import subprocess
 import time
 
-import pytest
-
-from pauses import WATCH, rerun_after_a_pause
+from pauses import TICK, WATCH
 
 
-def pause_this_process(seconds):
-    """Stops this process for `seconds` from a helper, and waits until it has been stopped and resumed."""
-    helper = subprocess.Popen(["sh", "-c", f"kill -STOP {os.getpid()}; sleep {seconds}; kill -CONT {os.getpid()}"])
-    helper.wait()
-
-
-def test_a_failure_across_a_pause_is_run_again():
-    runs = []
-
-    @rerun_after_a_pause
-    def stopped_once():
-        runs.append(time.monotonic())
-        if len(runs) == 1:
-            began = time.monotonic()
-            pause_this_process(1.5)
-            assert time.monotonic() - began < 1
-
-    stopped_once()
-    assert len(runs) == 2
-    assert WATCH.paused_between(runs[0], runs[1]) >= 1.4
-
-
-def test_a_failure_without_a_pause_stands():
-    runs = []
-
-    @rerun_after_a_pause
-    def failing():
-        runs.append(1)
-        assert False, "a failure of its own"
-
-    with pytest.raises(AssertionError, match="a failure of its own"):
-        failing()
-    assert runs == [1]
+def test_a_stall_is_recorded_with_its_test(request):
+    before = len(WATCH.pauses)
+    began = time.monotonic()
+    # A helper stops this process, sleeps, and lets it go on; waiting for it spans the stall.
+    subprocess.run(["sh", "-c", f"kill -STOP {os.getpid()}; sleep 1; kill -CONT {os.getpid()}"], check=True)
+    # The watch records a stall when it next wakes.
+    time.sleep(0.2)
+    stalls = WATCH.pauses[before:]
+    assert len(stalls) == 1, stalls
+    start, length, test = stalls[0]
+    # It began at the watch's last waking before it, at most a tick before the helper ran.
+    assert began - 2 * TICK <= start and 0.9 <= length <= time.monotonic() - began
+    assert test == request.node.nodeid
