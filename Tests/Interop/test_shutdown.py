@@ -420,11 +420,11 @@ def test_flint_exec_names_the_default_project_of_firebaserc(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "GCLOUD_PROJECT"}
     (tmp_path / ".firebaserc").write_text('{"projects": {"staging": "demo-staging", "default": "demo-from-rc"}}')
     app = tmp_path / "app"
-    app.mkdir(exist_ok=True)
+    app.mkdir()
     (app / "firebase.json").write_text("{}")
     (app / ".firebaserc").write_text('{"projects": {"default": "demo-app"}}')
     broken = tmp_path / "broken"
-    broken.mkdir(exist_ok=True)
+    broken.mkdir()
     (broken / ".firebaserc").write_text("{projects")
 
     def project(*args, cwd=tmp_path, environment=env):
