@@ -69,5 +69,5 @@ from bootstrap_vector_index import create_vector_documents
 from google.cloud import firestore
 create_vector_documents(firestore.Client(), \"vector_search\")
 "
-  exec "$PYTHON" -m pytest -p no:cacheprovider -p exit_after_report -p pauses -o faulthandler_timeout=120 -q test_system.py test_system_async.py -k "not enterprise and not bson"
+  exec "$PYTHON" -m pytest -p no:cacheprovider -p exit_after_report -p stalls -o faulthandler_timeout=120 -q test_system.py test_system_async.py -k "not enterprise and not bson"
 '

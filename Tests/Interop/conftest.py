@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-pytest_plugins = ["exit_after_report", "pauses"]
+pytest_plugins = ["exit_after_report", "stalls"]
 
 # The session's Flint process, for tests that watch its memory.
 FLINT_PROCESS = {}

@@ -15,12 +15,12 @@ TICK = 0.05
 NOTICEABLE = 0.5
 
 
-class PauseWatch:
+class StallWatch:
     def __init__(self):
-        self.pauses = []  # (when it began on the monotonic clock, how long it lasted, the test running)
+        self.stalls = []  # (when it began on the monotonic clock, how long it lasted, the test running)
         self.test = None
         self.lock = threading.Lock()
-        threading.Thread(target=self.watch, name="pause-watch", daemon=True).start()
+        threading.Thread(target=self.watch, name="stall-watch", daemon=True).start()
 
     def watch(self):
         last = time.monotonic()
@@ -29,11 +29,11 @@ class PauseWatch:
             now = time.monotonic()
             if now - last - TICK > NOTICEABLE:
                 with self.lock:
-                    self.pauses.append((last, now - last - TICK, self.test))
+                    self.stalls.append((last, now - last - TICK, self.test))
             last = now
 
 
-WATCH = PauseWatch()
+WATCH = StallWatch()
 
 
 def pytest_runtest_logstart(nodeid, location):
@@ -41,9 +41,9 @@ def pytest_runtest_logstart(nodeid, location):
 
 
 def pytest_terminal_summary(terminalreporter):
-    if WATCH.pauses:
-        count = len(WATCH.pauses)
+    if WATCH.stalls:
+        count = len(WATCH.stalls)
         times = "once" if count == 1 else f"{count} times"
         terminalreporter.write_line(f"The suite stalled {times}; the longest:")
-        for _, length, test in sorted(WATCH.pauses, key=lambda pause: -pause[1])[:5]:
+        for _, length, test in sorted(WATCH.stalls, key=lambda stall: -stall[1])[:5]:
             terminalreporter.write_line(f"  {length:.1f} s in {test}")
