@@ -256,16 +256,11 @@ extension FlintExport {
     /// Why `directory`, which does not exist, cannot be created, as far as can be told before
     /// trying: the nearest existing folder above it is a file or is not writable.
     static func uncreatable(_ directory: String) -> String? {
-        let fm = FileManager.default
-        var ancestor = URL(fileURLWithPath: directory).standardizedFileURL.deletingLastPathComponent()
-        while !fm.fileExists(atPath: ancestor.path), ancestor.pathComponents.count > 1 {
-            ancestor = ancestor.deletingLastPathComponent()
+        let ancestor = FileManager.default.nearestExisting(directory)
+        if !ancestor.isDirectory { return "\(directory) cannot be created: \(ancestor.path) is a file." }
+        if !FileManager.default.isWritableFile(atPath: ancestor.path) {
+            return "\(directory) cannot be created: \(ancestor.path) is not writable."
         }
-        var isDirectory: ObjCBool = false
-        if fm.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            return "\(directory) cannot be created: \(ancestor.path) is a file."
-        }
-        if !fm.isWritableFile(atPath: ancestor.path) { return "\(directory) cannot be created: \(ancestor.path) is not writable." }
         return nil
     }
 

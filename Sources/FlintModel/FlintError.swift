@@ -97,15 +97,24 @@ extension FlintError {
             }
         if ns.domain == NSCocoaErrorDomain, let posixCode { return String(cString: strerror(posixCode)) }
         if let path {
-            var above = URL(fileURLWithPath: path).standardizedFileURL
-            var isDirectory: ObjCBool = false
-            while !FileManager.default.fileExists(atPath: above.path, isDirectory: &isDirectory), above.pathComponents.count > 1 {
-                above = above.deletingLastPathComponent()
-            }
-            if !isDirectory.boolValue && above.path != URL(fileURLWithPath: path).standardizedFileURL.path {
+            let above = FileManager.default.nearestExisting(path)
+            if !above.isDirectory && above.path != URL(fileURLWithPath: path).standardizedFileURL.path {
                 return "\(above.path) is a file"
             }
         }
         return ns.localizedDescription
+    }
+}
+
+extension FileManager {
+    /// `path` itself when it exists, else the nearest folder or file above it that does, and
+    /// whether that is a folder: where a path that cannot be created runs into a file.
+    public func nearestExisting(_ path: String) -> (path: String, isDirectory: Bool) {
+        var url = URL(fileURLWithPath: path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        while !fileExists(atPath: url.path, isDirectory: &isDirectory), url.pathComponents.count > 1 {
+            url = url.deletingLastPathComponent()
+        }
+        return (url.path, isDirectory.boolValue)
     }
 }
