@@ -230,12 +230,11 @@ public struct IndexRequirements: Sendable {
     public var errorMessage: String {
         var lines = ["The query requires an index. Add it to firestore.indexes.json:"]
         lines += composites.map { "  \($0.spec.json)" }
-        lines += fieldOverrides.map {
-            "  field override: { \"collectionGroup\": \"\($0.collectionGroup)\", \"fieldPath\": \"\($0.field.canonical)\", \"indexes\": [{ \"queryScope\": \"COLLECTION_GROUP\", \($0.mode.json) }] }"
+        func line(_ o: FieldOverride, _ scope: IndexSpec.Scope) -> String {
+            "  field override: { \"collectionGroup\": \"\(o.collectionGroup)\", \"fieldPath\": \"\(o.field.canonical)\", \"indexes\": [{ \"queryScope\": \"\(scope.rawValue)\", \(o.mode.json) }] }"
         }
-        lines += singleFields.map {
-            "  field override: { \"collectionGroup\": \"\($0.collectionGroup)\", \"fieldPath\": \"\($0.field.canonical)\", \"indexes\": [{ \"queryScope\": \"COLLECTION\", \($0.mode.json) }] } (its override leaves it without this single-field index)"
-        }
+        lines += fieldOverrides.map { line($0, .collectionGroup) }
+        lines += singleFields.map { line($0, .collection) + " (its override leaves it without this single-field index)" }
         return lines.joined(separator: "\n")
     }
 }
