@@ -132,8 +132,9 @@ extension FlintCommand.Rules {
 
         /// The specs and the rules files they name, with their modification dates.
         private func modificationDates() -> [String: Date] {
-            var files = self.files
-            for spec in self.files {
+            let specs = self.files
+            var files = specs
+            for spec in specs {
                 let url = URL(fileURLWithPath: spec)
                 if let loaded = try? RulesSpec.load(url) { files.append(url.deletingLastPathComponent().appendingPathComponent(loaded.rules).path) }
             }
