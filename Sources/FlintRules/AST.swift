@@ -4,7 +4,8 @@ public struct Ruleset: Sendable {
     /// 1 or 2, from `rules_version`.
     public var version: Int
     public var functions: [FunctionDecl]
-    public var service: Service?
+    /// Every service, in source order; names are unique.
+    public var services: [Service]
     /// Every expression's range, by id.
     public var ranges: [SourceRange]
     public var source: String
@@ -22,10 +23,21 @@ public struct Parenthesized: Sendable {
     public var inner: SourcePosition
 }
 
+extension Ruleset {
+    /// The service Firestore's requests are decided by. Other services load, are checked as
+    /// the reference checks them, and decide nothing.
+    public var service: Service? { services.first { $0.name == Service.firestore } }
+}
+
 public struct Service: Sendable {
     public var name: String
+    public var namePosition: SourcePosition
     public var functions: [FunctionDecl]
     public var matches: [Match]
+
+    public static let firestore = "cloud.firestore"
+    /// Cloud Storage's rules, which the reference reads with their own names (no `get()`).
+    public static let storage = "firebase.storage"
 }
 
 public struct Match: Sendable {

@@ -34,6 +34,30 @@ struct Checker {
     /// Global functions that need a request to run.
     static let requestFunctions: Set<String> = ["get", "exists", "getAfter", "existsAfter", "debug"]
 
+    /// The variables and global functions rules can name, which depend on the service.
+    struct Names {
+        var variables: Set<String>
+        var functions: Set<String>
+
+        static let firestore = Names(variables: globalVariables, functions: globalFunctions)
+        /// Firestore's, without the document functions.
+        static let storage = Names(variables: globalVariables, functions: globalFunctions.subtracting(["get", "exists", "getAfter", "existsAfter"]))
+        /// Where there is no request: a function no condition reaches, or an unknown service.
+        static let withoutRequest = Names(variables: [], functions: globalFunctions.subtracting(requestFunctions))
+
+        static func of(_ service: Service) -> Names {
+            switch service.name {
+            case Service.firestore: .firestore
+            case Service.storage: .storage
+            default: .withoutRequest
+            }
+        }
+
+        func intersection(_ other: Names) -> Names {
+            Names(variables: variables.intersection(other.variables), functions: functions.intersection(other.functions))
+        }
+    }
+
     static let maxParameters = 7
     static let maxLets = 10
     static let maxMatchDepth = 10
@@ -47,11 +71,13 @@ struct Checker {
         }
         checkRecursion(ruleset)
         var scopes: [[FunctionDecl]] = [ruleset.functions]
-        checkFunctions(ruleset.functions, scopes: scopes, wildcards: [])
-        guard let service = ruleset.service else { return }
-        scopes.append(service.functions)
-        checkFunctions(service.functions, scopes: scopes, wildcards: [])
-        for m in service.matches { checkMatch(m, scopes: scopes, depth: 1, wildcards: [:]) }
+        checkFunctions(ruleset.functions, scopes: scopes, wildcards: [], names: .firestore)
+        for service in ruleset.services {
+            let names = Names.of(service)
+            scopes = [ruleset.functions, service.functions]
+            checkFunctions(service.functions, scopes: scopes, wildcards: [], names: names)
+            for m in service.matches { checkMatch(m, scopes: scopes, depth: 1, wildcards: [:], names: names) }
+        }
         for found in types.found { diagnostics.warning(found.message, at: found.position, through: found.end) }
     }
 
@@ -67,7 +93,7 @@ struct Checker {
             for a in m.allows { if let c = a.condition { conditions.append(c) } }
             for child in m.matches { collect(child) }
         }
-        if let service = ruleset.service {
+        for service in ruleset.services {
             all += service.functions
             for m in service.matches { collect(m) }
         }
@@ -88,12 +114,12 @@ struct Checker {
     /// The names an expression reads and calls, resolved as the reference resolves them when
     /// loading: unknown variables and functions and wrong argument counts are warnings (they
     /// fail when evaluated), a package name used as a variable is an error.
-    /// Without `request`, as in a function no condition reaches, the request's own names are
-    /// unknown too.
-    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: [[FunctionDecl]], request: Bool = true) {
+    /// `names` are the service's globals: without a request, as in a function no condition
+    /// reaches, the request's own names are unknown too.
+    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: [[FunctionDecl]], names: Names) {
         var found: [(error: Bool, at: SourcePosition, end: Int, message: String)] = []
-        let globals = request ? Self.globalVariables : []
-        let functions = request ? Self.globalFunctions : Self.globalFunctions.subtracting(Self.requestFunctions)
+        let globals = names.variables
+        let functions = names.functions
         Self.visit(e) { node in
             switch node.kind {
             case .identifier(let name) where !variables.contains(name) && !globals.contains(name):
@@ -171,7 +197,7 @@ struct Checker {
     }
 
     private mutating func checkMatch(
-        _ m: Match, scopes: [[FunctionDecl]], depth: Int, wildcards outer: [String: TypeWarnings.StaticType]
+        _ m: Match, scopes: [[FunctionDecl]], depth: Int, wildcards outer: [String: TypeWarnings.StaticType], names: Names
     ) {
         if depth > Self.maxMatchDepth { diagnostics.error("Too many nested match blocks (at most \(Self.maxMatchDepth)).", at: m.position) }
         let recursive = m.pattern.enumerated().filter { if case .recursive = $0.element { true } else { false } }
@@ -191,24 +217,25 @@ struct Checker {
             }
         }
         let inner = scopes + [m.functions]
-        checkFunctions(m.functions, scopes: inner, wildcards: Set(wildcards.keys))
+        checkFunctions(m.functions, scopes: inner, wildcards: Set(wildcards.keys), names: names)
         for a in m.allows {
             guard let c = a.condition else { continue }
             checkExpression(c)
-            checkNames(c, variables: Set(wildcards.keys), scopes: inner)
+            checkNames(c, variables: Set(wildcards.keys), scopes: inner, names: names)
             types.checkCondition(c, wildcards: wildcards)
         }
-        for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards) }
+        for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards, names: names) }
     }
 
-    private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]], wildcards: Set<String>) {
+    private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]], wildcards: Set<String>, names: Names) {
         var seen = Set<String>()
         for f in functions {
             if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is already defined.", at: f.namePosition) }
             checkVariables(f)
             let variables = wildcards.union(f.parameters).union(f.lets.map(\.name))
             for e in f.lets.map(\.value) + [f.body] {
-                checkNames(e, variables: variables, scopes: scopes, request: !unreachable.contains(f.name))
+                let reached = !unreachable.contains(f.name)
+                checkNames(e, variables: variables, scopes: scopes, names: reached ? names : names.intersection(.withoutRequest))
             }
             if f.parameters.count > Self.maxParameters {
                 diagnostics.error("Maximum allowed function arguments of \(Self.maxParameters) for function \(f.name) is reached.", at: f.namePosition)
@@ -236,7 +263,7 @@ struct Checker {
             declared += m.functions.map { ($0, inner) }
             for child in m.matches { collect(child, inner) }
         }
-        if let service = ruleset.service {
+        for service in ruleset.services {
             let scopes = [ruleset.functions, service.functions]
             declared += service.functions.map { ($0, scopes) }
             for m in service.matches { collect(m, scopes) }

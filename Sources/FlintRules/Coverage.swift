@@ -242,7 +242,8 @@ public final class Coverage: Sendable {
             for a in m.allows { if let c = a.condition, isReported(c) { out.append(c) } }
         }
         functions(r.functions)
-        if let service = r.service {
+        // Every service's, as the reference reports them, though only Firestore's are run.
+        for service in r.services {
             functions(service.functions)
             for m in service.matches { match(m) }
         }

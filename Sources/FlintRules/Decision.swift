@@ -17,7 +17,7 @@ extension Ruleset {
         checker.check(ruleset)
         for d in checker.syntax.all { diagnostics.error(d.message, at: d.position, through: d.endOffset) }
         let parsed = !diagnostics.hasErrors
-        for d in checker.diagnostics.all where parsed || d.severity == .error {
+        for d in parser.declarations.all + checker.diagnostics.all where parsed || d.severity == .error {
             if d.severity == .error {
                 diagnostics.error(d.message, at: d.position, through: d.endOffset)
             } else {

@@ -9,6 +9,8 @@ struct Token: Sendable, Equatable {
         case symbol(String)  // punctuation and operators
         /// A bare segment right after a `/`, URL-decoded (`b%20c` and `b+c` are `b c`).
         case pathSegment(String)
+        /// The name after `service`: letters, digits, `.` and `-` (`cloud.firestore`).
+        case serviceName(String)
         case end
     }
 
@@ -52,7 +54,8 @@ struct Lexer {
                 return out
             }
             let afterSlash = !skipped && out.last?.kind == .symbol("/")
-            let kind = afterSlash ? pathSegment() ?? next() : next()
+            let afterService = out.last?.kind == .identifier("service")
+            let kind = afterSlash ? pathSegment() ?? next() : afterService ? serviceName() ?? next() : next()
             let last = SourcePosition(line: line, column: max(column - 1, 1), offset: max(index - 1, start.offset))
             if let kind { out.append(Token(kind: kind, start: start, end: last, adjacent: !skipped)) }
         }
@@ -175,6 +178,18 @@ struct Lexer {
         for _ in 0..<length { raw.unicodeScalars.append(advance()) }
         // Only whole `%XX` escapes were taken, so decoding cannot fail.
         return .pathSegment((try? RulesPath.urlDecoded(raw).get()) ?? raw)
+    }
+
+    /// A service's name, which the reference reads as its own kind of word: `cloud.firestore-`
+    /// and `1a` are names (that it warns of), `cloud_firestore` is `cloud` and then `_firestore`.
+    /// Nil, consuming nothing, when none follows.
+    private mutating func serviceName() -> Token.Kind? {
+        func isNameCharacter(_ c: Unicode.Scalar) -> Bool {
+            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || Self.isDigit(c) || c == "." || c == "-"
+        }
+        var name = ""
+        while let c = peek(), isNameCharacter(c) { name.unicodeScalars.append(advance()) }
+        return name.isEmpty ? nil : .serviceName(name)
     }
 
     /// A character for a message: quoted, or by code point when it would not show (a byte

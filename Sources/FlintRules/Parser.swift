@@ -6,6 +6,8 @@ struct Parser {
     /// Nesting of expressions and of match blocks, bounded so hostile input cannot exhaust the stack.
     private var depth = 0
     private var matchDepth = 0
+    /// Whether the service being read has methods to allow (an unknown one has none).
+    private var serviceHasMethods = true
     /// Recursion through nested expressions, and the height of the tree built (chains of
     /// operators and of `.`, `[]` and calls are built by loops, not recursion). Both sit above the
     /// reference's own limit, which the checker applies with the reference's messages; these
@@ -16,6 +18,9 @@ struct Parser {
     static let maxMatchNesting = 20
     static let maxSourceBytes = 256 * 1024
     private(set) var diagnostics: Diagnostics
+    /// Problems with the names of services and methods, which the reference finds once the
+    /// file is read: like the checker's, its warnings are dropped after a syntax error.
+    private(set) var declarations = Diagnostics()
     private(set) var ranges: [SourceRange] = []
     /// Each expression's height in the tree, by id.
     private var heights: [Int] = []
@@ -137,10 +142,10 @@ struct Parser {
         var version = 1
         if source.utf8.count > Self.maxSourceBytes {
             diagnostics.error("The ruleset is larger than 256 KB.", at: SourcePosition(line: 1, column: 1, offset: 0))
-            return Ruleset(version: 2, functions: [], service: nil, ranges: [], source: source)
+            return Ruleset(version: 2, functions: [], services: [], ranges: [], source: source)
         }
         var functions: [FunctionDecl] = []
-        var service: Service?
+        var services: [Service] = []
         if isWord("rules_version") {
             let versionStart = advance()
             do throws(Failure) {
@@ -158,9 +163,7 @@ struct Parser {
             if isWord("function") {
                 if let f = function() { functions.append(f) }
             } else if isWord("service") {
-                if service != nil { diagnostics.error("Only one service may be declared.", at: current.start) }
-                let parsed = self.service()
-                if service == nil { service = parsed }
+                if let parsed = service(named: Set(services.map(\.name))) { services.append(parsed) }
             } else if isWord("rules_version") {
                 diagnostics.error("Unexpected 'rules_version': it must come first.", at: current.start)
                 _ = advance()
@@ -171,7 +174,7 @@ struct Parser {
                 synchronize()
             }
         }
-        if service == nil, !diagnostics.hasErrors {
+        if services.isEmpty, !diagnostics.hasErrors {
             diagnostics.error("A ruleset needs a 'service cloud.firestore { ... }' block.", at: current.start)
         }
         // Firestore reads such a `/*` as a path too; the likelier mistake is worth naming.
@@ -179,22 +182,28 @@ struct Parser {
             diagnostics.error("Unterminated comment: with no '*/' after it, '/*' starts a path.", at: unclosedComment)
         }
         return Ruleset(
-            version: version, functions: functions, service: service, ranges: ranges, source: source, callNames: callNames,
+            version: version, functions: functions, services: services, ranges: ranges, source: source, callNames: callNames,
             parentheses: parentheses)
     }
 
-    private mutating func service() -> Service? {
+    /// A service block. As on the reference, a file may hold several with different names;
+    /// a name other than Firestore's or Storage's loads with a warning, and so does every
+    /// method its rules name, since such a service has none.
+    private mutating func service(named earlier: Set<String>) -> Service? {
         _ = advance()
-        var name = ""
+        let nameToken = current
+        guard case .serviceName(let name) = nameToken.kind else {
+            diagnostics.error("Expected a service name.", at: current.start)
+            synchronize()
+            return nil
+        }
+        _ = advance()
+        if earlier.contains(name) { declarations.error("Duplicate service name declaration.", at: nameToken.start) }
+        if name != Service.firestore, name != Service.storage {
+            declarations.warning("Invalid service name: \(name).", at: nameToken.start, through: nameToken.end.offset)
+        }
+        serviceHasMethods = name == Service.firestore || name == Service.storage
         do throws(Failure) {
-            name = try identifier("a service name")
-            while isSymbol("."), current.adjacent {
-                _ = advance()
-                name += "." + (try identifier("a service name"))
-            }
-            if name != "cloud.firestore" {
-                diagnostics.error("Unsupported service '\(name)'; Flint serves 'cloud.firestore'.", at: previousEnd)
-            }
             try expect("{")
         } catch {
             synchronize()
@@ -217,7 +226,7 @@ struct Parser {
         }
         if declarations == 0, isSymbol("}") { diagnostics.error("The 'service' body must contain at least one declaration.", at: current.start) }
         if isSymbol("}") { _ = advance() } else { diagnostics.error("Expected '}' to close the service.", at: current.start) }
-        return Service(name: name, functions: functions, matches: matches)
+        return Service(name: name, namePosition: nameToken.start, functions: functions, matches: matches)
     }
 
     private mutating func match() -> Match? {
@@ -331,8 +340,8 @@ struct Parser {
                 let name = try identifier(what)
                 // Case does not matter (`allow Read` grants reads, as on the reference). Another
                 // name loads with a warning and grants nothing.
-                guard let method = Method(rawValue: name.lowercased()) else {
-                    diagnostics.warning("Invalid method name: \(name).", at: token.start, through: token.end.offset)
+                guard serviceHasMethods, let method = Method(rawValue: name.lowercased()) else {
+                    declarations.warning("Invalid method name: \(name).", at: token.start, through: token.end.offset)
                     continue
                 }
                 methods.append(method)

@@ -110,9 +110,6 @@ struct RulesSyntaxFuzzDifferentialTests {
         let mutants = Self.mutants(of: samples, seed: seed, count: 150) + Self.characterMutants(of: samples, seed: seed &+ 1, count: 100)
         for mutant in mutants {
             let errors = Ruleset.compile(mutant).diagnostics.filter { $0.severity == .error }
-            // Flint refuses a service other than cloud.firestore, which the reference loads and
-            // then matches nothing of (docs/security-rules.md).
-            if errors.contains(where: { $0.message.hasPrefix("Unsupported service") || $0.message == "Expected a service name." }) { continue }
             let (referenceLoaded, problems) = try await RulesDifferential.referenceRefusal(mutant, project: "flint-syntax-fuzz", on: reference)
             #expect(
                 errors.isEmpty == referenceLoaded,

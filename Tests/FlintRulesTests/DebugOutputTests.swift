@@ -7,7 +7,7 @@ struct DebugOutputTests {
     static func recorded(_ source: String) -> [String] {
         var parser = Parser(source)
         guard let expr = try? parser.expression(), !parser.diagnostics.hasErrors else { return ["parse error"] }
-        let ruleset = Ruleset(version: 2, functions: [], service: nil, ranges: parser.ranges, source: source)
+        let ruleset = Ruleset(version: 2, functions: [], services: [], ranges: parser.ranges, source: source)
         let evaluator = Evaluator(ruleset: ruleset, reader: NoDocuments(), maxReads: 10)
         _ = evaluator.evaluate(expr, Scope(parent: nil, variables: [("request", .map(["auth": .null])), ("resource", .null)]))
         return evaluator.debugLog

@@ -61,12 +61,16 @@ private let cases: [(source: String, expected: String)] = [
     // File structure
     ("rules_version = 2;\nservice cloud.firestore {}", "1:17: error: mismatched input '2' expecting STRING"),
     ("rules_version = '3';\nservice cloud.firestore {}", "1:1: error: Unsupported rules version 3."),
-    ("service cloud.firestore {}\nservice cloud.firestore {}", "2:1: error: Only one service may be declared."),
+    ("service cloud.firestore { match /a { allow read; } }\nservice cloud.firestore { match /a { allow read; } }", "2:9: error: Duplicate service name declaration."),
     ("service cloud.firestore {}\nrules_version = '2';", "2:1: error: Unexpected 'rules_version': it must come first."),
     ("match /a {}", "1:1: error: Expected 'service' or 'function'."),
     ("", "0:0: error: Rules content empty. Compilation aborted."),
     ("// nothing\n", "2:1: error: A ruleset needs a 'service cloud.firestore { ... }' block."),
-    ("service firebase.storage {}", "1:24: error: Unsupported service 'firebase.storage'; Flint serves 'cloud.firestore'."),
+    // Another service loads, and its methods are no methods; `_` is no part of a service's name.
+    ("service cloud.firestorm { match /a { allow read; } }", "1:9: warning: Invalid service name: cloud.firestorm."),
+    ("service cloud.firestorm { match /a { allow read; } }", "1:44: warning: Invalid method name: read."),
+    ("service cloud_firestore { match /a { allow read; } }", "1:14: error: Expected '{'."),
+    ("service _x { match /a { allow read; } }", "1:9: error: Expected a service name."),
     ("service cloud.firestore { allow read; }", "1:27: error: Expected 'match' or 'function' in a service."),
     ("service cloud.firestore { match /a/{b} { allow read; }", "1:55: error: Expected '}' to close the service."),
     (wrap("    match /a/{b} allow read;"), "4:18: error: Expected '{' after the match pattern."),

@@ -7,7 +7,7 @@ func evaluate(_ source: String, request: RulesValue = .map(["auth": .null]), rea
     guard let expr = try? parser.expression(), !parser.diagnostics.hasErrors else {
         return .error("parse error: \(parser.diagnostics.sorted.map(\.description))")
     }
-    let ruleset = Ruleset(version: 2, functions: [], service: nil, ranges: parser.ranges, source: source)
+    let ruleset = Ruleset(version: 2, functions: [], services: [], ranges: parser.ranges, source: source)
     let evaluator = Evaluator(ruleset: ruleset, reader: reader, maxReads: 10)
     return evaluator.evaluate(expr, Scope(parent: nil, variables: [("request", request), ("resource", .null)]))
 }

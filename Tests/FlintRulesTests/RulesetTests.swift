@@ -206,7 +206,7 @@ struct RulesetTests {
         #expect(lexical.contains { $0.hasPrefix("4:33: error: An unsupported type identifier was used with the 'is' operator. Received bogus. Expected one of bool,bytes,") })
         #expect(lexical.contains("5:29: error: mismatched input 'null' expecting IDENTIFIER"))
         #expect(lexical.contains { $0.hasPrefix("6:34: error: Invalid regular expression '(?=a)'") })
-        #expect(errors("service cloud.firestore { match /a { allow read: if true } } service cloud.firestore {}").contains { $0.contains("Only one service") })
+        #expect(errors("service cloud.firestore { match /a { allow read: if true } } service cloud.firestore {}").contains { $0.contains("Duplicate service name") })
         #expect(errors("service cloud.firestore {}\nrules_version = '2';").contains { $0.contains("Unexpected 'rules_version'") })
     }
 

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// Rules files with services other than Firestore's, or several services, loaded on both
+/// servers: whether they load, every issue or refusal line with its place, and whether the
+/// Firestore service (if any) still decides requests. The reference loads any service name
+/// made of letters, digits, `.` and `-`, warning of all but Firestore's and Storage's, and
+/// checks each service's rules against that service's names.
+struct RulesServiceDifferentialTests {
+    static func service(_ name: String, _ body: String) -> String { "service \(name) {\n\(body)\n}\n" }
+    static let firestore = "  match /databases/{db}/documents {\n    match /{d=**} {\n      allow get: if true;\n    }\n  }"
+    static let storage = "  match /b/{bucket}/o {\n    allow read: if request.auth != null;\n  }"
+    /// Names each service knows or lacks: the request, debug(), and Firestore's document functions.
+    static let names = """
+          function g(a) { return a; }
+          match /databases/{db}/documents {
+            allow get, read, foo: if g(1) == 1 && debug(1) == 1 && request.time == 1 && resource.data == 1 && exists(/a/b) && get(/a/b) == 1 && getAfter(/a/b) == 1 && existsAfter(/a/b) && 'a'.matches('a') && math.abs(-1) == 1 && g(1, 2) && nothing;
+          }
+        """
+
+    static let sources: [String] = [
+        "rules_version = '2';\n" + service("cloud.firestore", firestore),
+        "rules_version = '2';\n" + service("firebase.storage", storage),
+        "rules_version = '2';\n" + service("firebase.storage", storage) + service("cloud.firestore", firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", firestore) + service("firebase.storage", storage) + service("other", firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", firestore) + service("cloud.firestore", firestore),
+        "rules_version = '2';\n" + service("x", firestore) + service("cloud.firestore", names) + service("x", firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", names),
+        "rules_version = '2';\n" + service("firebase.storage", names),
+        "rules_version = '2';\n" + service("cloud.storage", names),
+        service("foo", firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", firestore) + service("storage", "  match /x {\n    allow read: if 1 +;\n  }"),
+    ] + ["cloud.firestore-", "cloud-firestore", "-", ".", "1a", "A-Z.09", "cloud.firestore.", "cloud_firestore", "_x", "a~b", "x$", "cloud.firestore -", "cloud . firestore"]
+        .map { "rules_version = '2';\n" + service($0, firestore) }
+
+    @Test func servicesLoadWarnAndDecideAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "rules services") else { return }
+        defer { stop() }
+        var loaded = 0
+        var allowed = 0
+        for (i, source) in Self.sources.enumerated() {
+            let project = "flint-services-\(i)"
+            var answers: [(status: Int, issues: [String], refusal: String?, get: Int?)] = []
+            for base in [reference.base, flint] {
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]]), as: UTF8.self)
+                let (status, json) = try await RawHTTP.send("PUT", base + "/emulator/v1/projects/\(project):securityRules", body)
+                var get: Int?
+                if status == 200 {
+                    get = try await RawHTTP.send("GET", base + "/v1/projects/\(project)/databases/(default)/documents/c/d", nil, authorization: nil).status
+                }
+                answers.append((status, RulesDifferential.issues(json), RawHTTP.message(json), get))
+            }
+            let (ours, theirs) = (answers[1], answers[0])
+            #expect(ours.status == theirs.status, "\(source)")
+            #expect(ours.issues == theirs.issues, "\(source)")
+            #expect(ours.get == theirs.get, "\(source)")
+            // Refusals for a syntax error are worded in Flint's way; the others alike.
+            if let refusal = theirs.refusal, !["mismatched input", "Unexpected '", "token recognition error"].contains(where: refusal.contains) {
+                #expect(ours.refusal == refusal, "\(source)")
+            }
+            if theirs.status == 200 { loaded += 1 }
+            if theirs.get == 404 { allowed += 1 }
+        }
+        // Loaded and refused, allowed and denied, all occur.
+        #expect(loaded >= 12 && loaded <= Self.sources.count - 6, "\(loaded) of \(Self.sources.count) loaded")
+        #expect(allowed >= 3, "\(allowed) allowed")
+    }
+}
