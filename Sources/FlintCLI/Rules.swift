@@ -28,7 +28,7 @@ extension FlintCommand.Rules {
                     continue
                 }
                 let diagnostics = Ruleset.compile(String(decoding: data, as: UTF8.self)).diagnostics
-                for d in diagnostics { print("\(file):\(d.position.line):\(d.position.column): \(d.severity.rawValue): \(d.message)") }
+                for d in diagnostics { print(d.line(in: file)) }
                 if diagnostics.contains(where: { $0.severity == .error }) { failed = true }
             }
             if failed { throw ExitCode(1) }
@@ -145,4 +145,9 @@ extension FlintCommand.Rules {
             return out
         }
     }
+}
+
+extension Diagnostic {
+    /// The problem as compilers write one: `file:line:column: severity: message`.
+    func line(in path: String) -> String { "\(path):\(position.line):\(position.column): \(severity.rawValue): \(message)" }
 }

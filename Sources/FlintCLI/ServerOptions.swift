@@ -4,6 +4,7 @@ import FlintEngine
 import FlintExport
 import FlintFixtures
 import FlintModel
+import FlintRules
 import FlintServer
 import Foundation
 import Logging
@@ -200,12 +201,14 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// Loads a rules file for `--project` (or every project), refusing to start on any error.
+    /// Warnings are printed and the rules load, as firebase-tools prints the reference's: one
+    /// may be all that says why every request is denied (`Invalid service name: …`).
     private func loadRules(_ path: String, into engine: Engine, database: String? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("Cannot read \(path).") }
-        let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
-        guard problems.isEmpty else {
-            throw CLIFailure(problems.map { "\(path):\($0.position.line):\($0.position.column): error: \($0.message)" }.joined(separator: "\n"))
-        }
+        let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database)
+        let errors = problems.filter { $0.severity == .error }
+        guard errors.isEmpty else { throw CLIFailure(errors.map { $0.line(in: path) }.joined(separator: "\n")) }
+        for warning in problems { Console.error(warning.line(in: path) + "\n") }
     }
 
     /// Reloads the rules file whenever it changes; rules that do not compile are reported
@@ -224,11 +227,13 @@ struct ServerOptions: ParsableArguments {
                     logger.warning("Cannot read \(path) (the previous rules stay in force until it is back).")
                     continue
                 }
-                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database).filter { $0.severity == .error }
-                if problems.isEmpty {
+                let problems = engine.rules.load(String(decoding: data, as: UTF8.self), project: project, database: database)
+                let errors = problems.filter { $0.severity == .error }
+                if errors.isEmpty {
                     logger.notice("Reloaded the rules from \(path).")
+                    for p in problems { logger.warning("\(p.line(in: path))") }
                 } else {
-                    for p in problems { logger.error("\(path):\(p.position.line):\(p.position.column): error: \(p.message) (the previous rules stay in force)") }
+                    for p in errors { logger.error("\(p.line(in: path)) (the previous rules stay in force)") }
                 }
             }
         }

@@ -15,20 +15,26 @@ struct ExecTests {
     /// Runs argv with stdout to a file and returns the exit status and what it printed. It waits
     /// on a thread of its own: waitpid would otherwise hold one of the concurrency pool's two
     /// threads, stalling the tests running beside it.
-    static func run(_ argv: [String]) async throws -> (Int32, String) {
+    /// Runs `argv` to its end: its status and what it printed (with `errors`, what it printed
+    /// to standard error too).
+    static func run(_ argv: [String], errors: Bool = false) async throws -> (Int32, String) {
         try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try runBlocking(argv) }) }
+            Thread.detachNewThread { continuation.resume(with: Result { try runBlocking(argv, errors: errors) }) }
         }
     }
 
-    private static func runBlocking(_ argv: [String]) throws -> (Int32, String) {
+    private static func runBlocking(_ argv: [String], errors: Bool) throws -> (Int32, String) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("flint-exec-\(UUID().uuidString)").path
         defer { unlink(out) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if errors {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var pid: pid_t = 0
@@ -129,5 +135,23 @@ struct ExecTests {
         let (unreadable, printed) = try await Self.run([Self.flint, "exec", "--rules", "/no/such.rules", "--", "/bin/true"])
         #expect(unreadable == 1)
         #expect(printed.isEmpty)
+    }
+
+    /// Rules that load with warnings start Flint, and the warnings are printed: here the one
+    /// that says why every request is denied (a misspelt service loads, as on the reference).
+    @Test func rulesWarningsArePrintedAndTheRulesLoad() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.flint) else {
+            Issue.record("flint binary not found next to the tests at \(Self.flint)")
+            return
+        }
+        let rules = FileManager.default.temporaryDirectory.appendingPathComponent("flint-misspelt-\(UUID().uuidString).rules").path
+        defer { unlink(rules) }
+        try "rules_version = '2';\nservice cloud.firestor {\n  match /databases/{db}/documents { match /{d=**} { allow read: if true; } }\n}\n"
+            .write(toFile: rules, atomically: true, encoding: .utf8)
+        let script = #"curl -s -o /dev/null -w '%{http_code}' "http://$FIRESTORE_EMULATOR_HOST/v1/projects/p/databases/(default)/documents/c/d""#
+        let (status, output) = try await Self.run([Self.flint, "exec", "--rules", rules, "--", "/bin/sh", "-c", script], errors: true)
+        #expect(status == 0)
+        #expect(output.hasPrefix("\(rules):2:9: warning: Invalid service name: cloud.firestor.\n\(rules):3:59: warning: Invalid method name: read.\n"), "\(output)")
+        #expect(output.hasSuffix("403"), "\(output)")
     }
 }
