@@ -146,6 +146,7 @@ struct Parser {
         }
         var functions: [FunctionDecl] = []
         var services: [Service] = []
+        var serviceNames = Set<String>()
         if isWord("rules_version") {
             let versionStart = advance()
             do throws(Failure) {
@@ -163,7 +164,10 @@ struct Parser {
             if isWord("function") {
                 if let f = function() { functions.append(f) }
             } else if isWord("service") {
-                if let parsed = service(named: Set(services.map(\.name))) { services.append(parsed) }
+                if let parsed = service(named: serviceNames) {
+                    services.append(parsed)
+                    serviceNames.insert(parsed.name)
+                }
             } else if isWord("rules_version") {
                 diagnostics.error("Unexpected 'rules_version': it must come first.", at: current.start)
                 _ = advance()

@@ -325,6 +325,19 @@ struct HostileRulesTests {
         #expect(errors("rules_version = '2'; service cloud.firestore { match /a/{b} { allow read: if [\(String(repeating: "1,", count: 20_000))1].size() > 0; } }").isEmpty)
     }
 
+    @Test func thousandsOfServicesLoadAndFirestoresStillDecides() throws {
+        // Five thousand services (near the size limit), each warned of twice; the last is Firestore's.
+        let others = (0..<5000).map { "service s\($0) { match /a { allow read; } }\n" }.joined()
+        let source = "rules_version = '2';\n" + others + "service cloud.firestore { match /databases/{d}/documents/a/{b} { allow read: if true; } }"
+        let (ruleset, diagnostics) = Ruleset.compile(source)
+        let rules = try #require(ruleset)
+        #expect(diagnostics.count == 10_000)
+        #expect(diagnostics.allSatisfy { $0.severity == .warning })
+        #expect(rules.services.count == 5001)
+        #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
+        #expect(!rules.decide(get("b/x"), reader: Documents()).allowed)
+    }
+
     @Test func replacingInALongStringKeepsEveryPiece() throws {
         // 200,000 matches, each expanded: built once, not copied at every match.
         let rules = try compile("""
