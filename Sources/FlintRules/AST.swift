@@ -4,7 +4,7 @@ public struct Ruleset: Sendable {
     /// 1 or 2, from `rules_version`.
     public var version: Int
     public var functions: [FunctionDecl]
-    /// Every service, in source order; names are unique.
+    /// Every service, in source order (a ruleset that compiles names each once).
     public var services: [Service]
     /// Every expression's range, by id.
     public var ranges: [SourceRange]
@@ -31,7 +31,6 @@ extension Ruleset {
 
 public struct Service: Sendable {
     public var name: String
-    public var namePosition: SourcePosition
     public var functions: [FunctionDecl]
     public var matches: [Match]
 

@@ -230,7 +230,7 @@ struct Parser {
         }
         if declarations == 0, isSymbol("}") { diagnostics.error("The 'service' body must contain at least one declaration.", at: current.start) }
         if isSymbol("}") { _ = advance() } else { diagnostics.error("Expected '}' to close the service.", at: current.start) }
-        return Service(name: name, namePosition: nameToken.start, functions: functions, matches: matches)
+        return Service(name: name, functions: functions, matches: matches)
     }
 
     private mutating func match() -> Match? {
