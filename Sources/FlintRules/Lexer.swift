@@ -47,14 +47,16 @@ struct Lexer {
     mutating func tokens() -> [Token] {
         var out: [Token] = []
         while true {
-            let skipped = skipTrivia()
+            // The reference reads a service's name in a mode of its own, where only spaces may
+            // part it from `service`: a comment there is refused.
+            let afterService = out.last?.kind == .identifier("service")
+            let skipped = skipTrivia(comments: !afterService)
             let start = position
             guard index < scalars.count else {
                 out.append(Token(kind: .end, start: start, end: start, adjacent: !skipped))
                 return out
             }
             let afterSlash = !skipped && out.last?.kind == .symbol("/")
-            let afterService = out.last?.kind == .identifier("service")
             let kind = afterSlash ? pathSegment() ?? next() : afterService ? serviceName() ?? next() : next()
             let last = SourcePosition(line: line, column: max(column - 1, 1), offset: max(index - 1, start.offset))
             if let kind { out.append(Token(kind: kind, start: start, end: last, adjacent: !skipped)) }
@@ -77,13 +79,15 @@ struct Lexer {
         return c
     }
 
-    /// Skips spaces and comments; true when anything was skipped.
-    private mutating func skipTrivia() -> Bool {
+    /// Skips spaces and (unless told not to) comments; true when anything was skipped.
+    private mutating func skipTrivia(comments: Bool = true) -> Bool {
         var skipped = false
         while let c = peek() {
             // A form feed is a space too, as on the reference; a vertical tab is not.
             if c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" {
                 _ = advance()
+            } else if !comments {
+                break
             } else if c == "/", peek(1) == "/" {
                 while let d = peek(), d != "\n" { _ = advance() }
             } else if c == "/", peek(1) == "*" {

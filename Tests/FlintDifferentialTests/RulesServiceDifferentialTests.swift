@@ -30,7 +30,9 @@ struct RulesServiceDifferentialTests {
         "rules_version = '2';\n" + service("cloud.storage", names),
         service("foo", firestore),
         "rules_version = '2';\n" + service("cloud.firestore", firestore) + service("storage", "  match /x {\n    allow read: if 1 +;\n  }"),
-    ] + ["cloud.firestore-", "cloud-firestore", "-", ".", "1a", "A-Z.09", "cloud.firestore.", "cloud_firestore", "_x", "a~b", "x$", "cloud.firestore -", "cloud . firestore"]
+    ] + ["cloud.firestore-", "cloud-firestore", "-", ".", "1a", "A-Z.09", "cloud.firestore.", "cloud_firestore", "_x", "a~b", "x$", "cloud.firestore -", "cloud . firestore",
+        // Only spaces may stand between `service` and its name; after the name, comments too.
+        "\n  cloud.firestore", "/* c */ cloud.firestore", "// c\ncloud.firestore", "cloud.firestore /* c */", "cloud.firestore // c\n"]
         .map { "rules_version = '2';\n" + service($0, firestore) }
 
     @Test func servicesLoadWarnAndDecideAsOnTheReference() async throws {
@@ -62,7 +64,7 @@ struct RulesServiceDifferentialTests {
             if theirs.get == 404 { allowed += 1 }
         }
         // Loaded and refused, allowed and denied, all occur.
-        #expect(loaded >= 12 && loaded <= Self.sources.count - 6, "\(loaded) of \(Self.sources.count) loaded")
+        #expect(loaded >= 15 && loaded <= Self.sources.count - 8, "\(loaded) of \(Self.sources.count) loaded")
         #expect(allowed >= 3, "\(allowed) allowed")
     }
 }

@@ -71,6 +71,7 @@ private let cases: [(source: String, expected: String)] = [
     ("service cloud.firestorm { match /a { allow read; } }", "1:44: warning: Invalid method name: read."),
     ("service cloud_firestore { match /a { allow read; } }", "1:14: error: Expected '{'."),
     ("service _x { match /a { allow read; } }", "1:9: error: Expected a service name."),
+    ("service /* c */ cloud.firestore { match /a { allow read; } }", "1:9: error: Expected a service name."),
     ("service cloud.firestore { allow read; }", "1:27: error: Expected 'match' or 'function' in a service."),
     ("service cloud.firestore { match /a/{b} { allow read; }", "1:55: error: Expected '}' to close the service."),
     (wrap("    match /a/{b} allow read;"), "4:18: error: Expected '{' after the match pattern."),
