@@ -10,12 +10,12 @@ struct Checker {
     private let callNames: [Int: SourcePosition]
     private let parentheses: [Int: Parenthesized]
     private var types: TypeWarnings
-    /// Functions no allow condition reaches: the reference checks them without a request, so
-    /// the names only a request brings are unknown there.
-    private let unreachable: Set<String>
+    /// Functions no allow condition reaches, by where their names stand: the reference checks
+    /// them without a request, so the names only a request brings are unknown there.
+    private let unreachable: Set<Int>
 
     init(_ ruleset: Ruleset) {
-        unreachable = Set(Self.unusedFunctions(ruleset).map(\.name))
+        unreachable = Set(Self.unusedFunctions(ruleset).map(\.namePosition.offset))
         version = ruleset.version
         ranges = ruleset.ranges
         callNames = ruleset.callNames
@@ -86,29 +86,50 @@ struct Checker {
 
     /// Every function of the ruleset, at any level, and every allow condition.
     static func functionsAndConditions(_ ruleset: Ruleset) -> (functions: [FunctionDecl], conditions: [Expr]) {
-        var all: [FunctionDecl] = ruleset.functions
-        var conditions: [Expr] = []
-        func collect(_ m: Match) {
-            all += m.functions
-            for a in m.allows { if let c = a.condition { conditions.append(c) } }
-            for child in m.matches { collect(child) }
-        }
-        for service in ruleset.services {
-            all += service.functions
-            for m in service.matches { collect(m) }
-        }
-        return (all, conditions)
+        let (functions, conditions) = scoped(ruleset)
+        return (functions.map(\.function), conditions.map(\.condition))
     }
 
-    /// Functions no expression calls, not even another function (the reference's "unused").
+    /// The functions in scope somewhere, innermost last.
+    typealias Scopes = [[FunctionDecl]]
+
+    /// Every function with the scopes its body calls in (where it is declared, not where it is
+    /// called from), and every allow condition with those of its match.
+    static func scoped(_ ruleset: Ruleset) -> (functions: [(function: FunctionDecl, scopes: Scopes)], conditions: [(condition: Expr, scopes: Scopes)]) {
+        var functions = ruleset.functions.map { (function: $0, scopes: [ruleset.functions]) }
+        var conditions: [(condition: Expr, scopes: Scopes)] = []
+        func collect(_ m: Match, _ scopes: Scopes) {
+            let inner = scopes + [m.functions]
+            functions += m.functions.map { ($0, inner) }
+            for a in m.allows { if let c = a.condition { conditions.append((c, inner)) } }
+            for child in m.matches { collect(child, inner) }
+        }
+        for service in ruleset.services {
+            let scopes = [ruleset.functions, service.functions]
+            functions += service.functions.map { ($0, scopes) }
+            for m in service.matches { collect(m, scopes) }
+        }
+        return (functions, conditions)
+    }
+
+    /// The ruleset's functions that `e` calls, each resolved in `scopes` to the innermost of its name.
+    static func callees(of e: Expr, in scopes: Scopes) -> [FunctionDecl] {
+        var names: [String] = []
+        callNames(e, into: &names)
+        return names.compactMap { name in scopes.reversed().lazy.compactMap { $0.first { $0.name == name } }.first }
+    }
+
+    /// A function's own expressions: its lets' values, then its body.
+    static func expressions(of f: FunctionDecl) -> [Expr] { f.lets.map(\.value) + [f.body] }
+
+    /// Functions no expression calls, not even another function (the reference's "unused"). A
+    /// function shadowed wherever its name is called is unused.
     static func uncalledFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
-        let (all, conditions) = functionsAndConditions(ruleset)
-        var expressions = conditions
-        for f in all { expressions += [f.body] + f.lets.map(\.value) }
-        var called: [String] = []
-        for e in expressions { callNames(e, into: &called) }
-        let calledSet = Set(called)
-        return all.filter { !calledSet.contains($0.name) }
+        let (functions, conditions) = scoped(ruleset)
+        let uses = conditions + functions.flatMap { f, scopes in expressions(of: f).map { (condition: $0, scopes: scopes) } }
+        var called = Set<Int>()
+        for (e, scopes) in uses { for f in callees(of: e, in: scopes) { called.insert(f.namePosition.offset) } }
+        return functions.map(\.function).filter { !called.contains($0.namePosition.offset) }
     }
 
     /// The names an expression reads and calls, resolved as the reference resolves them when
@@ -183,17 +204,17 @@ struct Checker {
 
     /// Functions that no allow condition can reach, directly or through other functions.
     static func unusedFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
-        let (all, conditions) = functionsAndConditions(ruleset)
-        var reached = Set<String>()
-        var frontier: [Expr] = conditions
-        while let e = frontier.popLast() {
-            var names: [String] = []
-            callNames(e, into: &names)
-            for name in names where reached.insert(name).inserted {
-                for f in all where f.name == name { frontier.append(f.body); frontier += f.lets.map(\.value) }
+        let (functions, conditions) = scoped(ruleset)
+        let scopesOf = Dictionary(functions.map { ($0.function.namePosition.offset, $0.scopes) }, uniquingKeysWith: { first, _ in first })
+        var reached = Set<Int>()
+        var frontier = conditions
+        while let (e, scopes) = frontier.popLast() {
+            for f in callees(of: e, in: scopes) where reached.insert(f.namePosition.offset).inserted {
+                let inner = scopesOf[f.namePosition.offset] ?? scopes
+                frontier += expressions(of: f).map { ($0, inner) }
             }
         }
-        return all.filter { !reached.contains($0.name) }
+        return functions.map(\.function).filter { !reached.contains($0.namePosition.offset) }
     }
 
     private mutating func checkMatch(
@@ -234,7 +255,7 @@ struct Checker {
             checkVariables(f)
             let variables = wildcards.union(f.parameters).union(f.lets.map(\.name))
             for e in f.lets.map(\.value) + [f.body] {
-                let reached = !unreachable.contains(f.name)
+                let reached = !unreachable.contains(f.namePosition.offset)
                 checkNames(e, variables: variables, scopes: scopes, names: reached ? names : names.intersection(.withoutRequest))
             }
             if f.parameters.count > Self.maxParameters {
@@ -257,24 +278,10 @@ struct Checker {
     /// allowed.`; a call back to a function further up the walk is a cycle, named at that
     /// function with the functions of the cycle in the order walked.
     private mutating func checkRecursion(_ ruleset: Ruleset) {
-        var declared: [(function: FunctionDecl, scopes: [[FunctionDecl]])] = ruleset.functions.map { ($0, [ruleset.functions]) }
-        func collect(_ m: Match, _ scopes: [[FunctionDecl]]) {
-            let inner = scopes + [m.functions]
-            declared += m.functions.map { ($0, inner) }
-            for child in m.matches { collect(child, inner) }
-        }
-        for service in ruleset.services {
-            let scopes = [ruleset.functions, service.functions]
-            declared += service.functions.map { ($0, scopes) }
-            for m in service.matches { collect(m, scopes) }
-        }
+        let declared = Self.scoped(ruleset).functions
         let index = Dictionary(declared.enumerated().map { ($1.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
         let callees: [[Int]] = declared.map { f, scopes in
-            var names: [String] = []
-            for e in f.lets.map(\.value) + [f.body] { Self.callNames(e, into: &names) }
-            return names.compactMap { name in
-                scopes.reversed().lazy.compactMap { $0.first { $0.name == name } }.first.flatMap { index[$0.namePosition.offset] }
-            }
+            Self.expressions(of: f).flatMap { Self.callees(of: $0, in: scopes) }.compactMap { index[$0.namePosition.offset] }
         }
         enum Walk { case unseen, onPath, done }
         var walk = [Walk](repeating: .unseen, count: declared.count)

@@ -230,6 +230,30 @@ struct RulesetTests {
         #expect(warnings == ["9:14: warning: Unused function: later."])
     }
 
+    @Test func aFunctionShadowedWhereverItIsCalledIsUnused() throws {
+        // The match's f hides the service's wherever f is called, so the service's is unused and,
+        // reached by no condition, checked without a request; g calls the k of its own scope.
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              function f() { return request.auth != null; }
+              function k() { return true; }
+              match /databases/{database}/documents {
+                function g() { return k(); }
+                match /a/{b} {
+                  function f() { return true; }
+                  function k() { return false; }
+                  allow read: if f() && g();
+                }
+              }
+            }
+            """)
+        #expect(rules.decide(get("a/x"), reader: Documents()).allowed)
+        #expect(Ruleset.compile(rules.source).diagnostics.map(\.description) == [
+            "3:12: warning: Unused function: f.", "3:25: warning: Invalid variable name: request.", "9:16: warning: Unused function: k.",
+        ])
+    }
+
     @Test func methodNamesAreReadWithoutRegardToCase() throws {
         let rules = try compile("""
             rules_version = '2';

@@ -1,12 +1,15 @@
 import Foundation
 import Testing
 
-/// Rules files with services other than Firestore's, or several services, loaded on both
-/// servers: whether they load, every issue or refusal line with its place, and whether the
-/// Firestore service (if any) still decides requests. The reference loads any service name
-/// made of letters, digits, `.` and `-`, warning of all but Firestore's and Storage's, and
-/// checks each service's rules against that service's names.
-struct RulesServiceDifferentialTests {
+/// Rules files declaring services and functions in unusual places, loaded on both servers:
+/// whether they load, every issue or refusal line with its place, and whether the Firestore
+/// service (if any) still decides requests.
+/// - The reference loads any service name made of letters, digits, `.` and `-`, warning of all
+///   but Firestore's and Storage's, and checks each service's rules with that service's names.
+/// - A call runs the innermost function of its name in scope where it is written (a function's
+///   body: where the function is declared). A function shadowed wherever it is called is
+///   unused, and checked without a request.
+struct RulesDeclarationDifferentialTests {
     static func service(_ name: String, _ body: String) -> String { "service \(name) {\n\(body)\n}\n" }
     static let firestore = "  match /databases/{db}/documents {\n    match /{d=**} {\n      allow get: if true;\n    }\n  }"
     static let storage = "  match /b/{bucket}/o {\n    allow read: if request.auth != null;\n  }"
@@ -33,15 +36,33 @@ struct RulesServiceDifferentialTests {
     ] + ["cloud.firestore-", "cloud-firestore", "-", ".", "1a", "A-Z.09", "cloud.firestore.", "cloud_firestore", "_x", "a~b", "x$", "cloud.firestore -", "cloud . firestore",
         // Only spaces may stand between `service` and its name; after the name, comments too.
         "\n  cloud.firestore", "/* c */ cloud.firestore", "// c\ncloud.firestore", "cloud.firestore /* c */", "cloud.firestore // c\n"]
-        .map { "rules_version = '2';\n" + service($0, firestore) }
+        .map { "rules_version = '2';\n" + service($0, firestore) } + functionScopes
 
-    @Test func servicesLoadWarnAndDecideAsOnTheReference() async throws {
-        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "rules services") else { return }
+    static let functionScopes: [String] = [
+        // Shadowed by the service's f and the match's g: both unused, and checked without a request.
+        "rules_version = '2';\nfunction f() { return request.auth != null && h(); }\nfunction h() { return true; }\n"
+            + service("cloud.firestore", "  function f() { return true; }\n  function g() { return request.time != null; }\n"
+                + "  match /databases/{db}/documents {\n    function g() { return true; }\n    match /{d=**} { allow get: if f() && g(); }\n  }"),
+        // g, declared above the match, calls the service's k, not the match's.
+        "rules_version = '2';\n" + service("cloud.firestore", "  function k() { return request.time != null; }\n"
+            + "  match /databases/{db}/documents {\n    function g() { return k(); }\n"
+            + "    match /a/{d} {\n      function k() { return false; }\n      allow get: if g();\n    }\n  }"),
+        // A match's own g in one place, the service's in another: both used.
+        "rules_version = '2';\n" + service("cloud.firestore", "  function g() { return request.time != null; }\n"
+            + "  match /databases/{db}/documents {\n    match /c/{d} {\n      function g() { return false; }\n      allow get: if g();\n    }\n"
+            + "    match /b/{d} { allow get: if g(); }\n  }"),
+        // A file's function after the service, and one between two services.
+        "rules_version = '2';\n" + service("firebase.storage", "  function f() { return false; }\n  match /b/{bucket}/o { allow read: if f(); }")
+            + "function f() { return true; }\n" + service("cloud.firestore", "  match /databases/{db}/documents {\n    match /{d=**} { allow get: if f(); }\n  }"),
+    ]
+
+    @Test func declarationsLoadWarnAndDecideAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "rules declarations") else { return }
         defer { stop() }
         var loaded = 0
         var allowed = 0
         for (i, source) in Self.sources.enumerated() {
-            let project = "flint-services-\(i)"
+            let project = "flint-declarations-\(i)"
             var answers: [(status: Int, issues: [String], refusal: String?, get: Int?)] = []
             for base in [reference.base, flint] {
                 let body = String(decoding: try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": source]]]]), as: UTF8.self)
