@@ -22,7 +22,7 @@ struct Checker {
         parentheses = ruleset.parentheses
         types = TypeWarnings(
             source: ruleset.source, ranges: ruleset.ranges, callNames: ruleset.callNames, parentheses: ruleset.parentheses,
-            functions: Self.functionsAndConditions(ruleset).functions)
+            functions: Self.scoped(ruleset).functions)
     }
 
     /// Functions callable without a receiver, and method names of any type: calls of other names
@@ -112,11 +112,16 @@ struct Checker {
         return (functions, conditions)
     }
 
-    /// The ruleset's functions that `e` calls, each resolved in `scopes` to the innermost of its name.
+    /// The function a call of `name` written in `scopes` runs: the innermost of that name.
+    static func resolve(_ name: String, in scopes: Scopes) -> FunctionDecl? {
+        scopes.reversed().lazy.compactMap { $0.first { $0.name == name } }.first
+    }
+
+    /// The ruleset's functions that `e` calls, each resolved in `scopes`.
     static func callees(of e: Expr, in scopes: Scopes) -> [FunctionDecl] {
         var names: [String] = []
         callNames(e, into: &names)
-        return names.compactMap { name in scopes.reversed().lazy.compactMap { $0.first { $0.name == name } }.first }
+        return names.compactMap { resolve($0, in: scopes) }
     }
 
     /// A function's own expressions: its lets' values, then its body.
@@ -160,7 +165,7 @@ struct Checker {
                     } else if !Signatures.takes(name, arguments.count, method: true) {
                         found.append(wrongCount)
                     }
-                } else if let f = scopes.reversed().lazy.compactMap({ $0.first { $0.name == name } }).first {
+                } else if let f = Self.resolve(name, in: scopes) {
                     if f.parameters.count != arguments.count { found.append(wrongCount) }
                 } else if !functions.contains(name) {
                     found.append((false, at, end, "Invalid function name: \(name)."))
@@ -243,7 +248,7 @@ struct Checker {
             guard let c = a.condition else { continue }
             checkExpression(c)
             checkNames(c, variables: Set(wildcards.keys), scopes: inner, names: names)
-            types.checkCondition(c, wildcards: wildcards)
+            types.checkCondition(c, wildcards: wildcards, scopes: inner)
         }
         for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards, names: names) }
     }
@@ -268,7 +273,7 @@ struct Checker {
             for l in f.lets { checkExpression(l.value) }
             checkExpression(f.body)
             // Parameters and lets are known only at run time; literals still are.
-            for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: [:]) }
+            for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: [:], scopes: scopes) }
         }
     }
 

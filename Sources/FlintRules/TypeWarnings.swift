@@ -143,30 +143,42 @@ struct TypeWarnings {
     let ranges: [SourceRange]
     let callNames: [Int: SourcePosition]
     let parentheses: [Int: Parenthesized]
-    /// The ruleset's functions by name, whose results comparisons can see through.
-    let functions: [String: FunctionDecl]
-    private var returnTypes: [String: StaticType] = [:]
+    /// The scopes each of the ruleset's functions calls in, by where its name stands: comparisons
+    /// see through a function's result.
+    private let scopesOf: [Int: Checker.Scopes]
+    /// The functions in scope where the expression being checked is written.
+    private var scopes: Checker.Scopes = []
+    private var returnTypes: [Int: StaticType] = [:]
     private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
 
-    init(source: String, ranges: [SourceRange], callNames: [Int: SourcePosition], parentheses: [Int: Parenthesized], functions: [FunctionDecl]) {
+    init(
+        source: String, ranges: [SourceRange], callNames: [Int: SourcePosition], parentheses: [Int: Parenthesized],
+        functions: [(function: FunctionDecl, scopes: Checker.Scopes)]
+    ) {
         self.source = Array(source.unicodeScalars)
         self.ranges = ranges
         self.callNames = callNames
         self.parentheses = parentheses
-        var byName: [String: FunctionDecl] = [:]
-        for f in functions { byName[f.name] = f }
-        self.functions = byName
+        scopesOf = Dictionary(functions.map { ($0.function.namePosition.offset, $0.scopes) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Checks an expression of a function, where `wildcards` are the match variables in scope
-    /// with their types.
-    mutating func check(_ e: Expr, wildcards: [String: StaticType]) {
+    /// with their types and `scopes` the functions it may call.
+    mutating func check(_ e: Expr, wildcards: [String: StaticType], scopes: Checker.Scopes) {
+        self.scopes = scopes
         check(e, wildcards, expecting: nil)
     }
 
     /// Checks an allow condition, which must be a bool.
-    mutating func checkCondition(_ e: Expr, wildcards: [String: StaticType]) {
+    mutating func checkCondition(_ e: Expr, wildcards: [String: StaticType], scopes: Checker.Scopes) {
+        self.scopes = scopes
         check(e, wildcards, expecting: .bool, statement: true)
+    }
+
+    /// The ruleset function a call of `name` runs, and the scopes its own calls resolve in.
+    private func function(_ name: String, in scopes: Checker.Scopes) -> (function: FunctionDecl, scopes: Checker.Scopes)? {
+        guard let f = Checker.resolve(name, in: scopes) else { return nil }
+        return (f, scopesOf[f.namePosition.offset] ?? scopes)
     }
 
     // MARK: - Checking
@@ -262,7 +274,8 @@ struct TypeWarnings {
             // A library call with the wrong number of arguments is not held to its types (its
             // parts still are to their own), and a ruleset function of a library function's
             // name is called instead of it, and takes anything.
-            let library = receiver != nil || functions[name] == nil
+            let called = receiver == nil ? function(name, in: scopes) : nil
+            let library = called == nil
             let typed = library && Signatures.takes(name, arguments.count, method: receiver != nil)
             if let receiver {
                 check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), unwrapped: true)
@@ -270,7 +283,7 @@ struct TypeWarnings {
             var expectations: [StaticType?] = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
             // A ruleset function that returns one of its parameters stands for that argument,
             // which must then be what the call's place expects.
-            if !library, let f = functions[name], f.parameters.count == arguments.count, let i = returnedParameter(of: name, visiting: []) {
+            if let called, called.function.parameters.count == arguments.count, let i = returnedParameter(of: called, visiting: []) {
                 expectations = Array(repeating: nil, count: i) + [want(expected)]
             }
             for (i, argument) in arguments.enumerated() {
@@ -415,26 +428,30 @@ struct TypeWarnings {
 
     /// The type a comparison sees: a call of a ruleset function has the type of what it returns.
     private mutating func comparisonType(_ e: Expr, _ wildcards: [String: StaticType]) -> StaticType {
-        if case .call(let name, nil, _) = e.kind, functions[name] != nil { return returnType(of: name, visiting: []) }
+        if case .call(let name, nil, _) = e.kind, let called = function(name, in: scopes) { return returnType(of: called, visiting: []) }
         return type(of: e, wildcards)
     }
 
     /// What a ruleset function returns, its parameters and lets unknown.
-    private mutating func returnType(of name: String, visiting: Set<String>) -> StaticType {
-        if let known = returnTypes[name] { return known }
-        guard let f = functions[name], !visiting.contains(name) else { return .unknown }
+    private mutating func returnType(of called: (function: FunctionDecl, scopes: Checker.Scopes), visiting: Set<Int>) -> StaticType {
+        let (f, inner) = called
+        let id = f.namePosition.offset
+        if let known = returnTypes[id] { return known }
+        guard !visiting.contains(id) else { return .unknown }
         var result = type(of: f.body, [:])
-        if case .call(let callee, nil, _) = f.body.kind, functions[callee] != nil {
-            result = returnType(of: callee, visiting: visiting.union([name]))
+        if case .call(let callee, nil, _) = f.body.kind, let next = function(callee, in: inner) {
+            result = returnType(of: next, visiting: visiting.union([id]))
         }
-        returnTypes[name] = result
+        returnTypes[id] = result
         return result
     }
 
     /// Which parameter a ruleset function returns as it is, through its lets and through calls
     /// of functions that do the same, if it does.
-    private func returnedParameter(of name: String, visiting: Set<String>) -> Int? {
-        guard let f = functions[name], !visiting.contains(name) else { return nil }
+    private func returnedParameter(of called: (function: FunctionDecl, scopes: Checker.Scopes), visiting: Set<Int>) -> Int? {
+        let (f, inner) = called
+        let id = f.namePosition.offset
+        guard !visiting.contains(id) else { return nil }
         var result = f.body
         var bound = Set<String>()
         while true {
@@ -448,7 +465,8 @@ struct TypeWarnings {
                 }
                 return f.parameters.firstIndex(of: n)
             case .call(let callee, nil, let arguments):
-                guard let j = returnedParameter(of: callee, visiting: visiting.union([name])), j < arguments.count else { return nil }
+                guard let next = function(callee, in: inner), let j = returnedParameter(of: next, visiting: visiting.union([id])), j < arguments.count
+                else { return nil }
                 result = arguments[j]
                 continue
             default:

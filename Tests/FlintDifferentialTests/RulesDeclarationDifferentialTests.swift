@@ -51,6 +51,13 @@ struct RulesDeclarationDifferentialTests {
         "rules_version = '2';\n" + service("cloud.firestore", "  function g() { return request.time != null; }\n"
             + "  match /databases/{db}/documents {\n    match /c/{d} {\n      function g() { return false; }\n      allow get: if g();\n    }\n"
             + "    match /b/{d} { allow get: if g(); }\n  }"),
+        // Comparisons see through the f in scope: the match's in /a, the service's in /b.
+        "rules_version = '2';\n" + service("cloud.firestore", "  function f() { return 'a'; }\n"
+            + "  match /databases/{db}/documents {\n    match /a/{d} {\n      function f() { return 1; }\n      allow get: if f() == 'a';\n    }\n"
+            + "    match /b/{d} { allow get: if f() == 1; }\n  }"),
+        "rules_version = '2';\n" + service("cloud.firestore", "  function f(x) { return x; }\n"
+            + "  match /databases/{db}/documents {\n    match /a/{d} {\n      function f(x) { return 1; }\n      allow get: if f('a') == 'a';\n    }\n"
+            + "    match /b/{d} { allow get: if f(1) == 'a' || true; }\n  }"),
         // A file's function after the service, and one between two services.
         "rules_version = '2';\n" + service("firebase.storage", "  function f() { return false; }\n  match /b/{bucket}/o { allow read: if f(); }")
             + "function f() { return true; }\n" + service("cloud.firestore", "  match /databases/{db}/documents {\n    match /{d=**} { allow get: if f(); }\n  }"),

@@ -254,6 +254,28 @@ struct RulesetTests {
         ])
     }
 
+    @Test func aComparisonSeesThroughTheFunctionInScope() {
+        // Each f() is the innermost f where it is written: the match's (an int) in /a, the
+        // service's (a string) in /c; both comparisons are told.
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              function f() { return 'a'; }
+              match /databases/{database}/documents {
+                match /a/{b} {
+                  function f() { return 1; }
+                  allow read: if f() == 'a';
+                }
+                match /c/{d} {
+                  allow read: if f() == 1;
+                }
+              }
+            }
+            """
+        let never = "warning: The sub-expressions are not comparable, so this comparison will always return false."
+        #expect(Ruleset.compile(source).diagnostics.map(\.description) == ["7:26: " + never, "10:26: " + never])
+    }
+
     @Test func methodNamesAreReadWithoutRegardToCase() throws {
         let rules = try compile("""
             rules_version = '2';
