@@ -71,11 +71,11 @@ struct Checker {
         }
         checkRecursion(ruleset)
         var scopes: [[FunctionDecl]] = [ruleset.functions]
-        checkFunctions(ruleset.functions, scopes: scopes, wildcards: [], names: .firestore)
+        checkFunctions(ruleset.functions, scopes: scopes, wildcards: [:], names: .firestore)
         for service in ruleset.services {
             let names = Names.of(service)
             scopes = [ruleset.functions, service.functions]
-            checkFunctions(service.functions, scopes: scopes, wildcards: [], names: names)
+            checkFunctions(service.functions, scopes: scopes, wildcards: [:], names: names)
             for m in service.matches { checkMatch(m, scopes: scopes, depth: 1, wildcards: [:], names: names) }
         }
         for found in types.found { diagnostics.warning(found.message, at: found.position, through: found.end) }
@@ -243,7 +243,7 @@ struct Checker {
             }
         }
         let inner = scopes + [m.functions]
-        checkFunctions(m.functions, scopes: inner, wildcards: Set(wildcards.keys), names: names)
+        checkFunctions(m.functions, scopes: inner, wildcards: wildcards, names: names)
         for a in m.allows {
             guard let c = a.condition else { continue }
             checkExpression(c)
@@ -253,12 +253,15 @@ struct Checker {
         for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards, names: names) }
     }
 
-    private mutating func checkFunctions(_ functions: [FunctionDecl], scopes: [[FunctionDecl]], wildcards: Set<String>, names: Names) {
+    private mutating func checkFunctions(
+        _ functions: [FunctionDecl], scopes: [[FunctionDecl]], wildcards: [String: TypeWarnings.StaticType], names: Names
+    ) {
         var seen = Set<String>()
         for f in functions {
             if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is already defined.", at: f.namePosition) }
             checkVariables(f)
-            let variables = wildcards.union(f.parameters).union(f.lets.map(\.name))
+            let bound = Set(f.parameters).union(f.lets.map(\.name))
+            let variables = bound.union(wildcards.keys)
             for e in f.lets.map(\.value) + [f.body] {
                 let reached = !unreachable.contains(f.namePosition.offset)
                 checkNames(e, variables: variables, scopes: scopes, names: reached ? names : names.intersection(.withoutRequest))
@@ -272,8 +275,10 @@ struct Checker {
             if version < 2, !f.lets.isEmpty { diagnostics.error("let bindings need rules_version = '2'.", at: f.position) }
             for l in f.lets { checkExpression(l.value) }
             checkExpression(f.body)
-            // Parameters and lets are known only at run time; literals still are.
-            for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: [:], scopes: scopes) }
+            // Parameters and lets are known only at run time; literals and the wildcards of the
+            // matches around the function (unless a parameter or let hides one) still are.
+            let seen = wildcards.filter { !bound.contains($0.key) }
+            for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: seen, scopes: scopes) }
         }
     }
 

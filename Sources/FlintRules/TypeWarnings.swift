@@ -428,7 +428,10 @@ struct TypeWarnings {
 
     /// The type a comparison sees: a call of a ruleset function has the type of what it returns.
     private mutating func comparisonType(_ e: Expr, _ wildcards: [String: StaticType]) -> StaticType {
-        if case .call(let name, nil, _) = e.kind, let called = function(name, in: scopes) { return returnType(of: called, visiting: []) }
+        if case .call(let name, nil, let arguments) = e.kind, let called = function(name, in: scopes) {
+            // With the wrong number of arguments the call fails, whatever the function returns.
+            return called.function.parameters.count == arguments.count ? returnType(of: called, visiting: []) : .unknown
+        }
         return type(of: e, wildcards)
     }
 
@@ -439,7 +442,10 @@ struct TypeWarnings {
         if let known = returnTypes[id] { return known }
         guard !visiting.contains(id) else { return .unknown }
         var result = type(of: f.body, [:])
-        if case .call(let callee, nil, _) = f.body.kind, let next = function(callee, in: inner) {
+        // Through a call only with the callee's number of arguments; with another, it fails.
+        if case .call(let callee, nil, let arguments) = f.body.kind, let next = function(callee, in: inner),
+            next.function.parameters.count == arguments.count
+        {
             result = returnType(of: next, visiting: visiting.union([id]))
         }
         returnTypes[id] = result
