@@ -86,6 +86,8 @@ public struct FunctionDecl: Sendable {
     /// Where each parameter's and each let's name is written, for warnings about unused ones.
     public var parameterPositions: [SourcePosition] = []
     public var letPositions: [SourcePosition] = []
+    /// Where each `let` is written, which the reference points at for what a let hands on.
+    public var letKeywordPositions: [SourcePosition] = []
 }
 
 public struct Expr: Sendable {

@@ -93,23 +93,41 @@ struct Checker {
     /// The functions in scope somewhere, innermost last.
     typealias Scopes = [[FunctionDecl]]
 
-    /// Every function with the scopes its body calls in (where it is declared, not where it is
-    /// called from), and every allow condition with those of its match.
-    static func scoped(_ ruleset: Ruleset) -> (functions: [(function: FunctionDecl, scopes: Scopes)], conditions: [(condition: Expr, scopes: Scopes)]) {
-        var functions = ruleset.functions.map { (function: $0, scopes: [ruleset.functions]) }
+    /// A function as it is declared: the scopes its body calls in (where it is declared, not
+    /// where it is called from) and the wildcards of the matches around it.
+    typealias Declared = (function: FunctionDecl, scopes: Scopes, wildcards: [String: TypeWarnings.StaticType])
+
+    /// Every function as declared, and every allow condition with the scopes of its match.
+    static func scoped(_ ruleset: Ruleset) -> (functions: [Declared], conditions: [(condition: Expr, scopes: Scopes)]) {
+        var functions: [Declared] = ruleset.functions.map { ($0, [ruleset.functions], [:]) }
         var conditions: [(condition: Expr, scopes: Scopes)] = []
-        func collect(_ m: Match, _ scopes: Scopes) {
+        func collect(_ m: Match, _ scopes: Scopes, _ outer: [String: TypeWarnings.StaticType]) {
             let inner = scopes + [m.functions]
-            functions += m.functions.map { ($0, inner) }
+            let wildcards = Self.wildcards(of: m, within: outer)
+            functions += m.functions.map { ($0, inner, wildcards) }
             for a in m.allows { if let c = a.condition { conditions.append((c, inner)) } }
-            for child in m.matches { collect(child, inner) }
+            for child in m.matches { collect(child, inner, wildcards) }
         }
         for service in ruleset.services {
             let scopes = [ruleset.functions, service.functions]
-            functions += service.functions.map { ($0, scopes) }
-            for m in service.matches { collect(m, scopes) }
+            functions += service.functions.map { ($0, scopes, [:]) }
+            for m in service.matches { collect(m, scopes, [:]) }
         }
         return (functions, conditions)
+    }
+
+    /// The wildcards in scope inside a match, with their types: a segment's is a string, a
+    /// recursive one's a path.
+    static func wildcards(of m: Match, within outer: [String: TypeWarnings.StaticType]) -> [String: TypeWarnings.StaticType] {
+        var wildcards = outer
+        for segment in m.pattern {
+            switch segment {
+            case .variable(let n): wildcards[n] = .string
+            case .recursive(let n): wildcards[n] = .path
+            case .literal: break
+            }
+        }
+        return wildcards
     }
 
     /// The function a call of `name` written in `scopes` runs: the innermost of that name.
@@ -131,7 +149,7 @@ struct Checker {
     /// function shadowed wherever its name is called is unused.
     static func uncalledFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
         let (functions, conditions) = scoped(ruleset)
-        let uses = conditions + functions.flatMap { f, scopes in expressions(of: f).map { (condition: $0, scopes: scopes) } }
+        let uses = conditions + functions.flatMap { f, scopes, _ in expressions(of: f).map { (condition: $0, scopes: scopes) } }
         var called = Set<Int>()
         for (e, scopes) in uses { for f in callees(of: e, in: scopes) { called.insert(f.namePosition.offset) } }
         return functions.map(\.function).filter { !called.contains($0.namePosition.offset) }
@@ -234,14 +252,7 @@ struct Checker {
         } else if recursive.count > 1 {
             diagnostics.error("A match pattern may hold at most one recursive wildcard.", at: m.position)
         }
-        var wildcards = outer
-        for segment in m.pattern {
-            switch segment {
-            case .variable(let n): wildcards[n] = .string
-            case .recursive(let n): wildcards[n] = .path
-            case .literal: break
-            }
-        }
+        let wildcards = Self.wildcards(of: m, within: outer)
         let inner = scopes + [m.functions]
         checkFunctions(m.functions, scopes: inner, wildcards: wildcards, names: names)
         for a in m.allows {
@@ -279,6 +290,7 @@ struct Checker {
             // matches around the function (unless a parameter or let hides one) still are.
             let seen = wildcards.filter { !bound.contains($0.key) }
             for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: seen, scopes: scopes) }
+            types.checkParameters(of: f)
         }
     }
 
@@ -290,7 +302,7 @@ struct Checker {
     private mutating func checkRecursion(_ ruleset: Ruleset) {
         let declared = Self.scoped(ruleset).functions
         let index = Dictionary(declared.enumerated().map { ($1.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
-        let callees: [[Int]] = declared.map { f, scopes in
+        let callees: [[Int]] = declared.map { f, scopes, _ in
             Self.expressions(of: f).flatMap { Self.callees(of: $0, in: scopes) }.compactMap { index[$0.namePosition.offset] }
         }
         enum Walk { case unseen, onPath, done }

@@ -406,8 +406,9 @@ struct Parser {
             try expect("{")
             var lets: [(String, Expr)] = []
             var letPositions: [SourcePosition] = []
+            var letKeywordPositions: [SourcePosition] = []
             while isWord("let") {
-                _ = advance()
+                letKeywordPositions.append(advance().start)
                 letPositions.append(current.start)
                 let letName = try variableName("a name after 'let'")
                 try expect("=")
@@ -422,7 +423,7 @@ struct Parser {
             try expect("}", "Expected '}' to close the function.")
             return FunctionDecl(
                 name: name, parameters: parameters, lets: lets, body: body, position: start, namePosition: nameStart,
-                parameterPositions: parameterPositions, letPositions: letPositions)
+                parameterPositions: parameterPositions, letPositions: letPositions, letKeywordPositions: letKeywordPositions)
         } catch {
             synchronize()
             if isSymbol("}") { _ = advance() }

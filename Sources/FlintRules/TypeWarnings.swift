@@ -64,6 +64,29 @@ struct TypeWarnings {
 
         /// Whether a value of this type can be one that `expected` accepts.
         func fits(_ expected: StaticType) -> Bool { !isKnown || !bases.isDisjoint(with: expected.bases) }
+
+        /// What both allow (an unknown type allows anything); nil when nothing is.
+        func common(with other: StaticType) -> StaticType? {
+            guard isKnown else { return other }
+            guard other.isKnown else { return self }
+            let both = bases.intersection(other.bases)
+            if both.isEmpty { return nil }
+            return both == bases ? self : both == other.bases ? other : StaticType(both)
+        }
+    }
+
+    /// A use of a name that holds it to a type, and where the reference tells of it.
+    struct Clause {
+        let type: StaticType
+        let at: SourcePosition
+        let end: Int
+    }
+
+    /// What a function's parameters must be, from how its body uses them, and the uses of its
+    /// names that no type satisfies together.
+    struct Parameters {
+        var types: [StaticType?]
+        var conflicts: [(name: String, clause: Clause)]
     }
 
     /// The result type of each standard-library function the reference types.
@@ -143,23 +166,28 @@ struct TypeWarnings {
     let ranges: [SourceRange]
     let callNames: [Int: SourcePosition]
     let parentheses: [Int: Parenthesized]
-    /// The scopes each of the ruleset's functions calls in, by where its name stands: comparisons
-    /// see through a function's result.
-    private let scopesOf: [Int: Checker.Scopes]
+    /// The ruleset's functions as declared, by where their names stand: comparisons see through
+    /// a function's result, and a call's arguments are held to what its parameters must be.
+    private let declared: [Int: Checker.Declared]
     /// The functions in scope where the expression being checked is written.
     private var scopes: Checker.Scopes = []
     private var returnTypes: [Int: StaticType] = [:]
+    private var parameterTypes: [Int: Parameters] = [:]
+    /// While a function's parameters are worked out (innermost last): the uses of its
+    /// parameters' and lets' names. Nothing is told meanwhile; its body is checked on its own.
+    private var clauses: [[String: [Clause]]] = []
+    private var inferring: Set<Int> = []
     private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
 
     init(
         source: String, ranges: [SourceRange], callNames: [Int: SourcePosition], parentheses: [Int: Parenthesized],
-        functions: [(function: FunctionDecl, scopes: Checker.Scopes)]
+        functions: [Checker.Declared]
     ) {
         self.source = Array(source.unicodeScalars)
         self.ranges = ranges
         self.callNames = callNames
         self.parentheses = parentheses
-        scopesOf = Dictionary(functions.map { ($0.function.namePosition.offset, $0.scopes) }, uniquingKeysWith: { first, _ in first })
+        declared = Dictionary(functions.map { ($0.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Checks an expression of a function, where `wildcards` are the match variables in scope
@@ -175,10 +203,75 @@ struct TypeWarnings {
         check(e, wildcards, expecting: .bool, statement: true)
     }
 
-    /// The ruleset function a call of `name` runs, and the scopes its own calls resolve in.
-    private func function(_ name: String, in scopes: Checker.Scopes) -> (function: FunctionDecl, scopes: Checker.Scopes)? {
+    /// The ruleset function a call of `name` runs, as declared.
+    private func function(_ name: String, in scopes: Checker.Scopes) -> Checker.Declared? {
         guard let f = Checker.resolve(name, in: scopes) else { return nil }
-        return (f, scopesOf[f.namePosition.offset] ?? scopes)
+        return declared[f.namePosition.offset] ?? (f, scopes, [:])
+    }
+
+    /// Tells of a function's names whose uses ask for types no value has together.
+    mutating func checkParameters(of f: FunctionDecl) {
+        guard let d = declared[f.namePosition.offset] else { return }
+        for (name, c) in parameters(of: d).conflicts {
+            warn(at: c.at, through: c.end, "Invalid type. There is no type for variable '\(name)' that satisfies all clauses.")
+        }
+    }
+
+    /// What each parameter of a function must be, as the reference works it out: each use of a
+    /// parameter where a type is expected is a clause, and so is each use of a let that holds
+    /// it (placed at the `let`); the clauses are taken from the last in the source to the first.
+    private mutating func parameters(of called: Checker.Declared) -> Parameters {
+        let f = called.function
+        let id = f.namePosition.offset
+        if let known = parameterTypes[id] { return known }
+        // Recursion is refused anyway.
+        guard inferring.insert(id).inserted else { return Parameters(types: f.parameters.map { _ in nil }, conflicts: []) }
+        let names = f.parameters + f.lets.map(\.name)
+        clauses.append(Dictionary(names.map { ($0, []) }, uniquingKeysWith: { first, _ in first }))
+        let outer = scopes
+        scopes = called.scopes
+        let wildcards = called.wildcards.filter { !names.contains($0.key) }
+        check(f.body, wildcards, expecting: nil)
+        for (i, (name, value)) in f.lets.enumerated().reversed() {
+            let need = Self.fold(clauses[clauses.count - 1][name] ?? []).type
+            if let need, case .identifier(let held) = value.kind, parentheses[value.id] == nil, clauses[clauses.count - 1][held] != nil,
+                i < f.letKeywordPositions.count
+            {
+                let at = f.letKeywordPositions[i]
+                clauses[clauses.count - 1][held]?.append(Clause(type: need, at: at, end: at.offset + 2))
+            } else {
+                check(value, wildcards, expecting: need)
+            }
+        }
+        let uses = clauses.removeLast()
+        scopes = outer
+        inferring.remove(id)
+        var conflicts: [(name: String, clause: Clause)] = []
+        for name in names { conflicts += Self.fold(uses[name] ?? []).conflicts.map { (name, $0) } }
+        let result = Parameters(types: f.parameters.map { Self.fold(uses[$0] ?? []).type }, conflicts: conflicts)
+        parameterTypes[id] = result
+        return result
+    }
+
+    /// The type a name's clauses allow together (nil: anything). They are taken from the last
+    /// in the source to the first; one that allows nothing the later ones do is a conflict, and
+    /// the type starts again from the clause before it.
+    static func fold(_ clauses: [Clause]) -> (type: StaticType?, conflicts: [Clause]) {
+        var type: StaticType?
+        var conflicts: [Clause] = []
+        for c in clauses.sorted(by: { $0.at.offset > $1.at.offset }) {
+            guard let t = type else {
+                type = c.type
+                continue
+            }
+            if let both = t.common(with: c.type) {
+                type = both
+            } else {
+                conflicts.append(c)
+                type = nil
+            }
+        }
+        return (type, conflicts)
     }
 
     // MARK: - Checking
@@ -191,6 +284,11 @@ struct TypeWarnings {
     private mutating func check(
         _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, unwrapped: Bool = false
     ) {
+        // A use of a name whose type is being worked out, where a type is expected, is a clause.
+        if let expected, expected.isKnown, case .identifier(let name) = e.kind, clauses.last?[name] != nil {
+            let (at, end) = anchor(e, unwrapped: unwrapped)
+            clauses[clauses.count - 1][name]?.append(Clause(type: expected, at: at, end: end))
+        }
         // Inside an expression already named, its parts are checked only against what their own
         // parts require: what it would have required of them is not told again.
         var named = false
@@ -281,10 +379,14 @@ struct TypeWarnings {
                 check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), unwrapped: true)
             }
             var expectations: [StaticType?] = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
-            // A ruleset function that returns one of its parameters stands for that argument,
-            // which must then be what the call's place expects.
-            if let called, called.function.parameters.count == arguments.count, let i = returnedParameter(of: called, visiting: []) {
-                expectations = Array(repeating: nil, count: i) + [want(expected)]
+            // A ruleset function's arguments must be what its parameters must be; one that
+            // returns a parameter stands for that argument, which must also be what the call's
+            // place expects.
+            if let called, called.function.parameters.count == arguments.count {
+                expectations = parameters(of: called).types.map(want)
+                if let i = returnedParameter(of: called, visiting: []), let place = want(expected) {
+                    expectations[i] = expectations[i].map { $0.common(with: place) ?? $0 } ?? place
+                }
             }
             for (i, argument) in arguments.enumerated() {
                 check(argument, wildcards, expecting: want(i < expectations.count ? expectations[i] : nil))
@@ -436,8 +538,8 @@ struct TypeWarnings {
     }
 
     /// What a ruleset function returns, its parameters and lets unknown.
-    private mutating func returnType(of called: (function: FunctionDecl, scopes: Checker.Scopes), visiting: Set<Int>) -> StaticType {
-        let (f, inner) = called
+    private mutating func returnType(of called: Checker.Declared, visiting: Set<Int>) -> StaticType {
+        let (f, inner) = (called.function, called.scopes)
         let id = f.namePosition.offset
         if let known = returnTypes[id] { return known }
         guard !visiting.contains(id) else { return .unknown }
@@ -454,8 +556,8 @@ struct TypeWarnings {
 
     /// Which parameter a ruleset function returns as it is, through its lets and through calls
     /// of functions that do the same, if it does.
-    private func returnedParameter(of called: (function: FunctionDecl, scopes: Checker.Scopes), visiting: Set<Int>) -> Int? {
-        let (f, inner) = called
+    private func returnedParameter(of called: Checker.Declared, visiting: Set<Int>) -> Int? {
+        let (f, inner) = (called.function, called.scopes)
         let id = f.namePosition.offset
         guard !visiting.contains(id) else { return nil }
         var result = f.body
@@ -490,6 +592,7 @@ struct TypeWarnings {
     }
 
     private mutating func warn(at position: SourcePosition, through end: Int, _ message: String) {
+        guard clauses.isEmpty else { return }
         found.append((position, end, message))
     }
 
