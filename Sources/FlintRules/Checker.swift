@@ -167,11 +167,13 @@ struct Checker {
         Self.visit(e) { node in
             switch node.kind {
             case .identifier(let name) where !variables.contains(name) && !globals.contains(name):
-                let r = ranges[node.id]
+                // The name itself, inside any parentheses around it.
+                let at = parentheses[node.id]?.inner ?? ranges[node.id].start
+                let end = Self.end(of: name, at: at)
                 if Parser.namespaces.contains(name) {
-                    found.append((true, r.start, r.end.offset, "\(name) is a package and cannot be used as variable name."))
+                    found.append((true, at, end, "\(name) is a package and cannot be used as variable name."))
                 } else {
-                    found.append((false, r.start, r.end.offset, "Invalid variable name: \(name)."))
+                    found.append((false, at, end, "Invalid variable name: \(name)."))
                 }
             case .call(let name, let receiver, let arguments):
                 let at = callNames[node.id] ?? ranges[node.id].start
@@ -271,10 +273,10 @@ struct Checker {
         for f in functions {
             if !seen.insert(f.name).inserted { diagnostics.error("Function \(f.name) is already defined.", at: f.namePosition) }
             checkVariables(f)
-            let bound = Set(f.parameters).union(f.lets.map(\.name))
-            let variables = bound.union(wildcards.keys)
-            for e in f.lets.map(\.value) + [f.body] {
-                let reached = !unreachable.contains(f.namePosition.offset)
+            // A let's value sees the parameters and the lets before it; the body sees them all.
+            let reached = !unreachable.contains(f.namePosition.offset)
+            for (i, e) in (f.lets.map(\.value) + [f.body]).enumerated() {
+                let variables = Set(f.parameters).union(f.lets.prefix(i).map(\.name)).union(wildcards.keys)
                 checkNames(e, variables: variables, scopes: scopes, names: reached ? names : names.intersection(.withoutRequest))
             }
             if f.parameters.count > Self.maxParameters {
@@ -286,11 +288,7 @@ struct Checker {
             if version < 2, !f.lets.isEmpty { diagnostics.error("let bindings need rules_version = '2'.", at: f.position) }
             for l in f.lets { checkExpression(l.value) }
             checkExpression(f.body)
-            // Parameters and lets are known only at run time; literals and the wildcards of the
-            // matches around the function (unless a parameter or let hides one) still are.
-            let seen = wildcards.filter { !bound.contains($0.key) }
-            for e in f.lets.map(\.value) + [f.body] { types.check(e, wildcards: seen, scopes: scopes) }
-            types.checkParameters(of: f)
+            types.checkFunction(f)
         }
     }
 

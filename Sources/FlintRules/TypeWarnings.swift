@@ -75,18 +75,21 @@ struct TypeWarnings {
         }
     }
 
-    /// A use of a name that holds it to a type, and where the reference tells of it.
-    struct Clause {
-        let type: StaticType
-        let at: SourcePosition
-        let end: Int
+    /// What the uses of names inside one expression need them to be, gathered from its parts;
+    /// parts that need a name to be types with none in common are told at the expression.
+    struct Frame {
+        var needs: [String: StaticType] = [:]
+        var at: SourcePosition
+        var end: Int
     }
 
-    /// What a function's parameters must be, from how its body uses them, and the uses of its
-    /// names that no type satisfies together.
+    /// What a function's parameters must be, from how its body uses them, and where uses of its
+    /// names need types with none in common.
     struct Parameters {
         var types: [StaticType?]
-        var conflicts: [(name: String, clause: Clause)]
+        /// What the uses of each let's name need it to be.
+        var letTypes: [StaticType?] = []
+        var conflicts: [(name: String, at: SourcePosition, end: Int)]
     }
 
     /// The result type of each standard-library function the reference types.
@@ -173,9 +176,12 @@ struct TypeWarnings {
     private var scopes: Checker.Scopes = []
     private var returnTypes: [Int: StaticType] = [:]
     private var parameterTypes: [Int: Parameters] = [:]
-    /// While a function's parameters are worked out (innermost last): the uses of its
-    /// parameters' and lets' names. Nothing is told meanwhile; its body is checked on its own.
-    private var clauses: [[String: [Clause]]] = []
+    /// While a function's parameters are worked out: its parameters' and lets' names, and a
+    /// frame for each expression being checked, outermost first. Nothing is told meanwhile;
+    /// the body is checked on its own.
+    private var inferred: Set<String> = []
+    private var frames: [Frame] = []
+    private var conflicts: [(name: String, at: SourcePosition, end: Int)] = []
     private var inferring: Set<Int> = []
     private(set) var found: [(position: SourcePosition, end: Int, message: String)] = []
 
@@ -190,13 +196,6 @@ struct TypeWarnings {
         declared = Dictionary(functions.map { ($0.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Checks an expression of a function, where `wildcards` are the match variables in scope
-    /// with their types and `scopes` the functions it may call.
-    mutating func check(_ e: Expr, wildcards: [String: StaticType], scopes: Checker.Scopes) {
-        self.scopes = scopes
-        check(e, wildcards, expecting: nil)
-    }
-
     /// Checks an allow condition, which must be a bool.
     mutating func checkCondition(_ e: Expr, wildcards: [String: StaticType], scopes: Checker.Scopes) {
         self.scopes = scopes
@@ -209,17 +208,27 @@ struct TypeWarnings {
         return declared[f.namePosition.offset] ?? (f, scopes, [:])
     }
 
-    /// Tells of a function's names whose uses ask for types no value has together.
-    mutating func checkParameters(of f: FunctionDecl) {
+    /// Checks a function: its body, each let's value against what the uses of its name need,
+    /// and the uses of its names that need types with none in common. Parameters and lets are
+    /// known only at run time; literals and the wildcards of the matches around the function
+    /// (unless a parameter or let hides one) still are.
+    mutating func checkFunction(_ f: FunctionDecl) {
         guard let d = declared[f.namePosition.offset] else { return }
-        for (name, c) in parameters(of: d).conflicts {
-            warn(at: c.at, through: c.end, "Invalid type. There is no type for variable '\(name)' that satisfies all clauses.")
+        let worked = parameters(of: d)
+        scopes = d.scopes
+        let bound = Set(f.parameters + f.lets.map(\.name))
+        let wildcards = d.wildcards.filter { !bound.contains($0.key) }
+        for (i, l) in f.lets.enumerated() { check(l.value, wildcards, expecting: i < worked.letTypes.count ? worked.letTypes[i] : nil) }
+        check(f.body, wildcards, expecting: nil)
+        for c in worked.conflicts {
+            warn(at: c.at, through: c.end, "Invalid type. There is no type for variable '\(c.name)' that satisfies all clauses.")
         }
     }
 
-    /// What each parameter of a function must be, as the reference works it out: each use of a
-    /// parameter where a type is expected is a clause, and so is each use of a let that holds
-    /// it (placed at the `let`); the clauses are taken from the last in the source to the first.
+    /// What each parameter of a function must be, as the reference works it out: a use of a
+    /// name where a type is expected needs it to be that type, and each expression gathers
+    /// what its parts need (a conflict told there forgets what they needed of that name); a
+    /// let's value is held to what its name's uses need, and gathered at the `let`, last first.
     private mutating func parameters(of called: Checker.Declared) -> Parameters {
         let f = called.function
         let id = f.namePosition.offset
@@ -227,54 +236,66 @@ struct TypeWarnings {
         // Recursion is refused anyway.
         guard inferring.insert(id).inserted else { return Parameters(types: f.parameters.map { _ in nil }, conflicts: []) }
         let names = f.parameters + f.lets.map(\.name)
-        clauses.append(Dictionary(names.map { ($0, []) }, uniquingKeysWith: { first, _ in first }))
-        let outer = scopes
-        scopes = called.scopes
-        let wildcards = called.wildcards.filter { !names.contains($0.key) }
+        let outer = (scopes, inferred, frames, conflicts)
+        (scopes, inferred, conflicts) = (called.scopes, Set(names), [])
+        // The function's own frame gathers its body's needs, then each let's, told at the `let`.
+        frames = [Frame(at: f.position, end: f.position.offset)]
+        let wildcards = called.wildcards.filter { !inferred.contains($0.key) }
         check(f.body, wildcards, expecting: nil)
+        var letTypes = [StaticType?](repeating: nil, count: f.lets.count)
         for (i, (name, value)) in f.lets.enumerated().reversed() {
-            let need = Self.fold(clauses[clauses.count - 1][name] ?? []).type
-            if let need, case .identifier(let held) = value.kind, parentheses[value.id] == nil, clauses[clauses.count - 1][held] != nil,
-                i < f.letKeywordPositions.count
-            {
+            if i < f.letKeywordPositions.count {
                 let at = f.letKeywordPositions[i]
-                clauses[clauses.count - 1][held]?.append(Clause(type: need, at: at, end: at.offset + 2))
-            } else {
-                check(value, wildcards, expecting: need)
+                (frames[0].at, frames[0].end) = (at, at.offset + 2)
             }
+            letTypes[i] = frames[0].needs[name]
+            check(value, wildcards, expecting: letTypes[i])
         }
-        let uses = clauses.removeLast()
-        scopes = outer
+        let result = Parameters(types: f.parameters.map { frames[0].needs[$0] }, letTypes: letTypes, conflicts: conflicts)
+        (scopes, inferred, frames, conflicts) = outer
         inferring.remove(id)
-        var conflicts: [(name: String, clause: Clause)] = []
-        for name in names { conflicts += Self.fold(uses[name] ?? []).conflicts.map { (name, $0) } }
-        let result = Parameters(types: f.parameters.map { Self.fold(uses[$0] ?? []).type }, conflicts: conflicts)
         parameterTypes[id] = result
         return result
     }
 
-    /// The type a name's clauses allow together (nil: anything). They are taken from the last
-    /// in the source to the first; one that allows nothing the later ones do is a conflict, and
-    /// the type starts again from the clause before it.
-    static func fold(_ clauses: [Clause]) -> (type: StaticType?, conflicts: [Clause]) {
-        var type: StaticType?
-        var conflicts: [Clause] = []
-        for c in clauses.sorted(by: { $0.at.offset > $1.at.offset }) {
-            guard let t = type else {
-                type = c.type
+    /// Gathers what one part of the innermost expression being checked needs.
+    private mutating func gather(_ needs: [String: StaticType]) {
+        let i = frames.count - 1
+        for (name, type) in needs {
+            guard let earlier = frames[i].needs[name] else {
+                frames[i].needs[name] = type
                 continue
             }
-            if let both = t.common(with: c.type) {
-                type = both
+            if let both = earlier.common(with: type) {
+                frames[i].needs[name] = both
             } else {
-                conflicts.append(c)
-                type = nil
+                conflicts.append((name, frames[i].at, frames[i].end))
+                frames[i].needs[name] = nil
             }
         }
-        return (type, conflicts)
     }
 
-    // MARK: - Checking
+    /// Where an expression starts, parentheses included.
+    private func start(of e: Expr) -> SourcePosition { parentheses[e.id]?.opens.first ?? ranges[e.id].start }
+
+    /// The offset of the last character of the token starting at `offset`: a name, a number,
+    /// a quoted string, or one character.
+    private func tokenEnd(from offset: Int) -> Int {
+        guard offset < source.count else { return offset }
+        let c = source[offset]
+        func isName(_ c: Unicode.Scalar) -> Bool { c.properties.isAlphabetic && c.isASCII || c == "_" || c == "$" || ("0"..."9").contains(c) }
+        var i = offset
+        if isName(c) {
+            while i + 1 < source.count, isName(source[i + 1]) || (("0"..."9").contains(c) && source[i + 1] == ".") { i += 1 }
+        } else if c == "'" || c == "\"" {
+            i += 1
+            while i < source.count, source[i] != c {
+                if source[i] == "\\" { i += 1 }
+                i += 1
+            }
+        }
+        return min(i, source.count - 1)
+    }
 
     /// Checks `e` from the top down, as the reference does: an expression that cannot be what
     /// its place expects is named, and its parts are then held only to what their own parts
@@ -284,11 +305,19 @@ struct TypeWarnings {
     private mutating func check(
         _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, unwrapped: Bool = false
     ) {
-        // A use of a name whose type is being worked out, where a type is expected, is a clause.
-        if let expected, expected.isKnown, case .identifier(let name) = e.kind, clauses.last?[name] != nil {
-            let (at, end) = anchor(e, unwrapped: unwrapped)
-            clauses[clauses.count - 1][name]?.append(Clause(type: expected, at: at, end: end))
-        }
+        guard !frames.isEmpty else { return checkNode(e, wildcards, expecting: expected, statement: statement, unwrapped: unwrapped) }
+        // While parameters are worked out, each expression gathers what its parts need, and
+        // hands that to the expression around it.
+        let at = start(of: e)
+        frames.append(Frame(at: at, end: tokenEnd(from: at.offset)))
+        if let expected, expected.isKnown, case .identifier(let name) = e.kind, inferred.contains(name) { gather([name: expected]) }
+        checkNode(e, wildcards, expecting: expected, statement: statement, unwrapped: unwrapped)
+        gather(frames.removeLast().needs)
+    }
+
+    private mutating func checkNode(
+        _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool, unwrapped: Bool
+    ) {
         // Inside an expression already named, its parts are checked only against what their own
         // parts require: what it would have required of them is not told again.
         var named = false
@@ -385,7 +414,8 @@ struct TypeWarnings {
             if let called, called.function.parameters.count == arguments.count {
                 expectations = parameters(of: called).types.map(want)
                 if let i = returnedParameter(of: called, visiting: []), let place = want(expected) {
-                    expectations[i] = expectations[i].map { $0.common(with: place) ?? $0 } ?? place
+                    // Both, if anything is both; when nothing is, neither (as on the reference).
+                    expectations[i] = expectations[i].map { $0.common(with: place) } ?? place
                 }
             }
             for (i, argument) in arguments.enumerated() {
@@ -592,7 +622,7 @@ struct TypeWarnings {
     }
 
     private mutating func warn(at position: SourcePosition, through end: Int, _ message: String) {
-        guard clauses.isEmpty else { return }
+        guard frames.isEmpty else { return }
         found.append((position, end, message))
     }
 
