@@ -573,7 +573,9 @@ struct TypeWarnings {
         let id = f.namePosition.offset
         if let known = returnTypes[id] { return known }
         guard !visiting.contains(id) else { return .unknown }
-        var result = type(of: f.body, [:])
+        // What it returns may be a wildcard around it, unless a parameter or let hides it.
+        let bound = Set(f.parameters + f.lets.map(\.name))
+        var result = type(of: f.body, called.wildcards.filter { !bound.contains($0.key) })
         // Through a call only with the callee's number of arguments; with another, it fails.
         if case .call(let callee, nil, let arguments) = f.body.kind, let next = function(callee, in: inner),
             next.function.parameters.count == arguments.count
