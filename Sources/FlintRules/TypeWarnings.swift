@@ -297,6 +297,8 @@ struct TypeWarnings {
         return min(i, source.count - 1)
     }
 
+    // MARK: - Checking
+
     /// Checks `e` from the top down, as the reference does: an expression that cannot be what
     /// its place expects is named, and its parts are then held only to what their own parts
     /// need. A method's receiver and a sign's operand are named inside their outermost
@@ -400,7 +402,7 @@ struct TypeWarnings {
         case .call(let name, let receiver, let arguments):
             // A library call with the wrong number of arguments is not held to its types (its
             // parts still are to their own), and a ruleset function of a library function's
-            // name is called instead of it, and takes anything.
+            // name is called instead of it.
             let called = receiver == nil ? function(name, in: scopes) : nil
             let library = called == nil
             let typed = library && Signatures.takes(name, arguments.count, method: receiver != nil)
