@@ -175,7 +175,13 @@ struct TypeWarnings {
     /// The functions in scope where the expression being checked is written.
     private var scopes: Checker.Scopes = []
     private var returnTypes: [Int: StaticType] = [:]
-    private var parameterTypes: [Int: Parameters] = [:]
+    /// By function and the type its call's place expects (nil: none).
+    private var parameterTypes: [NeedsKey: Parameters] = [:]
+
+    struct NeedsKey: Hashable {
+        let function: Int
+        let expected: [Base]?
+    }
     /// While a function's parameters are worked out: its parameters' and lets' names, and a
     /// frame for each expression being checked, outermost first. Nothing is told meanwhile;
     /// the body is checked on its own.
@@ -225,14 +231,18 @@ struct TypeWarnings {
         }
     }
 
-    /// What each parameter of a function must be, as the reference works it out: a use of a
-    /// name where a type is expected needs it to be that type, and each expression gathers
-    /// what its parts need (a conflict told there forgets what they needed of that name); a
-    /// let's value is held to what its name's uses need, and gathered at the `let`, last first.
-    private mutating func parameters(of called: Checker.Declared) -> Parameters {
+    /// What each parameter of a function must be, as the reference works it out: its body is
+    /// checked against what the call's place expects (`expected`), a use of a name where a
+    /// type is expected needs it to be that type, and each expression gathers what its parts
+    /// need (a conflict told there forgets what they needed of that name); a let's value is
+    /// held to what its name's uses need, and gathered at the `let`, last first. A body that
+    /// cannot be what the call's place expects needs nothing more of its parts, so a parameter
+    /// returned as it is must be what the place expects.
+    private mutating func parameters(of called: Checker.Declared, expecting expected: StaticType? = nil) -> Parameters {
         let f = called.function
         let id = f.namePosition.offset
-        if let known = parameterTypes[id] { return known }
+        let key = NeedsKey(function: id, expected: expected.map { $0.bases.sorted() })
+        if let known = parameterTypes[key] { return known }
         // Recursion is refused anyway.
         guard inferring.insert(id).inserted else { return Parameters(types: f.parameters.map { _ in nil }, conflicts: []) }
         let names = f.parameters + f.lets.map(\.name)
@@ -241,20 +251,23 @@ struct TypeWarnings {
         // The function's own frame gathers its body's needs, then each let's, told at the `let`.
         frames = [Frame(at: f.position, end: f.position.offset)]
         let wildcards = called.wildcards.filter { !inferred.contains($0.key) }
-        check(f.body, wildcards, expecting: nil)
+        check(f.body, wildcards, expecting: expected)
         var letTypes = [StaticType?](repeating: nil, count: f.lets.count)
         for (i, (name, value)) in f.lets.enumerated().reversed() {
             if i < f.letKeywordPositions.count {
                 let at = f.letKeywordPositions[i]
                 (frames[0].at, frames[0].end) = (at, at.offset + 2)
             }
-            letTypes[i] = frames[0].needs[name]
+            letTypes[i] = frames[0].needs[name].flatMap { $0.isKnown ? $0 : nil }
+            // A let's value sees the parameters and the lets before it, not itself.
+            inferred = Set(f.parameters + f.lets.prefix(i).map(\.name))
             check(value, wildcards, expecting: letTypes[i])
         }
-        let result = Parameters(types: f.parameters.map { frames[0].needs[$0] }, letTypes: letTypes, conflicts: conflicts)
+        let known = { (t: StaticType?) in t?.isKnown == true ? t : nil }
+        let result = Parameters(types: f.parameters.map { known(frames[0].needs[$0]) }, letTypes: letTypes.map(known), conflicts: conflicts)
         (scopes, inferred, frames, conflicts) = outer
         inferring.remove(id)
-        parameterTypes[id] = result
+        parameterTypes[key] = result
         return result
     }
 
@@ -267,7 +280,7 @@ struct TypeWarnings {
                 continue
             }
             if let both = earlier.common(with: type) {
-                frames[i].needs[name] = both
+                frames[i].needs[name] = StaticType(both.bases)
             } else {
                 conflicts.append((name, frames[i].at, frames[i].end))
                 frames[i].needs[name] = nil
@@ -312,7 +325,9 @@ struct TypeWarnings {
         // hands that to the expression around it.
         let at = start(of: e)
         frames.append(Frame(at: at, end: tokenEnd(from: at.offset)))
-        if let expected, expected.isKnown, case .identifier(let name) = e.kind, inferred.contains(name) { gather([name: expected]) }
+        // Every use counts, one that needs nothing too: needs gathered from two uses are listed
+        // in the usual order, whatever order one place listed its types in.
+        if case .identifier(let name) = e.kind, inferred.contains(name) { gather([name: expected ?? .unknown]) }
         checkNode(e, wildcards, expecting: expected, statement: statement, unwrapped: unwrapped)
         gather(frames.removeLast().needs)
     }
@@ -410,15 +425,10 @@ struct TypeWarnings {
                 check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), unwrapped: true)
             }
             var expectations: [StaticType?] = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
-            // A ruleset function's arguments must be what its parameters must be; one that
-            // returns a parameter stands for that argument, which must also be what the call's
-            // place expects.
+            // A ruleset function's arguments must be what its parameters must be where the call
+            // stands.
             if let called, called.function.parameters.count == arguments.count {
-                expectations = parameters(of: called).types.map(want)
-                if let i = returnedParameter(of: called, visiting: []), let place = want(expected) {
-                    // Both, if anything is both; when nothing is, neither (as on the reference).
-                    expectations[i] = expectations[i].map { $0.common(with: place) } ?? place
-                }
+                expectations = parameters(of: called, expecting: want(expected)).types.map(want)
             }
             for (i, argument) in arguments.enumerated() {
                 check(argument, wildcards, expecting: want(i < expectations.count ? expectations[i] : nil))
@@ -586,35 +596,6 @@ struct TypeWarnings {
         }
         returnTypes[id] = result
         return result
-    }
-
-    /// Which parameter a ruleset function returns as it is, through its lets and through calls
-    /// of functions that do the same, if it does.
-    private func returnedParameter(of called: Checker.Declared, visiting: Set<Int>) -> Int? {
-        let (f, inner) = (called.function, called.scopes)
-        let id = f.namePosition.offset
-        guard !visiting.contains(id) else { return nil }
-        var result = f.body
-        var bound = Set<String>()
-        while true {
-            switch result.kind {
-            case .identifier(let n):
-                // A let's name stands for its value (each name is bound once).
-                if !bound.contains(n), let value = f.lets.first(where: { $0.name == n })?.value {
-                    bound.insert(n)
-                    result = value
-                    continue
-                }
-                return f.parameters.firstIndex(of: n)
-            case .call(let callee, nil, let arguments):
-                guard let next = function(callee, in: inner), let j = returnedParameter(of: next, visiting: visiting.union([id])), j < arguments.count
-                else { return nil }
-                result = arguments[j]
-                continue
-            default:
-                return nil
-            }
-        }
     }
 
     // MARK: - Warnings

@@ -21,13 +21,22 @@ struct RulesFunctionFuzzTests {
         static let leaves = [
             "true", "false", "1", "'s'", "request.auth == null", "x", "y", "p", "q", "p.size() > 0", "p + 1 == 2", "p.a == 1",
             "p[0] == 1", "!p", "(p ? 1 : 2) == 1", "math.abs(p) == 1", "p.matches('a')", "p - 1 > 0", "1 in p", "(p)",
-            "q.lower() == 'a'", "[p, q].size() == 2", "p.keys().hasAny([q])", "x + p == 'a'",
+            "q.lower() == 'a'", "[p, q].size() == 2", "p.keys().hasAny([q])", "x + p == 'a'", "{'k': p}.k == 1",
+            "p is string && p.size() > 1", "(p ? q : 1) == 1", "p.get('a', 1) == 1", "q[p] == 1", "p[1:2] == 'a'", "-p == 1", "p < 1",
+            "p.toSet().size() > 0", "p.hasOnly([q])", "duration.value(p, 's') == duration.value(1, 's')",
+            "timestamp.date(p, 1, q) == request.time", "string(p) == q",
         ]
+        /// Places a call's result is used in, `%` standing for the call.
+        static let typedCalls = ["%.size() > 0", "% + 1 == 2", "!%", "(% ? 1 : 'a') == 1", "%.a == 1", "% in [1]", "[%][0] == 1", "% is int"]
         static let arguments = ["", "1", "p", "'a'", "q", "x", "true", "[1]", "p, q", "1, 'a'", "{'a': 1}"]
 
         mutating func body(_ depth: Int = 0) -> String {
             let roll = rng.next() % 100
             if roll < 35, depth < 2 { return "\(pick(Self.names))(\(pick(Self.arguments)))" }
+            if roll < 42, depth < 2 {
+                let call = "\(pick(Self.names))(\(pick(["", "1", "p", "'a'", "q", "x"])))"
+                return pick(Self.typedCalls).replacingOccurrences(of: "%", with: call)
+            }
             if roll < 50, depth < 2 { return "\(body(depth + 1)) \(pick(["&&", "||", "=="])) \(body(depth + 1))" }
             return pick(Self.leaves)
         }
