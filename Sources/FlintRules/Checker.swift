@@ -84,12 +84,6 @@ struct Checker {
     /// The offset of a name's last code point.
     static func end(of name: String, at position: SourcePosition) -> Int { position.offset + name.unicodeScalars.count - 1 }
 
-    /// Every function of the ruleset, at any level, and every allow condition.
-    static func functionsAndConditions(_ ruleset: Ruleset) -> (functions: [FunctionDecl], conditions: [Expr]) {
-        let (functions, conditions) = scoped(ruleset)
-        return (functions.map(\.function), conditions.map(\.condition))
-    }
-
     /// The functions in scope somewhere, innermost last.
     typealias Scopes = [[FunctionDecl]]
 

@@ -22,7 +22,7 @@ struct RulesFunctionFuzzTests {
             "true", "false", "1", "'s'", "request.auth == null", "x", "y", "p", "q", "p.size() > 0", "p + 1 == 2", "p.a == 1",
             "p[0] == 1", "!p", "(p ? 1 : 2) == 1", "math.abs(p) == 1", "p.matches('a')", "p - 1 > 0", "1 in p", "(p)",
             "q.lower() == 'a'", "[p, q].size() == 2", "p.keys().hasAny([q])", "x + p == 'a'", "{'k': p}.k == 1",
-            "p is string && p.size() > 1", "(p ? q : 1) == 1", "p.get('a', 1) == 1", "q[p] == 1", "p[1:2] == 'a'", "-p == 1", "p < 1",
+            "p is string && p.size() > 1", "(p ? q : 1) == 1", "p.get('a', 1) == 1", "q[p] == 1", "p[1:2] == 'a'", "-p == 1",
             "p.toSet().size() > 0", "p.hasOnly([q])", "duration.value(p, 's') == duration.value(1, 's')",
             "timestamp.date(p, 1, q) == request.time", "string(p) == q",
         ]
@@ -51,11 +51,14 @@ struct RulesFunctionFuzzTests {
             (0..<Int(rng.next() % UInt64(most + 1))).map { _ in function() + "\n" }.joined()
         }
 
+        /// A condition; some end in `|| true`, so that gets are allowed too.
+        mutating func condition() -> String { body() + (chance(0.3) ? " || true" : "") }
+
         mutating func ruleset() -> String {
             "rules_version = '2';\n\(functions(2))service cloud.firestore {\n\(functions(2)) match /databases/{db}/documents {\n\(functions(2))"
-                + "  match /a/{x} {\n\(functions(2))  allow get: if \(body());\n"
-                + "   match /b/{y} {\n\(functions(1))   allow get: if \(body());\n   }\n  }\n"
-                + "  match /c/{x} { allow get: if \(body()); }\n }\n}\n"
+                + "  match /a/{x} {\n\(functions(2))  allow get: if \(condition());\n"
+                + "   match /b/{y} {\n\(functions(1))   allow get: if \(condition());\n   }\n  }\n"
+                + "  match /c/{x} { allow get: if \(condition()); }\n }\n}\n"
         }
     }
 
@@ -71,7 +74,7 @@ struct RulesFunctionFuzzTests {
         let seed = ProcessInfo.processInfo.environment["FLINT_RULES_FUNCTION_SEED"].flatMap { UInt64($0) } ?? 20_261_129
         var generator = Generator(rng: SeededGenerator(seed: seed))
         let project = "flint-function-fuzz"
-        var (loaded, warned, allowed) = (0, 0, 0)
+        var (loaded, warned, allowed, denied) = (0, 0, 0, 0)
         for _ in 0..<120 {
             let source = generator.ruleset()
             let (status, answer) = try await reference.request(
@@ -92,10 +95,11 @@ struct RulesFunctionFuzzTests {
                 await RulesDifferential.expectSameVerdict("\(path) under\n\(source)", referenceAllows: answered == 404) {
                     _ = try await database.get(try DocumentKey(parsing: path), auth: .unauthenticated)
                 }
-                if answered == 404 { allowed += 1 }
+                if answered == 404 { allowed += 1 } else { denied += 1 }
             }
         }
-        // Enough rulesets load, warn and allow for the comparison to mean something.
-        #expect(loaded >= 20 && warned >= 15 && allowed >= 2, "\(loaded) loaded, \(warned) warned, \(allowed) allowed")
+        // Enough rulesets load and warn, and gets are allowed and denied, for the comparison to
+        // mean something.
+        #expect(loaded >= 20 && warned >= 15 && allowed >= 10 && denied >= 30, "\(loaded) loaded, \(warned) warned, \(allowed) allowed, \(denied) denied")
     }
 }
