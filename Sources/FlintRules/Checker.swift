@@ -59,6 +59,10 @@ struct Checker {
     }
 
     static let maxParameters = 7
+    static let maxCallDepth = 20
+    /// Whether checks may follow calls from function to function: not past a call chain
+    /// deeper than the reference allows.
+    private var followsCalls = true
     static let maxLets = 10
     static let maxMatchDepth = 10
 
@@ -69,7 +73,12 @@ struct Checker {
         for f in Self.uncalledFunctions(ruleset) {
             diagnostics.warning("Unused function: \(f.name).", at: f.namePosition, through: Self.end(of: f.name, at: f.namePosition))
         }
-        checkRecursion(ruleset)
+        let declared = Self.scoped(ruleset).functions
+        let calls = Self.calls(among: declared)
+        // Past the reference's depth, calls are not followed any further: type checks follow
+        // them, and a chain of thousands would run out of stack.
+        followsCalls = checkCallDepth(declared, calls)
+        checkRecursion(declared, calls)
         var scopes: [[FunctionDecl]] = [ruleset.functions]
         checkFunctions(ruleset.functions, scopes: scopes, wildcards: [:], names: .firestore)
         for service in ruleset.services {
@@ -255,7 +264,7 @@ struct Checker {
             guard let c = a.condition else { continue }
             checkExpression(c)
             checkNames(c, variables: Set(wildcards.keys), scopes: inner, names: names)
-            types.checkCondition(c, wildcards: wildcards, scopes: inner)
+            if followsCalls { types.checkCondition(c, wildcards: wildcards, scopes: inner) }
         }
         for child in m.matches { checkMatch(child, scopes: inner, depth: depth + 1, wildcards: wildcards, names: names) }
     }
@@ -282,8 +291,63 @@ struct Checker {
             if version < 2, !f.lets.isEmpty { diagnostics.error("let bindings need rules_version = '2'.", at: f.position) }
             for l in f.lets { checkExpression(l.value) }
             checkExpression(f.body)
-            types.checkFunction(f)
+            if followsCalls { types.checkFunction(f) }
         }
+    }
+
+    /// Which of `declared` each one calls, by index, in the order written.
+    static func calls(among declared: [Declared]) -> [[Int]] {
+        let index = Dictionary(declared.enumerated().map { ($1.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
+        return declared.map { f, scopes, _ in
+            expressions(of: f).flatMap { callees(of: $0, in: scopes) }.compactMap { index[$0.namePosition.offset] }
+        }
+    }
+
+    /// Call chains longer than the reference allows, found as it finds them: from each function
+    /// no other function calls, the first chain in call order that makes a 21st call is told at
+    /// the function that call would enter, with the functions before it. The reference hangs
+    /// on a chain of thousands; this walks each function once. False when any chain, from any
+    /// function, is too deep or comes back on itself.
+    private mutating func checkCallDepth(_ declared: [Declared], _ callees: [[Int]]) -> Bool {
+        // The longest chain of calls below each function, worked out without recursion (a call
+        // back up a chain counts nothing; cycles are told by checkRecursion).
+        var height = [Int](repeating: -1, count: declared.count)
+        var onStack = [Bool](repeating: false, count: declared.count)
+        var fine = true
+        for start in declared.indices where height[start] < 0 {
+            var stack: [(function: Int, next: Int)] = [(start, 0)]
+            onStack[start] = true
+            while let (f, next) = stack.last {
+                if next < callees[f].count {
+                    stack[stack.count - 1].next += 1
+                    let c = callees[f][next]
+                    if onStack[c] { fine = false }
+                    if height[c] < 0, !onStack[c] {
+                        onStack[c] = true
+                        stack.append((c, 0))
+                    }
+                    continue
+                }
+                height[f] = callees[f].map { onStack[$0] ? 0 : height[$0] + 1 }.max() ?? 0
+                onStack[f] = false
+                stack.removeLast()
+            }
+        }
+        if height.contains(where: { $0 > Self.maxCallDepth }) { fine = false }
+        let called = Set(callees.joined())
+        for root in declared.indices where !called.contains(root) && height[root] > Self.maxCallDepth {
+            var path = [root]
+            while let next = callees[path[path.count - 1]].first(where: { height[$0] > Self.maxCallDepth - path.count }) {
+                guard path.count <= Self.maxCallDepth else {
+                    let names = path.map { declared[$0].function.name }.joined(separator: "->")
+                    diagnostics.error(
+                        "Maximum allowed call depth of \(Self.maxCallDepth) is reached for [\(names)] call stack.", at: declared[next].function.namePosition)
+                    break
+                }
+                path.append(next)
+            }
+        }
+        return fine
     }
 
     /// Recursion, found as the reference finds it: a walk of the calls from each function in
@@ -291,22 +355,32 @@ struct Checker {
     /// each function walked once. A function calling itself is `Recursive call is not
     /// allowed.`; a call back to a function further up the walk is a cycle, named at that
     /// function with the functions of the cycle in the order walked.
-    private mutating func checkRecursion(_ ruleset: Ruleset) {
-        let declared = Self.scoped(ruleset).functions
-        let index = Dictionary(declared.enumerated().map { ($1.function.namePosition.offset, $0) }, uniquingKeysWith: { first, _ in first })
-        let callees: [[Int]] = declared.map { f, scopes, _ in
-            Self.expressions(of: f).flatMap { Self.callees(of: $0, in: scopes) }.compactMap { index[$0.namePosition.offset] }
-        }
+    private mutating func checkRecursion(_ declared: [Declared], _ callees: [[Int]]) {
         enum Walk { case unseen, onPath, done }
         var walk = [Walk](repeating: .unseen, count: declared.count)
         var path: [Int] = []
         var found: [(at: SourcePosition, message: String)] = []
-        func visit(_ i: Int) {
-            walk[i] = .onPath
-            path.append(i)
-            for callee in callees[i] {
+        // Depth first without recursion, so a chain of thousands cannot run out of stack: each
+        // function on the path with the index of the next call to follow from it.
+        var next: [Int] = []
+        for start in declared.indices where walk[start] == .unseen {
+            walk[start] = .onPath
+            path = [start]
+            next = [0]
+            while let i = path.last {
+                guard next[next.count - 1] < callees[i].count else {
+                    walk[i] = .done
+                    path.removeLast()
+                    next.removeLast()
+                    continue
+                }
+                let callee = callees[i][next[next.count - 1]]
+                next[next.count - 1] += 1
                 switch walk[callee] {
-                case .unseen: visit(callee)
+                case .unseen:
+                    walk[callee] = .onPath
+                    path.append(callee)
+                    next.append(0)
                 case .done: break
                 case .onPath where callee == i:
                     found.append((declared[i].function.namePosition, "Recursive call is not allowed."))
@@ -315,10 +389,7 @@ struct Checker {
                     found.append((declared[callee].function.namePosition, "Detected a call cycle between [\(cycle.joined(separator: ","))] functions."))
                 }
             }
-            path.removeLast()
-            walk[i] = .done
         }
-        for i in declared.indices where walk[i] == .unseen { visit(i) }
         for f in found { diagnostics.error(f.message, at: f.at) }
     }
 

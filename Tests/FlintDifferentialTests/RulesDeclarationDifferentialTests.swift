@@ -38,6 +38,11 @@ struct RulesDeclarationDifferentialTests {
         "\n  cloud.firestore", "/* c */ cloud.firestore", "// c\ncloud.firestore", "cloud.firestore /* c */", "cloud.firestore // c\n"]
         .map { "rules_version = '2';\n" + service($0, firestore) } + functionScopes
 
+    /// `f0` calling `f1` … calling `f<n>`, which calls nothing: n calls deep.
+    static func chain(_ n: Int, _ name: String = "f") -> String {
+        (0..<n).map { "  function \(name)\($0)() { return \(name)\($0 + 1)(); }\n" }.joined() + "  function \(name)\(n)() { return true; }\n"
+    }
+
     static let functionScopes: [String] = [
         // Shadowed by the service's f and the match's g: both unused, and checked without a request.
         "rules_version = '2';\nfunction f() { return request.auth != null && h(); }\nfunction h() { return true; }\n"
@@ -58,6 +63,12 @@ struct RulesDeclarationDifferentialTests {
         "rules_version = '2';\n" + service("cloud.firestore", "  function f(x) { return x; }\n"
             + "  match /databases/{db}/documents {\n    match /a/{d} {\n      function f(x) { return 1; }\n      allow get: if f('a') == 'a';\n    }\n"
             + "    match /b/{d} { allow get: if f(1) == 'a' || true; }\n  }"),
+        // Call chains at the reference's depth limit and past it (refused, told where the 21st
+        // call enters), declared backwards, unused, and two at once.
+        "rules_version = '2';\n" + service("cloud.firestore", chain(20) + firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", chain(21) + firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", chain(22).split(separator: "\n").reversed().joined(separator: "\n") + "\n" + firestore),
+        "rules_version = '2';\n" + service("cloud.firestore", chain(21) + chain(21, "g") + firestore),
         // A file's function after the service, and one between two services.
         "rules_version = '2';\n" + service("firebase.storage", "  function f() { return false; }\n  match /b/{bucket}/o { allow read: if f(); }")
             + "function f() { return true; }\n" + service("cloud.firestore", "  match /databases/{db}/documents {\n    match /{d=**} { allow get: if f(); }\n  }"),

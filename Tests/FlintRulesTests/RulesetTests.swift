@@ -384,6 +384,19 @@ struct HostileRulesTests {
         #expect(!rules.decide(get("b/x"), reader: Documents()).allowed)
     }
 
+    @Test func longCallChainsAreRefusedNotFollowed() {
+        // The reference hangs on these; Flint refuses them at once, without running out of stack.
+        let chain = (0..<3000).map { "function f\($0)(p) { return f\($0 + 1)(p); }\n" }.joined()
+        let deep = chain + "function f3000(p) { return p && true; }\n"
+        let cycle = chain + "function f3000(p) { return f0(p); }\n"
+        for (ending, expected) in [(deep, "Maximum allowed call depth of 20 is reached for [f0->f1->"), (cycle, "Detected a call cycle between [f0,f1,")] {
+            let source = "rules_version = '2';\nservice cloud.firestore {\n\(ending)match /databases/{d}/documents/a/{b} { allow read: if f0(1); }\n}"
+            #expect(errors(source).contains { $0.contains(expected) }, "\(expected)")
+        }
+        let depth = errors("rules_version = '2';\nservice cloud.firestore {\n\(deep)match /databases/{d}/documents/a/{b} { allow read: if f0(1); }\n}")
+        #expect(depth.first { $0.contains("call depth") }?.hasPrefix("24:10: error: ") == true, "\(depth.prefix(2))")
+    }
+
     @Test func replacingInALongStringKeepsEveryPiece() throws {
         // 200,000 matches, each expanded: built once, not copied at every match.
         let rules = try compile("""
