@@ -13,16 +13,19 @@ struct Checker {
     /// Functions no allow condition reaches, by where their names stand: the reference checks
     /// them without a request, so the names only a request brings are unknown there.
     private let unreachable: Set<Int>
+    /// The ruleset's functions and conditions with their scopes, worked out once.
+    private let scoped: Scoped
 
     init(_ ruleset: Ruleset) {
-        unreachable = Set(Self.unusedFunctions(ruleset).map(\.namePosition.offset))
+        scoped = Self.scoped(ruleset)
+        unreachable = Set(Self.unusedFunctions(scoped).map(\.namePosition.offset))
         version = ruleset.version
         ranges = ruleset.ranges
         callNames = ruleset.callNames
         parentheses = ruleset.parentheses
         types = TypeWarnings(
             source: ruleset.source, ranges: ruleset.ranges, callNames: ruleset.callNames, parentheses: ruleset.parentheses,
-            functions: Self.scoped(ruleset).functions)
+            functions: scoped.functions)
     }
 
     /// Functions callable without a receiver, and method names of any type: calls of other names
@@ -70,10 +73,10 @@ struct Checker {
         if version < 2 {
             diagnostics.warning("Ruleset uses old version (version [1]). Please update to the latest version (version [2]).", at: .nowhere)
         }
-        for f in Self.uncalledFunctions(ruleset) {
+        for f in Self.uncalledFunctions(scoped) {
             diagnostics.warning("Unused function: \(f.name).", at: f.namePosition, through: Self.end(of: f.name, at: f.namePosition))
         }
-        let declared = Self.scoped(ruleset).functions
+        let declared = scoped.functions
         let calls = Self.calls(among: declared)
         // Past the reference's depth, calls are not followed any further: type checks follow
         // them, and a chain of thousands would run out of stack.
@@ -100,8 +103,10 @@ struct Checker {
     /// where it is called from) and the wildcards of the matches around it.
     typealias Declared = (function: FunctionDecl, scopes: Scopes, wildcards: [String: TypeWarnings.StaticType])
 
+    typealias Scoped = (functions: [Declared], conditions: [(condition: Expr, scopes: Scopes)])
+
     /// Every function as declared, and every allow condition with the scopes of its match.
-    static func scoped(_ ruleset: Ruleset) -> (functions: [Declared], conditions: [(condition: Expr, scopes: Scopes)]) {
+    static func scoped(_ ruleset: Ruleset) -> Scoped {
         var functions: [Declared] = ruleset.functions.map { ($0, [ruleset.functions], [:]) }
         var conditions: [(condition: Expr, scopes: Scopes)] = []
         func collect(_ m: Match, _ scopes: Scopes, _ outer: [String: TypeWarnings.StaticType]) {
@@ -150,8 +155,8 @@ struct Checker {
 
     /// Functions no expression calls, not even another function (the reference's "unused"). A
     /// function shadowed wherever its name is called is unused.
-    static func uncalledFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
-        let (functions, conditions) = scoped(ruleset)
+    static func uncalledFunctions(_ scoped: Scoped) -> [FunctionDecl] {
+        let (functions, conditions) = scoped
         let uses = conditions + functions.flatMap { f, scopes, _ in expressions(of: f).map { (condition: $0, scopes: scopes) } }
         var called = Set<Int>()
         for (e, scopes) in uses { for f in callees(of: e, in: scopes) { called.insert(f.namePosition.offset) } }
@@ -231,8 +236,10 @@ struct Checker {
     }
 
     /// Functions that no allow condition can reach, directly or through other functions.
-    static func unusedFunctions(_ ruleset: Ruleset) -> [FunctionDecl] {
-        let (functions, conditions) = scoped(ruleset)
+    static func unusedFunctions(_ ruleset: Ruleset) -> [FunctionDecl] { unusedFunctions(scoped(ruleset)) }
+
+    static func unusedFunctions(_ scoped: Scoped) -> [FunctionDecl] {
+        let (functions, conditions) = scoped
         let scopesOf = Dictionary(functions.map { ($0.function.namePosition.offset, $0.scopes) }, uniquingKeysWith: { first, _ in first })
         var reached = Set<Int>()
         var frontier = conditions
