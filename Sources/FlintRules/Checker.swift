@@ -82,11 +82,11 @@ struct Checker {
         // them, and a chain of thousands would run out of stack.
         followsCalls = checkCallDepth(declared, calls)
         checkRecursion(declared, calls)
-        var scopes: [[FunctionDecl]] = [ruleset.functions]
-        checkFunctions(ruleset.functions, scopes: scopes, wildcards: [:], names: .firestore)
+        let file = Scope(ruleset.functions)
+        checkFunctions(ruleset.functions, scopes: [file], wildcards: [:], names: .firestore)
         for service in ruleset.services {
             let names = Names.of(service)
-            scopes = [ruleset.functions, service.functions]
+            let scopes = [file, Scope(service.functions)]
             checkFunctions(service.functions, scopes: scopes, wildcards: [:], names: names)
             for m in service.matches { checkMatch(m, scopes: scopes, depth: 1, wildcards: [:], names: names) }
         }
@@ -96,8 +96,20 @@ struct Checker {
     /// The offset of a name's last code point.
     static func end(of name: String, at position: SourcePosition) -> Int { position.offset + name.unicodeScalars.count - 1 }
 
+    /// The functions declared at one level (the file, a service, a match), and the first of
+    /// each name, which a call of that name there runs.
+    struct Scope {
+        let functions: [FunctionDecl]
+        let byName: [String: FunctionDecl]
+
+        init(_ functions: [FunctionDecl]) {
+            self.functions = functions
+            byName = Dictionary(functions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     /// The functions in scope somewhere, innermost last.
-    typealias Scopes = [[FunctionDecl]]
+    typealias Scopes = [Scope]
 
     /// A function as it is declared: the scopes its body calls in (where it is declared, not
     /// where it is called from) and the wildcards of the matches around it.
@@ -107,17 +119,18 @@ struct Checker {
 
     /// Every function as declared, and every allow condition with the scopes of its match.
     static func scoped(_ ruleset: Ruleset) -> Scoped {
-        var functions: [Declared] = ruleset.functions.map { ($0, [ruleset.functions], [:]) }
+        let file = Scope(ruleset.functions)
+        var functions: [Declared] = ruleset.functions.map { ($0, [file], [:]) }
         var conditions: [(condition: Expr, scopes: Scopes)] = []
         func collect(_ m: Match, _ scopes: Scopes, _ outer: [String: TypeWarnings.StaticType]) {
-            let inner = scopes + [m.functions]
+            let inner = scopes + [Scope(m.functions)]
             let wildcards = Self.wildcards(of: m, within: outer)
             functions += m.functions.map { ($0, inner, wildcards) }
             for a in m.allows { if let c = a.condition { conditions.append((c, inner)) } }
             for child in m.matches { collect(child, inner, wildcards) }
         }
         for service in ruleset.services {
-            let scopes = [ruleset.functions, service.functions]
+            let scopes = [file, Scope(service.functions)]
             functions += service.functions.map { ($0, scopes, [:]) }
             for m in service.matches { collect(m, scopes, [:]) }
         }
@@ -140,7 +153,7 @@ struct Checker {
 
     /// The function a call of `name` written in `scopes` runs: the innermost of that name.
     static func resolve(_ name: String, in scopes: Scopes) -> FunctionDecl? {
-        scopes.reversed().lazy.compactMap { $0.first { $0.name == name } }.first
+        scopes.reversed().lazy.compactMap { $0.byName[name] }.first
     }
 
     /// The ruleset's functions that `e` calls, each resolved in `scopes`.
@@ -168,7 +181,7 @@ struct Checker {
     /// fail when evaluated), a package name used as a variable is an error.
     /// `names` are the service's globals: without a request, as in a function no condition
     /// reaches, the request's own names are unknown too.
-    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: [[FunctionDecl]], names: Names) {
+    private mutating func checkNames(_ e: Expr, variables: Set<String>, scopes: Scopes, names: Names) {
         var found: [(error: Bool, at: SourcePosition, end: Int, message: String)] = []
         let globals = names.variables
         let functions = names.functions
@@ -253,7 +266,7 @@ struct Checker {
     }
 
     private mutating func checkMatch(
-        _ m: Match, scopes: [[FunctionDecl]], depth: Int, wildcards outer: [String: TypeWarnings.StaticType], names: Names
+        _ m: Match, scopes: Scopes, depth: Int, wildcards outer: [String: TypeWarnings.StaticType], names: Names
     ) {
         if depth > Self.maxMatchDepth { diagnostics.error("Too many nested match blocks (at most \(Self.maxMatchDepth)).", at: m.position) }
         let recursive = m.pattern.enumerated().filter { if case .recursive = $0.element { true } else { false } }
@@ -265,7 +278,7 @@ struct Checker {
             diagnostics.error("A match pattern may hold at most one recursive wildcard.", at: m.position)
         }
         let wildcards = Self.wildcards(of: m, within: outer)
-        let inner = scopes + [m.functions]
+        let inner = scopes + [Scope(m.functions)]
         checkFunctions(m.functions, scopes: inner, wildcards: wildcards, names: names)
         for a in m.allows {
             guard let c = a.condition else { continue }
@@ -277,7 +290,7 @@ struct Checker {
     }
 
     private mutating func checkFunctions(
-        _ functions: [FunctionDecl], scopes: [[FunctionDecl]], wildcards: [String: TypeWarnings.StaticType], names: Names
+        _ functions: [FunctionDecl], scopes: Scopes, wildcards: [String: TypeWarnings.StaticType], names: Names
     ) {
         var seen = Set<String>()
         for f in functions {
