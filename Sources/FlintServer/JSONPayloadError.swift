@@ -1,3 +1,4 @@
+import Foundation
 import FlintModel
 import SwiftProtobuf
 
@@ -6,6 +7,40 @@ import SwiftProtobuf
 enum JSONPayloadError {
     static func refusal(_ error: any Error) -> FlintError {
         .invalidArgument("Invalid JSON payload received. " + describe(error))
+    }
+
+    /// The refusal of `body` as an `M`, saying where the fault lies when it can be found, in
+    /// production's form: `Unknown name "x" at 'writes[0]': Cannot find field.` A body that
+    /// stands for one field of the request (a create's or patch's document) is named `root`.
+    static func refusal<M: SwiftProtobuf.Message>(_ error: any Error, body: Data, as _: M.Type, root: String? = nil) -> FlintError {
+        let finding = JSONFaultLocator.locate(in: body) { data in
+            do { _ = try M(jsonUTF8Data: data); return nil } catch { return describe(error) }
+        }
+        let decoding = error as? JSONDecodingError
+        // The library gives the same case for a missing ':' or ',' as for a value of the wrong form.
+        if finding == .malformed, case .failure = decoding {
+            return .invalidArgument("Invalid JSON payload received. The JSON is malformed: a ':' or ',' is missing, or a character is out of place.")
+        }
+        var path: [JSONFaultLocator.Step] = []
+        if case .place(let found) = finding { path = found }
+        switch decoding {
+        case .unknownField(let name):
+            if path.last == .member(name) { path.removeLast() }
+            let place = self.place(path, root: root).map { " at '\($0)'" } ?? ""
+            return .invalidArgument("Invalid JSON payload received. Unknown name \"\(name)\"\(place): Cannot find field.")
+        case .conflictingOneOf:
+            // Leaving out either of the two fields mends it, so the place is the value holding both.
+            if case .member = path.last { path.removeLast() }
+        default: break
+        }
+        let place = self.place(path, root: root).map { "Invalid value at '\($0)'. " } ?? ""
+        return .invalidArgument("Invalid JSON payload received. " + place + describe(error))
+    }
+
+    private static func place(_ path: [JSONFaultLocator.Step], root: String?) -> String? {
+        let inside = JSONFaultLocator.describe(path)
+        guard let root else { return inside.isEmpty ? nil : inside }
+        return inside.isEmpty ? root : root + (inside.hasPrefix("[") ? "" : ".") + inside
     }
 
     static func describe(_ error: any Error) -> String {
@@ -31,7 +66,8 @@ enum JSONPayloadError {
         case .conflictingOneOf: return "Two fields of a oneof are set, such as two kinds of value in one value."
         case .schemaMismatch: return "A value does not have the type its field needs."
         case .messageDepthLimit: return "It is nested too deeply."
-        case .failure: return "A value does not fit its field (bytes must be base64)."
+        // The library's word when a value's first character is not what its field needs.
+        case .failure: return "A value has the wrong form for its field: an object, a list or a string where another is needed, or bytes not in base64."
         }
     }
 }

@@ -186,12 +186,12 @@ struct RESTAPI: Sendable {
             r.parent = ResourceName(database: t.database, path: t.path.dropLast).text
             r.collectionID = collectionID
             r.documentID = q["documentId"].map(String.init) ?? ""
-            r.document = try await Self.decode(request)
+            r.document = try await Self.decode(request, root: "document")
             if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             return try Self.json(try await calls.createDocument(r))
         case (.patch, nil):
             var r = Google_Firestore_V1_UpdateDocumentRequest()
-            r.document = try await Self.decode(request)
+            r.document = try await Self.decode(request, root: "document")
             r.document.name = t.documentsName
             if let mask = Self.mask(q, "updateMask", "updateMask.fieldPaths") { r.updateMask = mask }
             if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
@@ -406,7 +406,7 @@ struct RESTAPI: Sendable {
     }
 
     /// Reads a JSON body (application/json or text/plain) into a message, refusing more than 10 MiB.
-    static func decode<M: SwiftProtobuf.Message>(_ request: Request) async throws(FlintError) -> M {
+    static func decode<M: SwiftProtobuf.Message>(_ request: Request, root: String? = nil) async throws(FlintError) -> M {
         var data = Data(buffer: try await body(request))
         // A byte order mark, which Windows tools write before UTF-8, is read past, as the
         // reference and JSON's RFC allow.
@@ -416,8 +416,9 @@ struct RESTAPI: Sendable {
         if let first = data.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }), first != UInt8(ascii: "{") {
             throw .invalidArgument("Invalid JSON payload received. The body must be a JSON object, such as {}.")
         }
-        do { return try M(jsonUTF8Data: SurrogateEscapes.composed(data)) } catch {
-            throw JSONPayloadError.refusal(error)
+        let composed = SurrogateEscapes.composed(data)
+        do { return try M(jsonUTF8Data: composed) } catch {
+            throw JSONPayloadError.refusal(error, body: composed, as: M.self, root: root)
         }
     }
 

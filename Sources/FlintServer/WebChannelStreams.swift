@@ -158,7 +158,8 @@ struct WebChannelStreams: Sendable {
     }
 
     private static func decode<M: SwiftProtobuf.Message>(_ text: String) throws(FlintError) -> M {
-        do { return try M(jsonString: SurrogateEscapes.composed(text)) } catch { throw JSONPayloadError.refusal(error) }
+        let composed = SurrogateEscapes.composed(text)
+        do { return try M(jsonString: composed) } catch { throw JSONPayloadError.refusal(error, body: Data(composed.utf8), as: M.self) }
     }
 
     private static let forwardHeaders: HTTPFields = [.contentType: "text/plain; charset=utf-8"]

@@ -464,16 +464,28 @@ struct RESTTests {
                 let answer = try await Self.call(client, method, uri, body, expect: status)
                 #expect(Self.error(answer)?.0 == code, "\(method) \(uri)")
             }
-            // Bodies that are not Firestore's JSON are refused in a sentence, not a library's case name.
+            // Bodies that are not Firestore's JSON are refused in a sentence, not a library's case
+            // name, and where the fault lies is said in production's form.
+            let wrongForm = "A value has the wrong form for its field: an object, a list or a string where another is needed, or bytes not in base64."
             let refusals: [(String, String)] = [
-                (#"{"writes":[{"bogus":1}]}"#, #"Unknown name "bogus": Cannot find field."#),
+                (#"{"writes":[{"bogus":1}]}"#, #"Unknown name "bogus" at 'writes[0]': Cannot find field."#),
+                (#"{"bogus":1}"#, #"Unknown name "bogus": Cannot find field."#),
+                (#"{"writes":[{"delete":"x"},{"update":{"name":"x","fields":{"a b":{"mapValue":{"fields":{"q":{"bogus":1}}}}}}}]}"#,
+                 #"Unknown name "bogus" at 'writes[1].update.fields["a b"].mapValue.fields.q': Cannot find field."#),
                 ("{", "The JSON ends too early."),
-                (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"x"}}}}]}"#, "A number is malformed, or a value that must be a number is not."),
+                (#"{"writes" []}"#, "The JSON is malformed: a ':' or ',' is missing, or a character is out of place."),
+                (#"{"writes":"a"}"#, "Invalid value at 'writes'. " + wrongForm),
+                (#"{"writes":[{"update":{"name":"x","fields":{"b":{"bytesValue":"A!"}}}}]}"#, "Invalid value at 'writes[0].update.fields.b.bytesValue'. " + wrongForm),
+                (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"x"}}}}]}"#,
+                 "Invalid value at 'writes[0].update.fields.a.integerValue'. A number is malformed, or a value that must be a number is not."),
                 (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"1","stringValue":"a"}}}}]}"#,
-                 "Two fields of a oneof are set, such as two kinds of value in one value."),
+                 "Invalid value at 'writes[0].update.fields.a'. Two fields of a oneof are set, such as two kinds of value in one value."),
                 // The JSON library reports a double that overflows as text that is not UTF-8.
                 (#"{"writes":[{"update":{"name":"x","fields":{"a":{"doubleValue":1e400}}}}]}"#,
-                 "A number is too large for a double, or a name is not UTF-8."),
+                 "Invalid value at 'writes[0].update.fields.a.doubleValue'. A number is too large for a double, or a name is not UTF-8."),
+                // Two faults refused in the same words: the search stops at the value holding both.
+                (#"{"writes":[{"update":{"name":"x","fields":{"a":{"integerValue":"x"},"b":{"integerValue":"y"}}}}]}"#,
+                 "Invalid value at 'writes[0].update.fields'. A number is malformed, or a value that must be a number is not."),
                 ("[]", "The body must be a JSON object, such as {}."),
                 (#" "writes""#, "The body must be a JSON object, such as {}."),
                 ("null", "The body must be a JSON object, such as {}."),
@@ -482,6 +494,11 @@ struct RESTTests {
                 let answer = try await Self.call(client, .post, Self.base + ":commit", body, expect: .badRequest)
                 #expect(Self.error(answer)?.1 == "Invalid JSON payload received. " + sentence)
             }
+            // A create's or patch's body is the request's document.
+            let patched = try await Self.call(client, .patch, Self.base + "/c/a", #"{"structuredQuery":{}}"#, expect: .badRequest)
+            #expect(Self.error(patched)?.1 == #"Invalid JSON payload received. Unknown name "structuredQuery" at 'document': Cannot find field."#)
+            let created = try await Self.call(client, .post, Self.base + "/c", #"{"fields":{"n":{"integerValue":"1.5"}}}"#, expect: .badRequest)
+            #expect(Self.error(created)?.1 == "Invalid JSON payload received. Invalid value at 'document.fields.n.integerValue'. A number is malformed, or a value that must be a number is not.")
             // Messages whose order follows the reference's: a repeated name before a malformed one,
             // a missing unary operand before a missing operator.
             let repeated = try await Self.call(client, .post, Self.base + ":batchWrite", #"{"writes":[{"delete":"x"},{"delete":"x"}]}"#, expect: .badRequest)
