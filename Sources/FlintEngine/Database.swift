@@ -879,7 +879,7 @@ public actor Database {
         _ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil, transaction: TransactionID? = nil,
         explain: ExplainOptions? = nil, auth: AuthContext = .owner
     ) throws(FlintError) -> AggregationResult {
-        try Aggregator.checkFirst(aggregations, of: query)
+        try Aggregator.checkFirst(aggregations)
         try NormalizedQuery.checkShape(query, database: id)
         let aliases = try Aggregator.aliases(aggregations, of: query)
         var documentsQuery = query

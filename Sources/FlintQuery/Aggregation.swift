@@ -37,14 +37,17 @@ public struct Aggregation: Sendable {
 public enum Aggregator {
     public static let maxAggregations = 5
 
-    /// The checks the reference makes before reading the query: reserved names in the query
-    /// and in the aggregations, and counts' `up_to`.
-    public static func checkFirst(_ aggregations: [Aggregation], of query: Query) throws(FlintError) {
-        try QueryFieldNames.checkReserved(query, aggregations: aggregations)
-        for a in aggregations {
-            if case .count(let upTo?) = a.kind, upTo < 0 {
-                throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
-            }
+    /// The checks the reference makes as it reads each aggregation, before the query: reserved
+    /// names in the aggregated field, then a count's `up_to`.
+    public static func checkFirst(_ aggregations: [Aggregation]) throws(FlintError) {
+        for a in aggregations { try checkFirst(a) }
+    }
+
+    /// The same for one aggregation, which `Wire.aggregations` checks as it reads it.
+    public static func checkFirst(_ a: Aggregation) throws(FlintError) {
+        if let path = a.field { try Validation.checkNamedPath(path) }
+        if case .count(let upTo?) = a.kind, upTo < 0 {
+            throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
         }
     }
 
@@ -65,10 +68,14 @@ public enum Aggregator {
             if name.utf8.count > Limits.maxFieldNameBytes {
                 throw .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
             }
-            if let path = a.field { try Validation.checkNameAlone(path) }
             names.append(name)
         }
+        // A projection is refused before `__name__` inside an aggregated path, as the reference
+        // refuses them.
         try checkProjection(of: query, against: aggregations)
+        for a in aggregations {
+            if let path = a.field { try Validation.checkNameAlone(path) }
+        }
         var seen = Set<UTF8Key>()
         for (a, name) in zip(aggregations, names) {
             if !seen.insert(UTF8Key(name)).inserted {
@@ -94,8 +101,9 @@ public enum Aggregator {
                 throw .invalidArgument("Aggregation over non-key properties is not supported for base query that only returns keys.")
             }
             if !projection.contains(where: { $0.isPrefix(of: field) }) {
-                // Segments joined plainly, unquoted, as the reference prints them.
-                let name = field.segments.joined(separator: ".")
+                // Segments joined plainly, unquoted, as the reference prints them, and
+                // `__name__` by the reference's own name for it.
+                let name = field.segments.map { $0 == FieldPath.documentID.segments[0] ? "__key__" : $0 }.joined(separator: ".")
                 throw .invalidArgument("The aggregation property \(name) is not present in the base query's property mask.")
             }
         }

@@ -119,49 +119,25 @@ enum FilterRules {
     }
 
     /// The first checks of a filter, in the reference's order: the rules across filters for `!=`
-    /// and not-in, then each filter's list operand (so `not-in` beside an empty `in` is told it
-    /// cannot stand beside `in`). The rest come later in a query's checks (`validateArrays`,
-    /// `validateNames`, `validateSizes`, `validateDisjunctions`).
+    /// and not-in (`FilterOperators.check`, which the reference makes before it reads any field or
+    /// value), then each filter in turn: its field's reserved names and its list operand (so
+    /// `not-in` beside an empty `in` is told it cannot stand beside `in`). The rest come later
+    /// in a query's checks (`validateArrays`, `validateNames`, `validateSizes`,
+    /// `validateDisjunctions`).
     static func validate(_ filter: Filter) throws(FlintError) {
-        var notEqualCount = 0
-        var hasNotIn = false
-        var hasDisjunctive = false
-        var lists: [FieldFilter] = []
-        func walk(_ f: Filter) throws(FlintError) {
-            switch f {
-            case .composite(let c):
-                // Any OR, even of one filter, rules out not-in; an empty one is refused (an
-                // empty AND selects everything).
-                if c.op == .or {
-                    if c.filters.isEmpty { throw .invalidArgument("Composite filter must have at least one sub-filter.") }
-                    hasDisjunctive = true
-                }
-                for child in c.filters { try walk(child) }
-            case .unary(let u):
-                if u.op == .isNotNull || u.op == .isNotNaN { notEqualCount += 1 }
-            case .field(let ff):
-                switch ff.op {
-                case .notEqual: notEqualCount += 1
-                case .notIn:
-                    notEqualCount += 1
-                    hasNotIn = true
-                    lists.append(ff)
-                case .in, .arrayContainsAny:
-                    hasDisjunctive = true
-                    lists.append(ff)
-                case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains: break
-                }
-            }
+        try FilterOperators(filter).check()
+        try checkEach(filter)
+    }
+
+    /// One filter's own checks, as the reference reads it after the rules across filters.
+    static func checkEach(_ filter: Filter) throws(FlintError) {
+        switch filter {
+        case .composite(let c): for child in c.filters { try checkEach(child) }
+        case .unary(let u): try Validation.checkNamedPath(u.field)
+        case .field(let ff):
+            try Validation.checkNamedPath(ff.field)
+            try checkListOperand(ff)
         }
-        try walk(filter)
-        if notEqualCount > 1 {
-            throw .invalidArgument(
-                "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
-        }
-        if hasNotIn && hasDisjunctive {
-            throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
-        }
-        for ff in lists { try checkListOperand(ff) }
     }
 
     /// After the query's cursors and its count of filters and orders: one array-contains per

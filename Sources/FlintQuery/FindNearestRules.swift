@@ -5,13 +5,12 @@ import FlintModel
 public enum FindNearestRules {
     static let maxLimit = 1000
 
-    /// Checks a nearest-neighbour query and what it is combined with, in the reference's order.
+    /// Checks a nearest-neighbour query and what it is combined with, in the reference's order:
+    /// the query vector as it is read, the limit, the vector field's names, then the rest.
     static func validate(_ f: FindNearest, in q: Query) throws(FlintError) {
-        if f.limit <= 0 || f.limit > maxLimit {
-            throw .invalidArgument("FindNearest.limit must be a positive integer of no more than \(maxLimit)")
-        }
-        if f.queryVector.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
-        try Limits.checkDimensions(f.queryVector.count)
+        try checkVector(dimensions: f.queryVector.count)
+        try checkLimit(f.limit)
+        try Validation.checkNamedPath(f.field)
         // The distance field is one field name (`a.__x__` is a name, and let be, as on the reference).
         if let name = f.distanceResultField, Validation.isReserved(name) {
             throw .invalidArgument("The distanceResultField.property.name \"\(name)\" is reserved.")
@@ -21,6 +20,18 @@ public enum FindNearestRules {
         if q.offset != 0 { throw .invalidArgument("A query offset cannot be used with FindNearest") }
         if q.startAt != nil || q.endAt != nil { throw .invalidArgument("Query cursors cannot be used with FindNearest") }
         if let t = f.distanceThreshold, !t.isFinite { throw .invalidArgument("distanceThreshold must be a finite number.") }
+    }
+
+    /// The query vector, checked as it is read.
+    static func checkVector(dimensions: Int) throws(FlintError) {
+        if dimensions == 0 { throw .invalidArgument("Cannot have a zero length vector.") }
+        try Limits.checkDimensions(dimensions)
+    }
+
+    static func checkLimit(_ limit: Int) throws(FlintError) {
+        if limit <= 0 || limit > maxLimit {
+            throw .invalidArgument("FindNearest.limit must be a positive integer of no more than \(maxLimit)")
+        }
     }
 
     /// The distance between a document's vector and the query's, or nil when not comparable.

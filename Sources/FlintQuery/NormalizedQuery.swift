@@ -84,28 +84,71 @@ public struct NormalizedQuery: Sendable {
         self.orderBy = full
     }
 
-    /// The checks the reference makes first, as it reads a query (an aggregation's own checks
-    /// follow them): reserved names, the collection, the projection, the filters' names, lists
-    /// and `!=` rules, cursors, then the nearest-neighbour search.
+    /// The checks the reference makes first, as it reads a query part by part: the collection,
+    /// then the filters, the projection, the order, each cursor and the nearest-neighbour search,
+    /// each part's names and rules before the next part is read. (An aggregation's own fields are
+    /// read before the query; the rest of its checks follow these.) `Wire.query` makes the same
+    /// checks as it converts each part, so a part that cannot be read is told in the same turn.
     public static func checkShape(_ query: Query, database: DatabaseID) throws(FlintError) {
-        try QueryFieldNames.checkReserved(query)
         if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
-        for path in query.projection ?? [] { try Validation.checkNameAlone(path) }
-        if let filter = query.filter { try FilterRules.validate(filter) }
+        if let filter = query.filter { try checkFilter(filter) }
+        if let projection = query.projection { try checkProjection(projection) }
+        try checkOrder(query.orderBy)
         for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
-            if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
-            for (value, order) in zip(cursor.values, query.orderBy) where order.field.isDocumentID {
-                guard case .reference(let r) = value else {
-                    throw .invalidArgument("Cursor __key__ value is not a document reference.")
-                }
-                guard r.database == database else {
-                    throw .invalidArgument("The cursor key is in a different database than the query")
-                }
+            try checkCursorLength(cursor.values.count, orderBy: query.orderBy)
+            try checkCursorKeys(cursor, orderBy: query.orderBy, database: database)
+        }
+        if let nearest = query.findNearest { try checkNearest(nearest, in: query) }
+    }
+
+    /// A filter's `!=` and not-in rules, then each filter's reserved names and list operand.
+    public static func checkFilter(_ filter: Filter) throws(FlintError) {
+        try FilterRules.validate(filter)
+    }
+
+    /// What `in`, not-in and array-contains-any compare with: a list, not empty nor too long.
+    public static func checkListOperand(_ filter: FieldFilter) throws(FlintError) {
+        try FilterRules.checkListOperand(filter)
+    }
+
+    /// Each projected field: no reserved segment, and `__name__` only whole.
+    public static func checkProjection(_ fields: [FieldPath]) throws(FlintError) {
+        for path in fields { try Validation.checkNamedPath(path) }
+        for path in fields { try Validation.checkNameAlone(path) }
+    }
+
+    /// The order's reserved names; its other rules come last among a query's checks.
+    public static func checkOrder(_ orderBy: [Ordering]) throws(FlintError) {
+        for o in orderBy { try Validation.checkNamedPath(o.field) }
+    }
+
+    /// A cursor has at most a value for each explicit ordering; told before its values are read.
+    public static func checkCursorLength(_ count: Int, orderBy: [Ordering]) throws(FlintError) {
+        if count > orderBy.count { throw .invalidArgument("Cursor has too many values.") }
+    }
+
+    /// A cursor's value for `__name__` is a reference to a document of the query's database.
+    public static func checkCursorKeys(_ cursor: Cursor, orderBy: [Ordering], database: DatabaseID) throws(FlintError) {
+        for (value, order) in zip(cursor.values, orderBy) where order.field.isDocumentID {
+            guard case .reference(let r) = value else {
+                throw .invalidArgument("Cursor __key__ value is not a document reference.")
+            }
+            guard r.database == database else {
+                throw .invalidArgument("The cursor key is in a different database than the query")
             }
         }
-        if let nearest = query.findNearest {
-            try FindNearestRules.validate(nearest, in: query)
-        }
+    }
+
+    /// The nearest-neighbour search's rules, and what it is combined with.
+    public static func checkNearest(_ nearest: FindNearest, in query: Query) throws(FlintError) {
+        try FindNearestRules.validate(nearest, in: query)
+    }
+
+    /// The search's first checks, which `Wire` makes as it reads the search: the query vector's
+    /// dimensions, then the limit, before the distance measure and the vector field are read.
+    public static func checkNearestVector(dimensions: Int, limit: Int) throws(FlintError) {
+        try FindNearestRules.checkVector(dimensions: dimensions)
+        try FindNearestRules.checkLimit(limit)
     }
 
     /// An order names each field once, and `__name__` only last; returns the ordered fields.

@@ -246,12 +246,14 @@ struct FirestoreCalls: Sendable {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("Only structured aggregation queries are supported.") }
         let aggregation = r.structuredAggregationQuery
+        // The aggregations are read before the query, as the reference reads them.
+        let aggregations = try Wire.aggregations(aggregation.aggregations)
         let query = try Wire.query(aggregation.structuredQuery, parent: parent, id)
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let explain = r.hasExplainOptions ? ExplainOptions(analyze: r.explainOptions.analyze) : nil
         let result = try await db.runAggregation(
-            query, aggregations: try Wire.aggregations(aggregation.aggregations), readTime: readTime, transaction: transaction,
+            query, aggregations: aggregations, readTime: readTime, transaction: transaction,
             explain: explain, auth: auth)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
         // A plan alone (explain without analyze) has no result.

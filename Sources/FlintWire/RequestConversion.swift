@@ -68,7 +68,9 @@ extension Wire {
 
     // MARK: - Queries
 
-    /// A structured query under `parent` (the root or a document of `db`).
+    /// A structured query under `parent` (the root or a document of `db`), read part by part as
+    /// the reference reads it: each part is converted and checked (`NormalizedQuery.checkShape`'s
+    /// checks) before the next is read, so a query with several faults is told the same one.
     public static func query(_ p: Google_Firestore_V1_StructuredQuery, parent: ResourcePath, _ db: DatabaseID) throws(FlintError) -> Query {
         guard p.from.count <= 1 else {
             throw .invalidArgument("StructuredQuery.from cannot have more than one collection selector.")
@@ -77,35 +79,58 @@ extension Wire {
         let from = p.from.first ?? Google_Firestore_V1_StructuredQuery.CollectionSelector()
         var q = Query(
             parent: parent, collectionID: from.collectionID.isEmpty ? nil : from.collectionID, allDescendants: from.allDescendants)
-        if p.hasWhere { q.filter = try filter(p.where, db) }
+        if let id = q.collectionID { try Validation.validateQueriedCollectionID(id) }
+        if p.hasWhere {
+            let filter = try filter(p.where, db)
+            try NormalizedQuery.checkFilter(filter)
+            q.filter = filter
+        }
+        if p.hasSelect {
+            var fields: [FieldPath] = []
+            for f in p.select.fields { fields.append(try FieldPath(parsing: f.fieldPath)) }
+            try NormalizedQuery.checkProjection(fields)
+            q.projection = fields
+        }
         for o in p.orderBy {
             let field = try FieldPath(parsing: o.field.fieldPath)
             switch o.direction {
             case .unspecified, .ascending: q.orderBy.append(Ordering(field))
             case .descending: q.orderBy.append(Ordering(field, descending: true))
-            case .UNRECOGNIZED(let n): throw .invalidArgument("Unknown order direction \(n).")
+            case .UNRECOGNIZED: throw .invalidArgument("Unrecognized ordering.")
             }
         }
-        if p.hasStartAt { q.startAt = try cursor(p.startAt, db) }
-        if p.hasEndAt { q.endAt = try cursor(p.endAt, db) }
+        try NormalizedQuery.checkOrder(q.orderBy)
+        if p.hasStartAt { q.startAt = try cursor(p.startAt, orderBy: q.orderBy, db) }
+        if p.hasEndAt { q.endAt = try cursor(p.endAt, orderBy: q.orderBy, db) }
         q.offset = Int(p.offset)
         if p.hasLimit { q.limit = Int(p.limit.value) }
-        if p.hasSelect {
-            var fields: [FieldPath] = []
-            for f in p.select.fields { fields.append(try FieldPath(parsing: f.fieldPath)) }
-            q.projection = fields
+        if p.hasFindNearest {
+            let nearest = try findNearest(p.findNearest, db)
+            try NormalizedQuery.checkNearest(nearest, in: q)
+            q.findNearest = nearest
         }
-        if p.hasFindNearest { q.findNearest = try findNearest(p.findNearest, db) }
         return q
     }
 
-    static func cursor(_ p: Google_Firestore_V1_Cursor, _ db: DatabaseID) throws(FlintError) -> Cursor {
+    /// A cursor's length is checked against the order before its values are read.
+    static func cursor(_ p: Google_Firestore_V1_Cursor, orderBy: [Ordering], _ db: DatabaseID) throws(FlintError) -> Cursor {
+        try NormalizedQuery.checkCursorLength(p.values.count, orderBy: orderBy)
         var values: [Value] = []
         for v in p.values { values.append(try value(v, db, checkingIDLengths: false)) }
-        return Cursor(values: values, before: p.before)
+        let cursor = Cursor(values: values, before: p.before)
+        try NormalizedQuery.checkCursorKeys(cursor, orderBy: orderBy, database: db)
+        return cursor
     }
 
+    /// The rules across filters are checked on the operators before any field or value is
+    /// read; then each filter is read in turn: its field, the field's names, its value, its
+    /// operator, and a list operand.
     static func filter(_ p: Google_Firestore_V1_StructuredQuery.Filter, _ db: DatabaseID) throws(FlintError) -> Filter {
+        try shape(p).check()
+        return try convert(p, db)
+    }
+
+    static func shape(_ p: Google_Firestore_V1_StructuredQuery.Filter) throws(FlintError) -> FilterOperators {
         guard let kind = p.filterType else { throw .invalidArgument("Unknown Filter type.") }
         switch kind {
         case .compositeFilter(let c):
@@ -115,42 +140,72 @@ extension Wire {
             case .or: op = .or
             case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unsupported CompositeFilter operator.")
             }
-            var children: [Filter] = []
-            for f in c.filters { children.append(try filter(f, db)) }
-            return .composite(CompositeFilter(op, children))
-        case .fieldFilter(let f):
-            let op: FieldFilter.Operator
-            switch f.op {
-            case .lessThan: op = .lessThan
-            case .lessThanOrEqual: op = .lessThanOrEqual
-            case .greaterThan: op = .greaterThan
-            case .greaterThanOrEqual: op = .greaterThanOrEqual
-            case .equal: op = .equal
-            case .notEqual: op = .notEqual
-            case .arrayContains: op = .arrayContains
-            case .in: op = .in
-            case .arrayContainsAny: op = .arrayContainsAny
-            case .notIn: op = .notIn
-            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown FieldFilter operator.")
-            }
-            let field = try FieldPath(parsing: f.field.fieldPath)
-            return .field(FieldFilter(field, op, try value(f.value, db, checkingIDLengths: field.isDocumentID)))
-        case .unaryFilter(let u):
-            // The operand is checked first, as the reference checks it.
-            guard u.operandType != nil else { throw .invalidArgument("Unsupported UnaryFilter operand type (non-FIELD).") }
-            let op: UnaryFilter.Operator
-            switch u.op {
-            case .isNan: op = .isNaN
-            case .isNull: op = .isNull
-            case .isNotNan: op = .isNotNaN
-            case .isNotNull: op = .isNotNull
-            case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown UnaryFilter operator.")
-            }
-            return .unary(UnaryFilter(try FieldPath(parsing: u.field.fieldPath), op))
+            var children: [FilterOperators] = []
+            for f in c.filters { children.append(try shape(f)) }
+            return .composite(op, children)
+        case .fieldFilter(let f): return .field(fieldOperator(f.op))
+        case .unaryFilter(let u): return .unary(unaryOperator(u.op))
         }
     }
 
+    static func convert(_ p: Google_Firestore_V1_StructuredQuery.Filter, _ db: DatabaseID) throws(FlintError) -> Filter {
+        switch p.filterType {
+        case nil: throw .invalidArgument("Unknown Filter type.")
+        case .compositeFilter(let c)?:
+            var children: [Filter] = []
+            for f in c.filters { children.append(try convert(f, db)) }
+            return .composite(CompositeFilter(c.op == .or ? .or : .and, children))
+        case .fieldFilter(let f)?:
+            let field = try FieldPath(parsing: f.field.fieldPath)
+            try Validation.checkNamedPath(field)
+            let operand = try value(f.value, db, checkingIDLengths: field.isDocumentID)
+            guard let op = fieldOperator(f.op) else { throw .invalidArgument("Unknown FieldFilter operator.") }
+            let filter = FieldFilter(field, op, operand)
+            try NormalizedQuery.checkListOperand(filter)
+            return .field(filter)
+        case .unaryFilter(let u)?:
+            // The operand is checked first, as the reference checks it.
+            guard u.operandType != nil else { throw .invalidArgument("Unsupported UnaryFilter operand type (non-FIELD).") }
+            let field = try FieldPath(parsing: u.field.fieldPath)
+            try Validation.checkNamedPath(field)
+            guard let op = unaryOperator(u.op) else { throw .invalidArgument("Unknown UnaryFilter operator.") }
+            return .unary(UnaryFilter(field, op))
+        }
+    }
+
+    static func fieldOperator(_ op: Google_Firestore_V1_StructuredQuery.FieldFilter.Operator) -> FieldFilter.Operator? {
+        switch op {
+        case .lessThan: .lessThan
+        case .lessThanOrEqual: .lessThanOrEqual
+        case .greaterThan: .greaterThan
+        case .greaterThanOrEqual: .greaterThanOrEqual
+        case .equal: .equal
+        case .notEqual: .notEqual
+        case .arrayContains: .arrayContains
+        case .in: .in
+        case .arrayContainsAny: .arrayContainsAny
+        case .notIn: .notIn
+        case .unspecified, .UNRECOGNIZED: nil
+        }
+    }
+
+    static func unaryOperator(_ op: Google_Firestore_V1_StructuredQuery.UnaryFilter.Operator) -> UnaryFilter.Operator? {
+        switch op {
+        case .isNan: .isNaN
+        case .isNull: .isNull
+        case .isNotNan: .isNotNaN
+        case .isNotNull: .isNotNull
+        case .unspecified, .UNRECOGNIZED: nil
+        }
+    }
+
+    /// Read in the reference's order: the query vector, the limit, the distance measure, then
+    /// the vector field.
     static func findNearest(_ p: Google_Firestore_V1_StructuredQuery.FindNearest, _ db: DatabaseID) throws(FlintError) -> FindNearest {
+        guard case .vector(let vector) = try value(p.queryVector, db) else {
+            throw .invalidArgument("Query Value must be of type vector.")
+        }
+        try NormalizedQuery.checkNearestVector(dimensions: vector.count, limit: Int(p.limit.value))
         let measure: FindNearest.DistanceMeasure
         switch p.distanceMeasure {
         case .euclidean: measure = .euclidean
@@ -158,21 +213,21 @@ extension Wire {
         case .dotProduct: measure = .dotProduct
         case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown Distance Measure.")
         }
-        guard case .vector(let vector) = try value(p.queryVector, db) else {
-            throw .invalidArgument("Query Value must be of type vector.")
-        }
         // The distance field is a field name, not a path: `a.b` or `` `c` `` names one top-level
         // field spelled so, as on the reference (the API documents it as a field name).
+        let field = try FieldPath(parsing: p.vectorField.fieldPath)
         if p.distanceResultField.utf8.count > Limits.maxFieldNameBytes {
             throw .invalidArgument("The distanceResultField.property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
         }
         let distanceField = p.distanceResultField.isEmpty ? nil : p.distanceResultField
         return FindNearest(
-            field: try FieldPath(parsing: p.vectorField.fieldPath), queryVector: vector, measure: measure,
+            field: field, queryVector: vector, measure: measure,
             limit: Int(p.limit.value), distanceResultField: distanceField,
             distanceThreshold: p.hasDistanceThreshold ? p.distanceThreshold.value : nil)
     }
 
+    /// Each aggregation is read and checked (`Aggregator.checkFirst`) in turn, as the reference
+    /// reads them before the query.
     public static func aggregations(_ p: [Google_Firestore_V1_StructuredAggregationQuery.Aggregation]) throws(FlintError) -> [Aggregation] {
         var out: [Aggregation] = []
         for a in p {
@@ -182,6 +237,7 @@ extension Wire {
             case .sum(let s): out.append(Aggregation(alias: a.alias, .sum(try FieldPath(parsing: s.field.fieldPath))))
             case .avg(let s): out.append(Aggregation(alias: a.alias, .average(try FieldPath(parsing: s.field.fieldPath))))
             }
+            try Aggregator.checkFirst(out[out.count - 1])
         }
         return out
     }

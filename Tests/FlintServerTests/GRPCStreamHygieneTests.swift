@@ -65,7 +65,8 @@ struct GRPCStreamHygieneTests {
                 try await firestore.runQuery(Self.runQuery(q)) { response in for try await _ in response.messages {} }
             }
             #expect(error?.code == .invalidArgument)
-            #expect(error?.message == "Unknown order direction 7.")
+            // The reference's words.
+            #expect(error?.message == "Unrecognized ordering.")
 
             var commit = Google_Firestore_V1_CommitRequest()
             commit.database = GRPCTests.database
