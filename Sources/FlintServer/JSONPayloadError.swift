@@ -5,21 +5,22 @@ import SwiftProtobuf
 /// A request body that is not Firestore's JSON, said in a sentence: the library's error cases
 /// are names, not messages. Unknown fields read as Google's APIs say them.
 enum JSONPayloadError {
-    static func refusal(_ error: any Error) -> FlintError {
-        .invalidArgument("Invalid JSON payload received. " + describe(error))
-    }
-
     /// The refusal of `body` as an `M`, saying where the fault lies when it can be found, in
     /// production's form: `Unknown name "x" at 'writes[0]': Cannot find field.` A body that
     /// stands for one field of the request (a create's or patch's document) is named `root`.
-    static func refusal<M: SwiftProtobuf.Message>(_ error: any Error, body: Data, as _: M.Type, root: String? = nil) -> FlintError {
+    static func refusal<M: SwiftProtobuf.Message>(_ error: any Error, body: Data, as type: M.Type, root: String? = nil) -> FlintError {
+        .invalidArgument("Invalid JSON payload received. " + describe(error, body: body, as: type, root: root))
+    }
+
+    /// The sentence `refusal` gives after its first words.
+    static func describe<M: SwiftProtobuf.Message>(_ error: any Error, body: Data, as _: M.Type, root: String? = nil) -> String {
         let finding = JSONFaultLocator.locate(in: body) { data in
             do { _ = try M(jsonUTF8Data: data); return nil } catch { return describe(error) }
         }
         let decoding = error as? JSONDecodingError
         // The library gives the same case for a missing ':' or ',' as for a value of the wrong form.
         if finding == .malformed, case .failure = decoding {
-            return .invalidArgument("Invalid JSON payload received. The JSON is malformed: a ':' or ',' is missing, or a character is out of place.")
+            return "The JSON is malformed: a ':' or ',' is missing, or a character is out of place."
         }
         var path: [JSONFaultLocator.Step] = []
         if case .place(let found) = finding { path = found }
@@ -27,14 +28,14 @@ enum JSONPayloadError {
         case .unknownField(let name):
             if path.last == .member(name) { path.removeLast() }
             let place = self.place(path, root: root).map { " at '\($0)'" } ?? ""
-            return .invalidArgument("Invalid JSON payload received. Unknown name \"\(name)\"\(place): Cannot find field.")
+            return "Unknown name \"\(name)\"\(place): Cannot find field."
         case .conflictingOneOf:
             // Leaving out either of the two fields mends it, so the place is the value holding both.
             if case .member = path.last { path.removeLast() }
         default: break
         }
         let place = self.place(path, root: root).map { "Invalid value at '\($0)'. " } ?? ""
-        return .invalidArgument("Invalid JSON payload received. " + place + describe(error))
+        return place + describe(error)
     }
 
     private static func place(_ path: [JSONFaultLocator.Step], root: String?) -> String? {

@@ -135,10 +135,12 @@ struct WebSocketListen: Sendable {
                 auth.current.withLock { $0 = given }
                 return nil
             }
+            let composed = SurrogateEscapes.composed(text)
             do {
-                return try Google_Firestore_V1_ListenRequest(jsonString: SurrogateEscapes.composed(text))
+                return try Google_Firestore_V1_ListenRequest(jsonString: composed)
             } catch {
-                throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON. " + JSONPayloadError.describe(error))
+                let sentence = JSONPayloadError.describe(error, body: Data(composed.utf8), as: Google_Firestore_V1_ListenRequest.self)
+                throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON. " + sentence)
             }
         }
         let session = ListenSession(engine: engine, defaultDatabase: upgrade.database.name, auth: { auth.current.withLock { $0 } })
@@ -333,10 +335,12 @@ extension SnapshotRequest {
                 throw .invalidArgument("subscribe needs a \"document\" path or a \"query\".")
             }
             let structured: Google_Firestore_V1_StructuredQuery
+            let data = (try? JSONSerialization.data(withJSONObject: query)) ?? Data()
             do {
-                structured = try Google_Firestore_V1_StructuredQuery(jsonUTF8Data: try JSONSerialization.data(withJSONObject: query))
+                structured = try Google_Firestore_V1_StructuredQuery(jsonUTF8Data: data)
             } catch {
-                throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON. " + JSONPayloadError.describe(error))
+                let sentence = JSONPayloadError.describe(error, body: data, as: Google_Firestore_V1_StructuredQuery.self, root: "query")
+                throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON. " + sentence)
             }
             var parent = ResourcePath.root
             if let text = subscribe["parent"] as? String, !text.isEmpty { parent = try key(text, db).path }

@@ -159,6 +159,9 @@ extension WebSocketListenTests {
                     (#"{"subscribe":{"id":"s5","document":7}}"#, "document must be a document path."),
                     (#"{"subscribe":{"id":"s6","query":{"from":[{"collectionId":"c"}]},"parent":7}}"#, "parent must be a document path."),
                     (#"{"unsubscribe":{"id":"never"}}"#, #"No subscription "never" on this socket."#),
+                    // A query that is not Firestore's JSON is told where.
+                    (#"{"subscribe":{"id":"s7","query":{"from":[{"collectionId":"c"}],"orderBy":[{"field":{"fieldPath":"n"},"sideways":true}]}}}"#,
+                     #"The query is not a StructuredQuery in Firestore's JSON. Unknown name "sideways" at 'query.orderBy[0]': Cannot find field."#),
                 ] {
                     try await outbound.writeTextMessage(message)
                     let error = try #require(try Self.json(try await next())["error"] as? [String: Any], "\(message)")
@@ -179,6 +182,15 @@ extension WebSocketListenTests {
             }
             #expect(close?.closeCode == .dataInconsistentWithMessage)
             #expect(close?.reason == #"unsubscribe holds an "id" string and nothing else."#)
+
+            // In raw mode a message that is not a ListenRequest closes the socket, saying where.
+            close = try await Self.connect(port) { next, outbound in
+                try await outbound.writeTextMessage(#"{"addTarget": {"targetId": "one"}}"#)
+                _ = try? await next()
+            }
+            #expect(close?.closeCode == .dataInconsistentWithMessage)
+            // (A close reason is cut to 123 bytes; the place comes before the cut.)
+            #expect(close?.reason?.hasPrefix("Not a ListenRequest in Firestore's JSON. Invalid value at 'addTarget.targetId'. A number is malformed") == true)
 
             close = try await Self.connect(port) { next, outbound in
                 try await outbound.writeBinaryMessage(.init(bytes: [1, 2, 3]))
