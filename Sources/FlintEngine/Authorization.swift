@@ -81,18 +81,30 @@ struct FoldedWrites {
         method != .delete && (!replaces || !foldedTransforms.isEmpty)
     }
 
-    /// `request.writeFields`, as the reference folds it: the masks' paths, each once, unless a
-    /// set or delete replaces the document; then each kept transform's path, repeats included.
-    /// Nil (null) for a whole set without transforms.
-    var writeFields: [FieldPath]? {
+    /// `request.writeFields`, as the reference folds it: each kept transform's path, repeats
+    /// included, then the masks' paths, each once and none inside another (`m` stands for `m.y`
+    /// too, in one mask or across writes), unless a set or delete replaces the document. The
+    /// masks' paths come in the order of the reference's hash set (`JavaHashSetOrder`). Nil
+    /// (null) for a whole set without transforms.
+    var writeFields: [String]? {
         var paths: [FieldPath] = []
         if !replaces {
             for w in writes {
                 for path in w.updateMask ?? [] where !paths.contains(path) { paths.append(path) }
             }
+            let named = paths
+            paths.removeAll { path in named.contains { $0 != path && $0.isPrefix(of: path) } }
         }
-        paths += foldedTransforms.map(\.field)
-        return replaces && paths.isEmpty ? nil : paths
+        let transformed = foldedTransforms.map { Self.rulesName($0.field) }
+        if replaces && transformed.isEmpty { return nil }
+        return transformed + JavaHashSetOrder.ordered(paths.map(Self.rulesName))
+    }
+
+    /// A path as the reference's rules name it: segments joined by `.`, with `\` and `.`
+    /// inside a segment escaped by a backslash (the field `a.b` is `a\.b`).
+    static func rulesName(_ path: FieldPath) -> String {
+        path.segments.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ".", with: "\\.") }
+            .joined(separator: ".")
     }
 }
 
@@ -179,7 +191,7 @@ extension Database {
                 method: method, database: id.database, target: .document(key.path.segments), auth: Self.authValue(auth),
                 time: RulesTimestamp(time), resource: resource(key, document.before),
                 requestResource: method == .delete ? .null : resource(key, document.after), inTransaction: inTransaction)
-            request.writeFields = method == .delete ? .null : document.writeFields.map { .list($0.map { .string($0.segments.joined(separator: ".")) }) } ?? .null
+            request.writeFields = method == .delete ? .null : document.writeFields.map { .list($0.map { .string($0) }) } ?? .null
             request.createsOrUpdates = document.createsOrUpdates
             request.requestResourceNeedsReading = document.requestResourceNeedsReading
             let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
