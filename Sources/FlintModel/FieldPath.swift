@@ -110,6 +110,13 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public func appending(_ segment: String) -> FieldPath { FieldPath(unchecked: segments + [segment]) }
 
+    /// The paths this one lies inside: its first segment, its first two, and so on, not itself.
+    /// Looking these up in a set finds a path's enclosing paths among many without comparing
+    /// every pair.
+    public var enclosingPaths: [FieldPath] {
+        (1..<max(segments.count, 1)).map { FieldPath(unchecked: Array(segments.prefix($0))) }
+    }
+
     public static func == (a: FieldPath, b: FieldPath) -> Bool {
         a.segments.count == b.segments.count && a.isPrefix(of: b)
     }

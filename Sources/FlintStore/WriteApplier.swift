@@ -134,8 +134,9 @@ public enum WriteApplier {
             }
         }
         // A field may be transformed twice (in turn), but not beside one of its own fields.
+        let enclosing = Set(write.transforms.flatMap(\.field.enclosingPaths))
         for t in write.transforms {
-            if write.transforms.contains(where: { t.field.isPrefix(of: $0.field) && t.field.segments.count < $0.field.segments.count }) {
+            if enclosing.contains(t.field) {
                 throw .invalidArgument(
                     "Cannot transform property \(t.field.segments.joined(separator: ".")) and its nested property at the same time.")
             }
@@ -201,7 +202,8 @@ public enum WriteApplier {
                 fields = current?.fields ?? MapValue()
                 // A path inside another masked path (or named again) adds nothing. Most masks
                 // name one field, which needs no such check.
-                let widest = mask.count < 2 ? mask : mask.filter { p in !mask.contains { $0 != p && $0.isPrefix(of: p) } }
+                let named = Set(mask)
+                let widest = mask.count < 2 ? mask : mask.filter { p in !p.enclosingPaths.contains(where: named.contains) }
                 for path in widest {
                     if let v = data.value(at: path) {
                         fields.setValue(v, at: path)
