@@ -82,22 +82,14 @@ struct FoldedWrites {
     }
 
     /// `request.writeFields`, as the reference folds it: each kept transform's path, repeats
-    /// included, then the masks' paths, each once and none inside another (`m` stands for `m.y`
-    /// too, in one mask or across writes), unless a set or delete replaces the document. The
-    /// masks' paths come in the order of the reference's hash set (`JavaHashSetOrder`). Nil
-    /// (null) for a whole set without transforms.
+    /// included, then the masks' paths (of every write, unless a set or delete replaces the
+    /// document), each once and none inside another, in the reference's order
+    /// (`ReferenceMaskOrder`). Nil (null) for a whole set without transforms.
     var writeFields: [String]? {
-        var paths: [FieldPath] = []
-        if !replaces {
-            for w in writes {
-                for path in w.updateMask ?? [] where !paths.contains(path) { paths.append(path) }
-            }
-            let named = paths
-            paths.removeAll { path in named.contains { $0 != path && $0.isPrefix(of: path) } }
-        }
         let transformed = foldedTransforms.map { Self.rulesName($0.field) }
-        if replaces && transformed.isEmpty { return nil }
-        return transformed + JavaHashSetOrder.ordered(paths.map(Self.rulesName))
+        if replaces { return transformed.isEmpty ? nil : transformed }
+        let masked = ReferenceMaskOrder.listed(writes.map { $0.updateMask ?? [] })
+        return transformed + masked.map(Self.rulesName)
     }
 
     /// A path as the reference's rules name it: segments joined by `.`, with `\` and `.`
