@@ -335,7 +335,9 @@ extension SnapshotRequest {
                 throw .invalidArgument("subscribe needs a \"document\" path or a \"query\".")
             }
             let structured: Google_Firestore_V1_StructuredQuery
-            let data = (try? JSONSerialization.data(withJSONObject: query)) ?? Data()
+            guard let data = try? JSONSerialization.data(withJSONObject: query) else {
+                throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON.")
+            }
             do {
                 structured = try Google_Firestore_V1_StructuredQuery(jsonUTF8Data: data)
             } catch {
