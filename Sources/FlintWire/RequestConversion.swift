@@ -213,9 +213,9 @@ extension Wire {
         case .dotProduct: measure = .dotProduct
         case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unknown Distance Measure.")
         }
+        let field = try FieldPath(parsing: p.vectorField.fieldPath)
         // The distance field is a field name, not a path: `a.b` or `` `c` `` names one top-level
         // field spelled so, as on the reference (the API documents it as a field name).
-        let field = try FieldPath(parsing: p.vectorField.fieldPath)
         if p.distanceResultField.utf8.count > Limits.maxFieldNameBytes {
             throw .invalidArgument("The distanceResultField.property.name is longer than \(Limits.maxFieldNameBytes) bytes.")
         }
