@@ -338,6 +338,14 @@ public actor Database {
         }
     }
 
+    /// Checks that `id` names an open transaction, and one that may write when `writing`, as
+    /// the reference checks it before it reads the rest of a request.
+    public func checkTransaction(_ id: TransactionID, writing: Bool) throws(FlintError) {
+        expireTransactions()
+        let tx = try use(id)
+        if writing, tx.readOnly { throw .readOnlyWrites }
+    }
+
     /// The transaction, checked and touched; a wounded or expired one ends with its error.
     private func use(_ id: TransactionID) throws(FlintError) -> TransactionState {
         if let tx = transactions[id], isExpired(tx) {

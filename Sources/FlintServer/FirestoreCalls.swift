@@ -120,9 +120,11 @@ struct FirestoreCalls: Sendable {
 
     func commit(_ r: Google_Firestore_V1_CommitRequest) async throws(FlintError) -> Google_Firestore_V1_CommitResponse {
         let id = try ResourceName.parseDatabase(r.database)
+        let transaction = r.transaction.isEmpty ? nil : Self.transactionID(r.transaction)
+        // The transaction is looked up before any write is read, as the reference does.
+        if let transaction { try await engine.database(id).checkTransaction(transaction, writing: !r.writes.isEmpty) }
         var writes: [Write] = []
         for w in r.writes { writes.append(try Wire.write(w, id)) }
-        let transaction = r.transaction.isEmpty ? nil : Self.transactionID(r.transaction)
         let result = try await engine.database(id).commit(writes, transaction: transaction, auth: auth)
         var response = Google_Firestore_V1_CommitResponse()
         response.writeResults = result.writeResults.map(Wire.proto)
@@ -208,8 +210,9 @@ struct FirestoreCalls: Sendable {
     func runQuery(_ r: Google_Firestore_V1_RunQueryRequest) async throws(FlintError) -> [Google_Firestore_V1_RunQueryResponse] {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("only structured queries are supported") }
-        let query = try Wire.query(r.structuredQuery, parent: parent, id)
         let db = engine.database(id)
+        try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
+        let query = try Wire.query(r.structuredQuery, parent: parent, id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let explain = r.hasExplainOptions ? ExplainOptions(analyze: r.explainOptions.analyze) : nil
         let result = try await db.runQuery(query, readTime: readTime, transaction: transaction, explain: explain, auth: auth)
@@ -246,10 +249,11 @@ struct FirestoreCalls: Sendable {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("Only structured aggregation queries are supported.") }
         let aggregation = r.structuredAggregationQuery
+        let db = engine.database(id)
+        try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
         // The aggregations are read before the query, as the reference reads them.
         let aggregations = try Wire.aggregations(aggregation.aggregations)
         let query = try Wire.query(aggregation.structuredQuery, parent: parent, id)
-        let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let explain = r.hasExplainOptions ? ExplainOptions(analyze: r.explainOptions.analyze) : nil
         let result = try await db.runAggregation(
@@ -327,6 +331,20 @@ struct FirestoreCalls: Sendable {
     }
 
     /// Read time, existing transaction, or a transaction begun for this read (returned to the client).
+    /// What the reference checks of a query's consistency before it reads the query: a read
+    /// time's form, a transaction that is open, a retried transaction's id. Nothing is begun.
+    static func checkConsistency(_ selector: Selector?, _ db: Database) async throws(FlintError) {
+        switch selector {
+        case .transaction(let id)?: try await db.checkTransaction(Self.transactionID(id), writing: false)
+        case .newTransaction(let o)?:
+            if case .readWrite(let retrying?) = try options(o), !retrying.isWellFormed {
+                throw .invalidArgument("Invalid transaction.")
+            }
+        case .readTime(let t)?: _ = try Wire.versionTime(t)
+        case nil: break
+        }
+    }
+
     static func consistency(_ selector: Selector?, _ db: Database) async throws(FlintError)
         -> (readTime: Timestamp?, transaction: TransactionID?, begun: TransactionID?)
     {

@@ -111,6 +111,19 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "currentDocument": {"updateTime": "2020-01-01T00:00:00.000000001Z"}}]}"#),
         ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "currentDocument": {"updateTime": "0001-01-01T00:00:00Z"}}]}"#),
         ("POST", ":listCollectionIds", #"{"readTime": "2020-01-01T00:00:00.000000001Z"}"#),
+        // A query's consistency, and a commit's transaction, are checked before the query or
+        // the writes are read.
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "transaction": "YWJj"}"#),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "transaction": "CAE="}"#),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "readTime": "1970-01-01T00:00:00Z"}"#),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "readTime": "2020-01-01T00:00:00.000000001Z"}"#),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "newTransaction": {"readWrite": {"retryTransaction": "YWJj"}}}"#),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "newTransaction": {"readOnly": {"readTime": "1960-01-01T00:00:00Z"}}}"#),
+        ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "readTime": "2020-01-01T00:00:00Z"}"#),
+        ("POST", ":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c"}]}, "aggregations": [{}]}, "transaction": "YWJj"}"#),
+        ("POST", ":runAggregationQuery", #"{"structuredAggregationQuery": {"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "aggregations": [{"count": {}}]}, "transaction": "CAE="}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "nope"}], "transaction": "CAE="}"#),
+        ("POST", ":commit", #"{"writes": [{"delete": "nope"}], "transaction": "YWJj"}"#),
     ]
 
     /// Method, path below `/v1/`, body: writes where documents may not be stored.
@@ -142,6 +155,19 @@ struct RESTBadInputDifferentialTests {
             let found = try await RawHTTP.send(method, flint + "/v1/" + path, body)
             #expect(expected.status == 400, "\(method) \(path): the reference accepted it")
             #expect(found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
+        }
+        // An open read-only transaction: a commit of writes is refused before they are read,
+        // and a query under it is read (and told its fault).
+        var open: [String] = []
+        for base in [reference.base, flint] {
+            let begun = try await RawHTTP.send("POST", base + "/v1/" + documents + ":beginTransaction", #"{"options": {"readOnly": {}}}"#)
+            open.append(try #require((begun.json as? [String: Any])?["transaction"] as? String))
+        }
+        for body in [#"{"writes": [{"delete": "nope"}], "transaction": "TX"}"#, #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "transaction": "TX"}"#] {
+            let method = body.contains("writes") ? ":commit" : ":runQuery"
+            let expected = try await RawHTTP.send("POST", reference.base + "/v1/" + documents + method, body.replacingOccurrences(of: "TX", with: open[0]))
+            let found = try await RawHTTP.send("POST", flint + "/v1/" + documents + method, body.replacingOccurrences(of: "TX", with: open[1]))
+            #expect(expected.status == 400 && found.status == 400 && RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(body)")
         }
         // Deleting there is let be, as reading is: it finds nothing.
         let delete = "projects/__x__/databases/(default)/documents/c/d"
