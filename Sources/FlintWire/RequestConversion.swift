@@ -32,7 +32,7 @@ extension Wire {
         switch p?.conditionType {
         case nil: return .none
         case .exists(let e)?: return .exists(e)
-        case .updateTime(let t)?: return .updateTime(try versionTime(t))
+        case .updateTime(let t)?: return .updateTime(try versionTime(t, allowingEpoch: true))
         }
     }
 

@@ -64,11 +64,15 @@ public enum Wire {
 
     /// A time that names a version (a read time, a precondition's update time). Versions are
     /// whole microseconds after the epoch, so, as on the reference, a finer time is refused
-    /// rather than truncated to another version, and so is one at or before the epoch.
-    public static func versionTime(_ t: Google_Protobuf_Timestamp) throws(FlintError) -> Timestamp {
+    /// rather than truncated to another version, and so is one before the epoch. The epoch
+    /// itself is version 0, a missing document's: a precondition may require it (the reference
+    /// then writes only where nothing is stored); a read time may not.
+    public static func versionTime(_ t: Google_Protobuf_Timestamp, allowingEpoch: Bool = false) throws(FlintError) -> Timestamp {
         let time = try optionTime(t)
         if t.nanos % 1000 != 0 { throw .invalidArgument("timestamp cannot have more than microseconds precision") }
-        if time.microseconds <= 0 { throw .invalidArgument("Only timestamps past epoch are supported.") }
+        if time.microseconds < 0 || (time.microseconds == 0 && !allowingEpoch) {
+            throw .invalidArgument("Only timestamps past epoch are supported.")
+        }
         return time
     }
 

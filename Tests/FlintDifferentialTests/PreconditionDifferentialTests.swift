@@ -64,6 +64,8 @@ struct PreconditionDifferentialTests {
                 say("transaction at \(label)", try await RawHTTP.send(
                     "POST", commit, #"{"transaction": "\#(transaction)", "writes": [\#(write(name, required))]}"#))
             }
+            // The epoch is version 0, which no stored document has; a missing one does (below).
+            say("update at the epoch", try await RawHTTP.send("POST", commit, #"{"writes": [\#(write(name, "1970-01-01T00:00:00Z"))]}"#))
             // Deleted, the document has no update time to match; never written, neither.
             let deleted = try await RawHTTP.send("POST", commit, #"{"writes": [\#(write(name, nil, delete: true))]}"#)
             let deletion = ((deleted.json as? [String: Any])?["commitTime"] as? String).flatMap(RFC3339.parse)
@@ -72,6 +74,8 @@ struct PreconditionDifferentialTests {
             lines[lines.count - 1] = lines[lines.count - 1].replacingOccurrences(of: deletedAt, with: "(deletion time)")
             let missing = json("\(db)/documents/\(path)/none/x")
             say("missing, at U", try await RawHTTP.send("POST", commit, #"{"writes": [\#(write(missing, stamp, delete: true))]}"#))
+            let never = json("\(db)/documents/\(path)/none/y")
+            say("missing, at the epoch", try await RawHTTP.send("POST", commit, #"{"writes": [\#(write(never, "1970-01-01T00:00:00Z"))]}"#))
         }
         return lines
     }
@@ -85,6 +89,7 @@ struct PreconditionDifferentialTests {
         // Flint does not keep past its version window; Flint reports 0, as for a document never
         // written (data-model.md).
         #expect(expected.filter { $0.contains("the stored version (deletion time)") }.count == Self.keys.count)
+        #expect(expected.filter { $0.hasSuffix("missing, at the epoch: 200 OK ") }.count == Self.keys.count)
         let found = try await Self.outcomes(flint)
         #expect(found.count == expected.count)
         for (f, r) in zip(found, expected) { #expect(f == r.replacingOccurrences(of: "(deletion time)", with: "(0)")) }
