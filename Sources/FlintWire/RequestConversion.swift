@@ -6,11 +6,12 @@ import SwiftProtobuf
 extension Wire {
     // MARK: - Writes
 
+    /// A write, read in the reference's order: the document's name and fields, the mask, the
+    /// transforms, then the precondition.
     public static func write(_ p: Google_Firestore_V1_Write, _ db: DatabaseID) throws(FlintError) -> Write {
         guard let op = p.operation else { throw .invalidArgument("empty write operation") }
-        var transforms: [FieldTransform] = []
-        for t in p.updateTransforms { transforms.append(try transform(t, db)) }
         let operation: Write.Operation
+        var transforms: [FieldTransform] = []
         switch op {
         case .update(let doc):
             operation = .update(try documentKey(doc.name, in: db), try fields(doc.fields, db))
@@ -23,8 +24,10 @@ extension Wire {
             operation = .transform(try documentKey(t.document, in: db))
             for ft in t.fieldTransforms { transforms.append(try transform(ft, db)) }
         }
+        let updateMask = p.hasUpdateMask ? try mask(p.updateMask) : nil
+        for t in p.updateTransforms { transforms.append(try transform(t, db)) }
         var write = Write(operation, transforms: transforms, precondition: try precondition(p.hasCurrentDocument ? p.currentDocument : nil))
-        if p.hasUpdateMask { write.updateMask = try mask(p.updateMask) }
+        write.updateMask = updateMask
         return write
     }
 
