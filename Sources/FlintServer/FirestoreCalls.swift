@@ -330,7 +330,6 @@ struct FirestoreCalls: Sendable {
         case readTime(Google_Protobuf_Timestamp)
     }
 
-    /// Read time, existing transaction, or a transaction begun for this read (returned to the client).
     /// What the reference checks of a query's consistency before it reads the query: a read
     /// time's form, a transaction that is open, a retried transaction's id. Nothing is begun.
     static func checkConsistency(_ selector: Selector?, _ db: Database) async throws(FlintError) {
@@ -345,6 +344,7 @@ struct FirestoreCalls: Sendable {
         }
     }
 
+    /// Read time, existing transaction, or a transaction begun for this read (returned to the client).
     static func consistency(_ selector: Selector?, _ db: Database) async throws(FlintError)
         -> (readTime: Timestamp?, transaction: TransactionID?, begun: TransactionID?)
     {
