@@ -78,9 +78,9 @@ struct JSONFaultLocator {
         return text
     }
 
-    /// A value's bytes and, for an object or array, its members or elements.
+    /// An object's members or an array's elements, each with the bytes it spans (a member
+    /// from its name on); nothing for a string, number or literal.
     struct Node {
-        var range: Range<Int>
         var children: [(step: Step, range: Range<Int>, value: Node)] = []
 
         /// The bytes to cut so that the children in `run`, and one comma beside them, are gone.
@@ -114,52 +114,46 @@ struct JSONFaultLocator {
             guard at < bytes.count else { return nil }
             let start = at
             switch bytes[at] {
-            case UInt8(ascii: "{"):
-                at += 1
-                var node = Node(range: start..<start)
-                skipSpace()
-                if peek(UInt8(ascii: "}")) { at += 1; node.range = start..<at; return node }
-                while true {
-                    skipSpace()
-                    let memberStart = at
-                    guard let name = string() else { return nil }
-                    skipSpace()
-                    guard peek(UInt8(ascii: ":")) else { return nil }
-                    at += 1
-                    guard let child = value(depth: depth + 1) else { return nil }
-                    let key = String(decoding: bytes[(name.lowerBound + 1)..<(name.upperBound - 1)], as: UTF8.self)
-                    node.children.append((.member(key), memberStart..<at, child))
-                    skipSpace()
-                    if peek(UInt8(ascii: ",")) { at += 1; continue }
-                    guard peek(UInt8(ascii: "}")) else { return nil }
-                    at += 1
-                    node.range = start..<at
-                    return node
-                }
-            case UInt8(ascii: "["):
-                at += 1
-                var node = Node(range: start..<start)
-                skipSpace()
-                if peek(UInt8(ascii: "]")) { at += 1; node.range = start..<at; return node }
-                while true {
-                    skipSpace()
-                    let elementStart = at
-                    guard let child = value(depth: depth + 1) else { return nil }
-                    node.children.append((.element(node.children.count), elementStart..<at, child))
-                    skipSpace()
-                    if peek(UInt8(ascii: ",")) { at += 1; continue }
-                    guard peek(UInt8(ascii: "]")) else { return nil }
-                    at += 1
-                    node.range = start..<at
-                    return node
-                }
-            case UInt8(ascii: "\""):
-                guard let range = string() else { return nil }
-                return Node(range: range)
+            case UInt8(ascii: "{"): return container(closedBy: UInt8(ascii: "}"), named: true, depth: depth)
+            case UInt8(ascii: "["): return container(closedBy: UInt8(ascii: "]"), named: false, depth: depth)
+            case UInt8(ascii: "\""): return string() == nil ? nil : Node()
             default:
                 // A number or a literal: everything up to the next delimiter.
                 while at < bytes.count, !Self.delimiters.contains(bytes[at]) { at += 1 }
-                return at > start ? Node(range: start..<at) : nil
+                return at > start ? Node() : nil
+            }
+        }
+
+        /// An object (whose members are `named`) or an array, from its opening bracket.
+        mutating func container(closedBy close: UInt8, named: Bool, depth: Int) -> Node? {
+            at += 1
+            var node = Node()
+            skipSpace()
+            if peek(close) {
+                at += 1
+                return node
+            }
+            while true {
+                skipSpace()
+                let childStart = at
+                var step = Step.element(node.children.count)
+                if named {
+                    guard let name = string() else { return nil }
+                    step = .member(String(decoding: bytes[(name.lowerBound + 1)..<(name.upperBound - 1)], as: UTF8.self))
+                    skipSpace()
+                    guard peek(UInt8(ascii: ":")) else { return nil }
+                    at += 1
+                }
+                guard let child = value(depth: depth + 1) else { return nil }
+                node.children.append((step, childStart..<at, child))
+                skipSpace()
+                if peek(UInt8(ascii: ",")) {
+                    at += 1
+                    continue
+                }
+                guard peek(close) else { return nil }
+                at += 1
+                return node
             }
         }
 
