@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "FlintServerTests",
             dependencies: [
-                "FlintServer", "FlintEngine", "FlintProto", "FlintReflection", "FlintHTTPClient", "FlintTesting", "FlintWebChannel",
+                "FlintServer", "FlintEngine", "FlintProto", "FlintReflection", "FlintHTTPClient", "FlintTesting", "FlintWebChannel", "FlintWire",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

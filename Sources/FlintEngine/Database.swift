@@ -108,10 +108,12 @@ public actor Database {
         try Validation.validateWritable(id)
     }
 
-    /// Every write's first pass, then every write's second, as the reference checks a request.
+    /// Every write's first pass, then every write's second, as the reference checks a request;
+    /// then what Flint refuses and the reference does not.
     private func validateWrites(_ writes: [Write]) throws(FlintError) {
         for w in writes { try WriteApplier.validate(w) }
         for w in writes { try WriteApplier.validateStored(w) }
+        for w in writes { try Validation.checkDocumentNameFields(w) }
     }
 
     /// What can be refused from the request alone, before any stored document is read.

@@ -127,11 +127,13 @@ public enum Validation {
     }
 
     /// What of a document's fields to check. The reference checks a request in two passes: first
-    /// what it refuses wherever it stands (reserved names, `__type__` markers, arrays in arrays,
-    /// vectors' shapes, coordinates), in every write, then what only a stored document must keep
-    /// (empty or long names, depth, value sizes, referenced databases, NaN in a vector). Fields a
-    /// write's mask may leave out get only the first; the second runs on what the mask selects,
-    /// once it is in the document.
+    /// what it refuses wherever it stands (reserved names, `__type__` that is not a string,
+    /// arrays in arrays, vectors' shapes, coordinates), in every write, then what only a stored
+    /// document must keep (empty or long names, depth, value sizes, referenced databases, NaN in
+    /// a vector, a `__type__` naming no type). Fields a write's mask may leave out get only the
+    /// first; the second runs on what the mask selects, once it is in the document. (A request
+    /// read off the wire has had the first pass's names, vectors and coordinates checked as each
+    /// value was read; see `Wire.value`.)
     public enum FieldChecks: Sendable {
         /// Both passes.
         case stored
@@ -163,18 +165,37 @@ public enum Validation {
             if bytes > Limits.maxFieldNameBytes, stored {
                 throw path.isEmpty ? .invalidArgument("The property.name is longer than \(Limits.maxFieldNameBytes) bytes.") : nested(path)
             }
-            if isReserved(name) { throw reserved(name, entry.value, path) }
+            if isReserved(name), stored || !isTypeMarker(name, nested: !path.isEmpty, valueIsString: isString(entry.value)) {
+                throw reserved(name, entry.value, path)
+            }
             try validateValue(entry.value, path: path + [name], pathBytes: bytes, depth: depth, inArray: false, stored: stored)
         }
     }
 
+    /// A field's name as the reference checks it while it reads the value, in queries as in
+    /// writes: a reserved name is refused, except a nested `__type__` string (a vector's marker;
+    /// naming any other type, it is refused only where stored).
+    public static func checkFieldName(_ name: String, nested: Bool, valueIsString: Bool) throws(FlintError) {
+        guard isReserved(name), !isTypeMarker(name, nested: nested, valueIsString: valueIsString) else { return }
+        throw reservedName(name, nested: nested)
+    }
+
+    private static func isTypeMarker(_ name: String, nested: Bool, valueIsString: Bool) -> Bool {
+        nested && valueIsString && name == "__type__"
+    }
+
+    private static func isString(_ v: Value) -> Bool { if case .string = v { true } else { false } }
+
     /// The reference emulator words a reserved name by where it stands: a top-level field, a
     /// nested `__type__` (the marker of a typed map such as a vector), or any other nested name.
     private static func reserved(_ name: String, _ value: Value, _ path: [String]) -> FlintError {
-        guard !path.isEmpty else { return .invalidArgument("field name \(name) is reserved") }
+        isTypeMarker(name, nested: !path.isEmpty, valueIsString: isString(value)) ? nested(path) : reservedName(name, nested: !path.isEmpty)
+    }
+
+    private static func reservedName(_ name: String, nested: Bool) -> FlintError {
+        guard nested else { return .invalidArgument("field name \(name) is reserved") }
         guard name == "__type__" else { return .invalidArgument("field name '\(name)' is reserved.") }
-        guard case .string = value else { return .invalidArgument("Field __type__ is not a string.") }
-        return nested(path)
+        return .invalidArgument("Field __type__ is not a string.")
     }
 
     private static func validateValue(_ value: Value, path: [String], pathBytes: Int, depth: Int, inArray: Bool, stored: Bool)

@@ -95,51 +95,29 @@ public enum WriteApplier {
         }
     }
 
-    /// Checks what can be checked without the stored document: masks, transforms, field values.
+    /// Checks what can be checked without the stored document, part by part in the reference's
+    /// order (as `Wire.write` checks a write while reading it): the kind of write, the fields,
+    /// the mask, the transforms. What only stored values must keep waits for `validateStored`,
+    /// after every write.
     public static func validate(_ write: Write) throws(FlintError) {
-        if let mask = write.updateMask {
+        let kind: Validation.WriteKind =
             switch write.operation {
-            case .update: break
-            case .delete: throw .invalidArgument("a delete must not specify a document mask.")
-            case .transform: throw .invalidArgument("a transform must not specify a document mask.")
+            case .update: .update
+            case .delete: .delete
+            case .transform: .transform
             }
-            try validateMask(mask)
-        }
-        if case .delete = write.operation, !write.transforms.isEmpty {
-            throw .invalidArgument("a delete must not specify a update transform.")
-        }
-        if case .transform = write.operation, write.transforms.isEmpty {
-            throw .invalidArgument("The list of FieldTransform must not be empty.")
-        }
-        // What only stored values must keep waits for `validateStored`, after every write.
+        try Validation.checkWriteShape(kind, hasMask: write.updateMask != nil, transformCount: write.transforms.count)
+        try Validation.checkTransformList(kind, transformCount: write.transforms.count)
         if case .update(_, let fields) = write.operation { try Validation.validateFields(fields, .anywhere) }
+        if let mask = write.updateMask {
+            for p in mask { try Validation.checkNamedPath(p) }
+            try Validation.checkMaskNames(mask)
+        }
+        var transformed = TransformedPaths()
         for t in write.transforms {
             try Validation.checkNamedPath(t.field)
-            // The reference lets these through and stores a field named `__key__`.
-            if t.field.segments.contains("__name__") {
-                throw .invalidArgument("Cannot transform reserved field \"\(t.field.canonical)\".")
-            }
-            switch t.kind {
-            case .serverTimestamp: break
-            case .increment(let v), .maximum(let v), .minimum(let v):
-                guard v.isNumber else { throw .invalidArgument("Input must be int64 or double.") }
-            case .appendMissingElements(let items), .removeAllFromArray(let items):
-                for item in items {
-                    if case .array = item {
-                        throw .invalidArgument("Cannot convert an array value in an array value.")
-                    }
-                    // The document the transform leaves is checked in full once staged.
-                    try Validation.validateFields(["_": item], .anywhere)
-                }
-            }
-        }
-        // A field may be transformed twice (in turn), but not beside one of its own fields.
-        let enclosing = Set(write.transforms.flatMap(\.field.enclosingPaths))
-        for t in write.transforms {
-            if enclosing.contains(t.field) {
-                throw .invalidArgument(
-                    "Cannot transform property \(t.field.segments.joined(separator: ".")) and its nested property at the same time.")
-            }
+            try Validation.checkTransformOperand(t.kind)
+            try transformed.add(t.field)
         }
     }
 
@@ -149,17 +127,6 @@ public enum WriteApplier {
     public static func validateStored(_ write: Write) throws(FlintError) {
         guard write.updateMask == nil, case .update(_, let fields) = write.operation else { return }
         try Validation.validateFields(fields, .storedOnly)
-    }
-
-    /// Rejects masks naming reserved fields. A mask may name a field twice, or a field and one
-    /// of its sub-fields, as the reference allows: the wider path decides (see `apply`).
-    static func validateMask(_ mask: [FieldPath]) throws(FlintError) {
-        for p in mask {
-            try Validation.checkNamedPath(p)
-            try Validation.checkNameAlone(p)
-            // The reference lets `__name__` alone through, a field no document can have.
-            if p.isDocumentID { throw .invalidArgument("Invalid reserved name in field path __name__") }
-        }
     }
 
     /// Whether `current` meets the write's precondition. Kept apart from `apply` because a

@@ -6,26 +6,59 @@ import SwiftProtobuf
 extension Wire {
     // MARK: - Writes
 
-    /// A write, read in the reference's order: the document's name and fields, the mask, the
-    /// transforms, then the precondition.
+    /// A write, read and checked part by part in the reference's order, so that a write with
+    /// several faults is refused for the one the reference names: the kind of write against its
+    /// mask and transforms, the document's name and fields, the mask path by path, the
+    /// transforms one by one, then the precondition. (`WriteApplier.validate` makes the same
+    /// checks again for writes that do not come off the wire.)
     public static func write(_ p: Google_Firestore_V1_Write, _ db: DatabaseID) throws(FlintError) -> Write {
         guard let op = p.operation else { throw .invalidArgument("empty write operation") }
+        let kind: Validation.WriteKind =
+            switch op {
+            case .update: .update
+            case .delete: .delete
+            case .transform: .transform
+            }
+        let wireTransforms: [Google_Firestore_V1_DocumentTransform.FieldTransform]
+        if case .transform(let t) = op { wireTransforms = t.fieldTransforms } else { wireTransforms = p.updateTransforms }
+        try Validation.checkWriteShape(kind, hasMask: p.hasUpdateMask, transformCount: wireTransforms.count)
+        // The model keeps one list of transforms; the wire has two, and only an update may carry
+        // `update_transforms`.
+        if kind == .transform, !p.updateTransforms.isEmpty {
+            throw .invalidArgument("a transform must not specify a update transform.")
+        }
+
         let operation: Write.Operation
-        var transforms: [FieldTransform] = []
         switch op {
         case .update(let doc):
-            operation = .update(try documentKey(doc.name, in: db), try fields(doc.fields, db))
+            let key = try documentKey(doc.name, in: db)
+            let fields = try fields(doc.fields, db)
+            try Validation.validateFields(fields, .anywhere)
+            operation = .update(key, fields)
         case .delete(let name):
             operation = .delete(try documentKey(name, in: db, checkingIDLengths: false))
         case .transform(let t):
-            // The model keeps one list of transforms; the wire has two, and only an update may
-            // carry `update_transforms`.
-            guard p.updateTransforms.isEmpty else { throw .invalidArgument("a transform must not specify a update transform.") }
             operation = .transform(try documentKey(t.document, in: db))
-            for ft in t.fieldTransforms { transforms.append(try transform(ft, db)) }
+            try Validation.checkTransformList(kind, transformCount: wireTransforms.count)
         }
-        let updateMask = p.hasUpdateMask ? try mask(p.updateMask) : nil
-        for t in p.updateTransforms { transforms.append(try transform(t, db)) }
+        var updateMask: [FieldPath]?
+        if p.hasUpdateMask {
+            var mask: [FieldPath] = []
+            for path in p.updateMask.fieldPaths {
+                mask.append(try FieldPath(parsing: path))
+                try Validation.checkNamedPath(mask[mask.count - 1])
+            }
+            try Validation.checkMaskNames(mask)
+            updateMask = mask
+        }
+        var transforms: [FieldTransform] = []
+        var transformed = TransformedPaths()
+        for wire in wireTransforms {
+            let t = try transform(wire, db)
+            try Validation.checkTransformOperand(t.kind)
+            try transformed.add(t.field)
+            transforms.append(t)
+        }
         var write = Write(operation, transforms: transforms, precondition: try precondition(p.hasCurrentDocument ? p.currentDocument : nil))
         write.updateMask = updateMask
         return write
@@ -39,8 +72,10 @@ extension Wire {
         }
     }
 
+    /// A transform's path is checked for reserved names before its kind and operand are read.
     static func transform(_ p: Google_Firestore_V1_DocumentTransform.FieldTransform, _ db: DatabaseID) throws(FlintError) -> FieldTransform {
         let path = try FieldPath(parsing: p.fieldPath)
+        try Validation.checkNamedPath(path)
         guard let kind = p.transformType else { throw .invalidArgument("Operation type must be specified for field transformation.") }
         switch kind {
         case .setToServerValue(let v):

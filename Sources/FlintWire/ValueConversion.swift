@@ -7,43 +7,30 @@ import SwiftProtobuf
 public enum Wire {
     // MARK: - Values in
 
+    /// A value read as the reference reads one, in queries as in writes: what is refused wherever
+    /// a value stands (reserved names, vectors' shapes and lengths, coordinates, references' and
+    /// timestamps' forms) is refused as it is read.
+    ///
     /// `checkingIDLengths: false` for values a query only compares with (cursors, filters on
     /// fields): the reference checks a reference's id lengths only where the reference is
     /// stored or matched against document names.
     public static func value(_ p: Google_Firestore_V1_Value, _ db: DatabaseID, checkingIDLengths: Bool = true) throws(FlintError)
         -> Value
     {
-        guard let kind = p.valueType else { throw .invalidArgument("Cannot convert firestore.v1.Value with type unset.") }
-        switch kind {
-        case .nullValue: return .null
-        case .booleanValue(let b): return .boolean(b)
-        case .integerValue(let i): return .integer(i)
-        case .doubleValue(let d): return .double(d)
-        case .timestampValue(let t): return .timestamp(try timestamp(t))
-        case .stringValue(let s): return .string(s)
-        case .bytesValue(let b): return .bytes(Array(b))
-        case .referenceValue(let name):
-            let (refDB, key) = try ResourceName.parseDocument(name, reference: true, checkingIDLengths: checkingIDLengths)
-            return .reference(DocumentReference(database: refDB, key: key))
-        case .geoPointValue(let g): return .geoPoint(try GeoPoint(latitude: g.latitude, longitude: g.longitude))
-        case .arrayValue(let a):
-            var out: [Value] = []
-            out.reserveCapacity(a.values.count)
-            for v in a.values { out.append(try value(v, db, checkingIDLengths: checkingIDLengths)) }
-            return .array(out)
-        case .mapValue(let m):
-            let map = try fields(m.fields, db, checkingIDLengths: checkingIDLengths)
-            return try Value.vector(shapedAs: map) ?? .map(map)
-        }
+        let reading = ValueReading(db: db, checkingIDLengths: checkingIDLengths, inNameOrder: false)
+        do throws(FlintError) { return try reading.value(p) } catch { return try reading.readingInNameOrder.value(p) }
     }
 
+    /// A document's fields, read as `value` reads a map's.
     public static func fields(
         _ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID, checkingIDLengths: Bool = true
     ) throws(FlintError) -> MapValue {
-        var map = MapValue()
-        map.reserveCapacity(p.count)
-        for (k, v) in p { map[k] = try value(v, db, checkingIDLengths: checkingIDLengths) }
-        return map
+        let reading = ValueReading(db: db, checkingIDLengths: checkingIDLengths, inNameOrder: false)
+        do throws(FlintError) {
+            return try reading.fields(p, nested: false)
+        } catch {
+            return try reading.readingInNameOrder.fields(p, nested: false)
+        }
     }
 
     public static func timestamp(_ t: Google_Protobuf_Timestamp) throws(FlintError) -> Timestamp {
@@ -165,5 +152,64 @@ public enum Wire {
         s.code = Int32(e.code.rawValue)
         s.message = e.message
         return s
+    }
+}
+
+/// One reading of a value off the wire. A map arrives as a dictionary, whose order changes from
+/// run to run; when a value has faults, it is read again with each map's fields in name order,
+/// so that which fault is told does not change. (The reference reads fields in the order they
+/// were sent, which the decoded message no longer holds.)
+private struct ValueReading {
+    let db: DatabaseID
+    let checkingIDLengths: Bool
+    let inNameOrder: Bool
+
+    /// The same reading, with each map's fields in name order.
+    var readingInNameOrder: ValueReading { ValueReading(db: db, checkingIDLengths: checkingIDLengths, inNameOrder: true) }
+
+    func value(_ p: Google_Firestore_V1_Value) throws(FlintError) -> Value {
+        guard let kind = p.valueType else { throw .invalidArgument("Cannot convert firestore.v1.Value with type unset.") }
+        switch kind {
+        case .nullValue: return .null
+        case .booleanValue(let b): return .boolean(b)
+        case .integerValue(let i): return .integer(i)
+        case .doubleValue(let d): return .double(d)
+        case .timestampValue(let t): return .timestamp(try Wire.timestamp(t))
+        case .stringValue(let s): return .string(s)
+        case .bytesValue(let b): return .bytes(Array(b))
+        case .referenceValue(let name):
+            let (refDB, key) = try ResourceName.parseDocument(name, reference: true, checkingIDLengths: checkingIDLengths)
+            return .reference(DocumentReference(database: refDB, key: key))
+        case .geoPointValue(let g): return .geoPoint(try GeoPoint(latitude: g.latitude, longitude: g.longitude))
+        case .arrayValue(let a):
+            var out: [Value] = []
+            out.reserveCapacity(a.values.count)
+            for v in a.values { out.append(try value(v)) }
+            return .array(out)
+        case .mapValue(let m):
+            let map = try fields(m.fields, nested: true)
+            guard let vector = try Value.vector(shapedAs: map) else { return .map(map) }
+            if case .vector(let components) = vector, components.isEmpty {
+                throw .invalidArgument("Cannot have a zero length vector.")
+            }
+            return vector
+        }
+    }
+
+    func fields(_ p: [String: Google_Firestore_V1_Value], nested: Bool) throws(FlintError) -> MapValue {
+        var map = MapValue()
+        map.reserveCapacity(p.count)
+        if inNameOrder {
+            for k in p.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { map[k] = try field(k, p[k]!, nested: nested) }
+        } else {
+            for (k, v) in p { map[k] = try field(k, v, nested: nested) }
+        }
+        return map
+    }
+
+    private func field(_ name: String, _ v: Google_Firestore_V1_Value, nested: Bool) throws(FlintError) -> Value {
+        let isString = if case .stringValue? = v.valueType { true } else { false }
+        try Validation.checkFieldName(name, nested: nested, valueIsString: isString)
+        return try value(v)
     }
 }

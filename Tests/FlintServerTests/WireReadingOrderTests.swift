@@ -1,0 +1,96 @@
+import FlintModel
+import FlintProto
+import FlintWire
+import Testing
+
+/// A write is read and checked part by part, and a value's fields in name order when it has
+/// faults, so a request with several faults is always refused for the same one.
+struct WireReadingOrderTests {
+    static let db = DatabaseID(project: "p")
+    static let name = "projects/p/databases/(default)/documents/c/d"
+
+    static func message(_ body: () throws -> Void) -> String? {
+        do { try body() } catch { return (error as? FlintError)?.message ?? "\(error)" }
+        return nil
+    }
+
+    static func int(_ i: Int64) -> Google_Firestore_V1_Value {
+        var v = Google_Firestore_V1_Value()
+        v.integerValue = i
+        return v
+    }
+
+    static func map(_ fields: [String: Google_Firestore_V1_Value]) -> Google_Firestore_V1_Value {
+        var m = Google_Firestore_V1_MapValue()
+        m.fields = fields
+        var v = Google_Firestore_V1_Value()
+        v.mapValue = m
+        return v
+    }
+
+    static func update(_ fields: [String: Google_Firestore_V1_Value] = [:], mask: [String]? = nil) -> Google_Firestore_V1_Write {
+        var w = Google_Firestore_V1_Write()
+        var doc = Google_Firestore_V1_Document()
+        doc.name = name
+        doc.fields = fields
+        w.update = doc
+        if let mask { w.updateMask = Google_Firestore_V1_DocumentMask.with { $0.fieldPaths = mask } }
+        return w
+    }
+
+    static func increment(_ path: String, _ by: Google_Firestore_V1_Value) -> Google_Firestore_V1_DocumentTransform.FieldTransform {
+        var t = Google_Firestore_V1_DocumentTransform.FieldTransform()
+        t.fieldPath = path
+        t.increment = by
+        return t
+    }
+
+    @Test func eachPartOfAWriteIsCheckedBeforeTheNextIsRead() {
+        var nested = Google_Firestore_V1_Value()
+        nested.arrayValue.values = [Google_Firestore_V1_Value.with { $0.arrayValue = .init() }]
+        // The fields before the mask; a mask's reserved name before its next path is parsed.
+        #expect(Self.message { _ = try Wire.write(Self.update(["a": nested], mask: ["a b"]), Self.db) }
+            == "Cannot convert an array value in an array value.")
+        #expect(Self.message { _ = try Wire.write(Self.update(mask: ["__x__", "a b"]), Self.db) }
+            == "Invalid reserved name in field path __x__")
+        // `__name__` inside a longer path is told once every path was read.
+        #expect(Self.message { _ = try Wire.write(Self.update(mask: ["a.__name__", "__x__"]), Self.db) }
+            == "Invalid reserved name in field path __x__")
+        // A transform's conflict with an earlier one before a later one is parsed.
+        var transforms = Self.update()
+        transforms.updateTransforms = [Self.increment("t", Self.int(1)), Self.increment("t.y", Self.int(1)), Self.increment("a b", Self.int(1))]
+        #expect(Self.message { _ = try Wire.write(transforms, Self.db) }
+            == "Cannot transform property t and its nested property at the same time.")
+        // A delete's mask is refused before its name is read.
+        var delete = Google_Firestore_V1_Write()
+        delete.delete = "nope"
+        delete.updateMask = Google_Firestore_V1_DocumentMask.with { $0.fieldPaths = ["a"] }
+        #expect(Self.message { _ = try Wire.write(delete, Self.db) } == "a delete must not specify a document mask.")
+    }
+
+    @Test func aValueWithSeveralFaultsIsRefusedForTheFirstByName() {
+        // Twenty reserved names: in hash order, the first by name would come first one run in twenty.
+        var fields: [String: Google_Firestore_V1_Value] = [:]
+        for i in (0..<20).reversed() { fields["__f\(i + 10)__"] = Self.int(1) }
+        fields["ok"] = Self.int(1)
+        #expect(Self.message { _ = try Wire.fields(fields, Self.db) } == "field name __f10__ is reserved")
+        #expect(Self.message { _ = try Wire.value(Self.map(fields), Self.db) } == "field name '__f10__' is reserved.")
+        #expect(Self.message { _ = try Wire.value(Self.map(["a": Self.map(fields)]), Self.db) } == "field name '__f10__' is reserved.")
+    }
+
+    @Test func aTypeNamingNoTypeIsRefusedOnlyWhereStored() throws {
+        var unknown = Google_Firestore_V1_Value()
+        unknown.stringValue = "x"
+        let marked = Self.map(["__type__": unknown])
+        // Read as a query's value, and as a masked write's field, it passes.
+        #expect(try Wire.value(marked, Self.db) == .map(["__type__": .string("x")]))
+        let write = try Wire.write(Self.update(["a": Self.int(1), "f": marked], mask: ["a"]), Self.db)
+        guard case .update(_, let fields) = write.operation else { Issue.record("not an update"); return }
+        #expect(Self.message { try Validation.validateFields(fields, .anywhere) } == nil)
+        // Where the document keeps it, it is refused.
+        #expect(Self.message { try Validation.validateFields(fields, .storedOnly) } == "Property f contains an invalid nested entity.")
+        // A `__type__` that is not a string, and other reserved names, are refused wherever read.
+        #expect(Self.message { _ = try Wire.value(Self.map(["__type__": Self.int(1)]), Self.db) } == "Field __type__ is not a string.")
+        #expect(Self.message { _ = try Wire.fields(["__type__": unknown], Self.db) } == "field name __type__ is reserved")
+    }
+}
