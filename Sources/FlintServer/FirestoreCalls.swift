@@ -84,20 +84,29 @@ struct FirestoreCalls: Sendable {
         if r.collectionID.isEmpty { throw .invalidArgument("collectionId is the empty string.") }
         let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
         try Validation.validateDocumentName(id, key)
+        let fields = try Wire.fields(r.document.fields, id)
+        try Validation.validateFields(fields, .anywhere)
+        // The mask of the answer is read before anything is written, as the reference reads it:
+        // a bad one refuses the request, not just its answer.
+        let mask = r.hasMask ? try Wire.mask(r.mask) : nil
         let db = engine.database(id)
-        _ = try await db.commit([Write(.update(key, try Wire.fields(r.document.fields, id)), precondition: .exists(false))], auth: auth)
-        return try await readBack(db, id, key, mask: r.hasMask ? try Wire.mask(r.mask) : nil)
+        _ = try await db.commit([Write(.update(key, fields), precondition: .exists(false))], auth: auth)
+        return try await readBack(db, id, key, mask: mask)
     }
 
+    /// Read in the reference's order: the write as a commit's (name, fields, update mask), the
+    /// mask of the answer, then the precondition.
     func updateDocument(_ r: Google_Firestore_V1_UpdateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
         let (id, key) = try ResourceName.parseDocument(r.document.name)
-        var write = Write(
-            .update(key, try Wire.fields(r.document.fields, id)),
-            precondition: try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil))
-        if r.hasUpdateMask { write.updateMask = try Wire.mask(r.updateMask) }
+        var update = Google_Firestore_V1_Write()
+        update.update = r.document
+        if r.hasUpdateMask { update.updateMask = r.updateMask }
+        var write = try Wire.write(update, id)
+        let mask = r.hasMask ? try Wire.mask(r.mask) : nil
+        write.precondition = try Wire.precondition(r.hasCurrentDocument ? r.currentDocument : nil)
         let db = engine.database(id)
         _ = try await db.commit([write], auth: auth)
-        return try await readBack(db, id, key, mask: r.hasMask ? try Wire.mask(r.mask) : nil)
+        return try await readBack(db, id, key, mask: mask)
     }
 
     func deleteDocument(_ r: Google_Firestore_V1_DeleteDocumentRequest) async throws(FlintError) -> Google_Protobuf_Empty {
@@ -190,9 +199,11 @@ struct FirestoreCalls: Sendable {
         let id = try ResourceName.parseDatabase(r.database)
         var keys: [DocumentKey] = []
         for name in r.documents { keys.append(try Wire.documentKey(name, in: id, checkingIDLengths: false)) }
+        // The mask before the consistency, which may begin a transaction.
+        let mask = r.hasMask ? try Wire.mask(r.mask) : nil
         let db = engine.database(id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
-        let result = try await db.batchGet(keys, mask: r.hasMask ? try Wire.mask(r.mask) : nil, readTime: readTime, transaction: transaction, auth: auth)
+        let result = try await db.batchGet(keys, mask: mask, readTime: readTime, transaction: transaction, auth: auth)
         var responses = result.documents.map { key, doc in
             var response = Google_Firestore_V1_BatchGetDocumentsResponse()
             if let doc { response.found = Wire.proto(doc, id) } else { response.missing = Wire.name(key, id) }

@@ -41,16 +41,7 @@ extension Wire {
             operation = .transform(try documentKey(t.document, in: db))
             try Validation.checkTransformList(kind, transformCount: wireTransforms.count)
         }
-        var updateMask: [FieldPath]?
-        if p.hasUpdateMask {
-            var mask: [FieldPath] = []
-            for path in p.updateMask.fieldPaths {
-                mask.append(try FieldPath(parsing: path))
-                try Validation.checkNamedPath(mask[mask.count - 1])
-            }
-            try Validation.checkMaskNames(mask)
-            updateMask = mask
-        }
+        let updateMask = p.hasUpdateMask ? try mask(p.updateMask) : nil
         var transforms: [FieldTransform] = []
         var transformed = TransformedPaths()
         for wire in wireTransforms {

@@ -138,10 +138,19 @@ public enum Wire {
         return key
     }
 
+    /// A mask (of a read or an update), read as the reference reads one: each path parsed and its
+    /// reserved names checked before the next is read; `__name__` inside a longer path once all
+    /// were read.
     public static func mask(_ m: Google_Firestore_V1_DocumentMask?) throws(FlintError) -> [FieldPath]? {
         guard let m else { return nil }
         var out: [FieldPath] = []
-        for p in m.fieldPaths { out.append(try FieldPath(parsing: p)) }
+        out.reserveCapacity(m.fieldPaths.count)
+        for p in m.fieldPaths {
+            let path = try FieldPath(parsing: p)
+            try Validation.checkNamedPath(path)
+            out.append(path)
+        }
+        try Validation.checkMaskNames(out)
         return out
     }
 

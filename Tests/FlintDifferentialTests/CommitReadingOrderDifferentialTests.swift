@@ -6,7 +6,8 @@ import Testing
 /// accept. The reference reads each write whole before the next: the kind of write against its
 /// mask and transforms, the name, the fields (names, vectors and coordinates as each value is
 /// read, then arrays in arrays), the mask path by path, the transforms one by one, the
-/// precondition. What only a stored document must keep is checked after every write.
+/// precondition. What only a stored document must keep is checked after every write. A create
+/// or a patch is read the same way, with the mask of its answer read before anything is written.
 ///
 /// `D/` stands for the documents of the suite's collection. Fields with faults are named in the
 /// order they are sent: the reference reads them so, and Flint, which cannot see that order in
@@ -81,6 +82,21 @@ struct CommitReadingOrderDifferentialTests {
         #"[{"update":{"name":"D/m3","fields":{"a":{"integerValue":"1"},"f":{"mapValue":{"fields":{"g":\#(unknownType)}}}}},"updateMask":{"fieldPaths":["a"]}}]"#,
     ]
 
+    /// Creates and patches, read as a commit's write, then the mask of the answer (before
+    /// anything is written), then a patch's precondition; none is written.
+    static let documentRequests: [(method: String, path: String, body: String)] = [
+        ("PATCH", "/c/r1?mask.fieldPaths=__x__", #"{"fields":{"a":{"integerValue":"1"}}}"#),
+        ("PATCH", "/c/r2?mask.fieldPaths=__x__&mask.fieldPaths=a%20b", #"{"fields":{}}"#),
+        ("PATCH", "/c/r3?mask.fieldPaths=a.__name__&mask.fieldPaths=__x__", #"{"fields":{}}"#),
+        ("PATCH", "/c/r4?mask.fieldPaths=__x__&updateMask.fieldPaths=a%20b", #"{"fields":{"a":\#(arrayInArray)}}"#),
+        ("PATCH", "/c/r5?mask.fieldPaths=a%20b&updateMask.fieldPaths=__x__", #"{"fields":{}}"#),
+        ("PATCH", "/c/r6?mask.fieldPaths=a%20b&currentDocument.updateTime=2020-01-01T00:00:00.000000001Z", #"{"fields":{}}"#),
+        ("PATCH", "/c/r7?mask.fieldPaths=a%20b", #"{"fields":{"":{"integerValue":"1"}}}"#),
+        ("POST", "/c?documentId=r8&mask.fieldPaths=__x__", #"{"fields":{"a":{"integerValue":"1"}}}"#),
+        ("POST", "/c?documentId=r9&mask.fieldPaths=a%20b", #"{"fields":{"":{"integerValue":"1"}}}"#),
+        ("POST", "/c?documentId=r10&mask.fieldPaths=a%20b", #"{"fields":{"a":\#(arrayInArray)}}"#),
+    ]
+
     /// Values a query compares with, as a filter's operand and in a cursor: a value is read as in
     /// a write, so reserved names and empty vectors are refused in a query too; a `__type__`
     /// naming no type, and arrays in arrays, are not.
@@ -113,6 +129,17 @@ struct CommitReadingOrderDifferentialTests {
             let found = try await RawHTTP.send("POST", flint + documents + ":commit", commit(writes))
             #expect(expected.status == 200, "\(writes): the reference answered \(expected.status)")
             #expect(found.status == 200, "\(writes): \(RawHTTP.message(found.json) ?? "")")
+        }
+        for (method, path, body) in Self.documentRequests {
+            let expected = try await RawHTTP.send(method, reference.base + documents + path, body)
+            let found = try await RawHTTP.send(method, flint + documents + path, body)
+            #expect(expected.status == 400, "\(path): the reference answered \(expected.status)")
+            #expect(found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json),
+                    "\(path): \(RawHTTP.message(found.json) ?? "") / \(RawHTTP.message(expected.json) ?? "")")
+        }
+        for id in 1...10 {
+            #expect(try await RawHTTP.send("GET", reference.base + documents + "/c/r\(id)", nil).status == 404)
+            #expect(try await RawHTTP.send("GET", flint + documents + "/c/r\(id)", nil).status == 404, "r\(id) was written")
         }
         let cursors = Self.filterValues.map { value, refused in
             (#"{"structuredQuery":{"from":[{"collectionId":"c"}],"orderBy":[{"field":{"fieldPath":"a"}}],"startAt":{"values":[\#(value)]}}}"#, refused)

@@ -440,6 +440,30 @@ struct RESTTests {
         }
     }
 
+    /// The mask of a create's or a patch's answer is read before anything is written: a bad one
+    /// refuses the write, rather than writing and refusing the answer.
+    @Test func aBadAnswerMaskRefusesTheWrite() async throws {
+        try await withServer { client in
+            let body = #"{"fields":{"a":{"integerValue":"1"}}}"#
+            let refusals: [(HTTPRequest.Method, String, String)] = [
+                (.patch, "/c/m1?mask.fieldPaths=__x__", "Invalid reserved name in field path __x__"),
+                (.patch, "/c/m2?mask.fieldPaths=a.__name__", "the name __key__ is reserved"),
+                (.post, "/c?documentId=m3&mask.fieldPaths=__x__", "Invalid reserved name in field path __x__"),
+                // An update mask is read before the answer's, and the answer's before the precondition.
+                (.patch, "/c/m4?mask.fieldPaths=__x__&updateMask.fieldPaths=__y__", "Invalid reserved name in field path __y__"),
+                (.patch, "/c/m5?mask.fieldPaths=__x__&currentDocument.updateTime=2020-01-01T00:00:00.000000001Z",
+                 "Invalid reserved name in field path __x__"),
+            ]
+            for (method, path, message) in refusals {
+                let answer = try await Self.call(client, method, Self.base + path, body, expect: .badRequest)
+                #expect(Self.error(answer)?.1 == message, "\(path)")
+            }
+            for id in ["m1", "m2", "m3", "m4", "m5"] {
+                _ = try await Self.call(client, .get, Self.base + "/c/" + id, expect: .notFound)
+            }
+        }
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         try await withServer { client in
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
