@@ -154,6 +154,15 @@ public enum Wire {
         return out
     }
 
+    /// A mask's paths parsed only, for a read whose reserved names the database checks later,
+    /// in the reference's order among its other parameters (a listing's order and page size).
+    public static func maskPaths(_ m: Google_Firestore_V1_DocumentMask?) throws(FlintError) -> [FieldPath]? {
+        guard let m else { return nil }
+        var out: [FieldPath] = []
+        for p in m.fieldPaths { out.append(try FieldPath(parsing: p)) }
+        return out
+    }
+
     // MARK: - Errors
 
     public static func status(_ e: FlintError) -> Google_Rpc_Status {
