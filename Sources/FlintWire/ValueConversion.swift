@@ -225,9 +225,16 @@ private struct ValueReading {
         return map
     }
 
+    /// A reserved name is refused before its value is read, except a nested `__type__`, which
+    /// needs its value read first (only a string may stand there), as the reference reads them.
     private func field(_ name: String, _ v: Google_Firestore_V1_Value, nested: Bool) throws(FlintError) -> Value {
-        let isString = if case .stringValue? = v.valueType { true } else { false }
+        guard nested, name == "__type__" else {
+            try Validation.checkFieldName(name, nested: nested, valueIsString: false)
+            return try value(v)
+        }
+        let read = try value(v)
+        let isString = if case .string = read { true } else { false }
         try Validation.checkFieldName(name, nested: nested, valueIsString: isString)
-        return try value(v)
+        return read
     }
 }

@@ -105,6 +105,9 @@ struct CommitReadingOrderDifferentialTests {
         (#"{"arrayValue":{"values":[\#(reservedInMap)]}}"#, true),
         (#"{"mapValue":{"fields":{"__type__":{"integerValue":"1"}}}}"#, true),
         (zeroVector, true),
+        // A reserved name before its value; a `__type__`'s value before it (only a string may stand there).
+        (#"{"mapValue":{"fields":{"__x__":\#(zeroVector)}}}"#, true),
+        (#"{"mapValue":{"fields":{"__type__":\#(reservedInMap)}}}"#, true),
         (unknownType, false),
         (arrayInArray, false),
     ]

@@ -92,5 +92,15 @@ struct WireReadingOrderTests {
         // A `__type__` that is not a string, and other reserved names, are refused wherever read.
         #expect(Self.message { _ = try Wire.value(Self.map(["__type__": Self.int(1)]), Self.db) } == "Field __type__ is not a string.")
         #expect(Self.message { _ = try Wire.fields(["__type__": unknown], Self.db) } == "field name __type__ is reserved")
+        // A reserved name is refused before its value is read; a nested `__type__`'s value is read first.
+        var empty = Google_Firestore_V1_Value()
+        empty.mapValue = Google_Firestore_V1_MapValue.with {
+            $0.fields = ["__type__": unknown, "value": Google_Firestore_V1_Value.with { $0.arrayValue = .init() }]
+        }
+        empty.mapValue.fields["__type__"]?.stringValue = "__vector__"
+        #expect(Self.message { _ = try Wire.value(Self.map(["__x__": empty]), Self.db) } == "field name '__x__' is reserved.")
+        #expect(Self.message { _ = try Wire.value(Self.map(["v": empty]), Self.db) } == "Cannot have a zero length vector.")
+        #expect(Self.message { _ = try Wire.value(Self.map(["__type__": Self.map(["__x__": Self.int(1)])]), Self.db) }
+            == "field name '__x__' is reserved.")
     }
 }
