@@ -43,7 +43,9 @@ extension FlintCommand {
             let file = try DurableFile.open(in: dataDir)
             let progress = ServerOptions.progress("imported")
             var total = 0
-            try FlintExport.forEachBatch(in: directory, project: project) { id, batch in
+            // Every document is checked before any is loaded: a bad one refuses the whole export.
+            try await FlintExport.check(directory, project: project)
+            try await FlintExport.forEachBatch(in: directory, project: project) { id, batch in
                 try file.load(id, batch.map(\.1))
                 total += batch.count
                 if total % 10_000 < batch.count { progress?(total) }

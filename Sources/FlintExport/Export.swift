@@ -122,21 +122,58 @@ public enum FlintExport {
     /// Imports an export into `engine` as the owner, 500 documents per commit; documents are
     /// read as the files decompress, never all at once. A managed export (Google's format) is
     /// recognised too; its documents go to `project` when given (and its `database`, when that
-    /// is given too), else to the database they were exported from.
+    /// is given too), else to the database they were exported from. Every document is read and
+    /// checked (`check`) before any is written, so an export with a bad one is refused whole.
     public static func `import`(
         from directory: String, into engine: Engine, project: String? = nil, database: String? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Summary {
-        if let overview = try managedOverview(directory) {
-            var reader = try ManagedExport.Reader(overview: overview)
-            var counts = DatabaseCounts()
-            while let batch = try reader.next(500) {
-                for (id, documents) in grouped(batch, project: project, database: database) {
-                    _ = try await engine.database(id).commit(documents.map { .set($0.key, $0.fields) })
-                    counts.add(documents.count, to: id, progress: progress)
+        try await check(directory, project: project, database: database)
+        var counts = DatabaseCounts()
+        try await forEachBatch(in: directory, project: project, database: database) { id, batch in
+            if !batch.isEmpty { _ = try await engine.database(id).commit(batch.map { .set($0.0, $0.1.fields) }) }
+            counts.add(batch.count, to: id, progress: progress)
+        }
+        return counts.summary
+    }
+
+    /// Reads every document of an export and checks it as a commit storing it would, writing
+    /// nothing. Each import runs this first, so that a bad document refuses the import before
+    /// anything is written (a refused import used to leave the batches before it behind).
+    public static func check(_ directory: String, project: String? = nil, database: String? = nil) async throws {
+        try await forEachBatch(in: directory, project: project, database: database) { id, batch in
+            if !batch.isEmpty { try Validation.validateWritable(id) }
+            for (key, document) in batch {
+                do throws(FlintError) {
+                    try Validation.validateDocumentName(id, key)
+                    try Validation.validateFields(document.fields)
+                    try Validation.validateSize(key, document.fields)
+                } catch {
+                    throw FlintError(error.code, "\(id.documentsRoot)/\(key.path.canonical): \(error.message)")
                 }
             }
-            return counts.summary
+        }
+    }
+}
+
+extension FlintExport {
+    /// Reads an export's documents a batch at a time, database by database, without an engine:
+    /// for loading straight into a data directory in bounded memory. Each database of a Flint
+    /// export is first named with an empty batch, so that one without documents is counted too.
+    public static func forEachBatch(
+        in directory: String, size: Int = 500, project: String? = nil, database: String? = nil,
+        _ body: (DatabaseID, [(DocumentKey, Document)]) async throws -> Void
+    ) async throws {
+        if let overview = try managedOverview(directory) {
+            // A managed export keeps no times; its documents are created as they are loaded.
+            let now = Timestamp(microseconds: wallClockMicros())
+            var reader = try ManagedExport.Reader(overview: overview)
+            while let batch = try reader.next(size) {
+                for (id, documents) in grouped(batch, project: project, database: database) {
+                    try await body(id, documents.map { ($0.key, Document(key: $0.key, fields: $0.fields, createTime: now, updateTime: now)) })
+                }
+            }
+            return
         }
         let root = URL(fileURLWithPath: directory)
         let metaData = try Data(contentsOf: root.appendingPathComponent(metadataFile))
@@ -146,74 +183,41 @@ public enum FlintExport {
         guard let v = meta["version"] as? Int, v <= version else {
             throw FlintError.invalidArgument("\(directory) has export format version \(meta["version"] ?? "?"); this Flint reads up to \(version).")
         }
-        var summary = Summary(databases: [])
-        var total = 0
-        for entry in meta["databases"] as? [[String: Any]] ?? [] {
-            guard let name = entry["name"] as? String, let file = entry["file"] as? String else { continue }
-            let id = try ResourceName.parseDatabase(name)
-            let db = engine.database(id)
-            let reader = try GzipLineReader(path: root.appendingPathComponent(file).path)
-            var count = 0
-            while let lines = try reader.next(500) {
-                var writes: [Write] = []
-                for line in lines where !line.isEmpty {
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let docName = object["name"] as? String else {
-                        throw FlintError.invalidArgument("\(file): line \(count + writes.count + 1) is not a document")
-                    }
-                    let (docDB, key) = try ResourceName.parseDocument(docName)
-                    guard docDB == id else { throw FlintError.invalidArgument("\(file): \(docName) is not in \(name)") }
-                    writes.append(.set(key, try DocumentJSON.fields(object["fields"] ?? [String: Any](), database: id)))
-                }
-                if !writes.isEmpty { _ = try await db.commit(writes) }
-                count += writes.count
-                if (total + count) / 10_000 != (total + count - writes.count) / 10_000 { progress?(total + count) }
-            }
-            total += count
-            summary.databases.append((name, count))
-        }
-        return summary
-    }
-}
-
-extension FlintExport {
-    /// Reads an export's documents a batch at a time, database by database, without an engine:
-    /// for loading straight into a data directory in bounded memory.
-    public static func forEachBatch(
-        in directory: String, size: Int = 500, project: String? = nil, _ body: (DatabaseID, [(DocumentKey, Document)]) throws -> Void
-    ) throws {
-        if let overview = try managedOverview(directory) {
-            // A managed export keeps no times; its documents are created as they are loaded.
-            let now = Timestamp(microseconds: wallClockMicros())
-            var reader = try ManagedExport.Reader(overview: overview)
-            while let batch = try reader.next(size) {
-                for (id, documents) in grouped(batch, project: project) {
-                    try body(id, documents.map { ($0.key, Document(key: $0.key, fields: $0.fields, createTime: now, updateTime: now)) })
-                }
-            }
-            return
-        }
-        let root = URL(fileURLWithPath: directory)
-        let metaData = try Data(contentsOf: root.appendingPathComponent(metadataFile))
-        guard let meta = try JSONSerialization.jsonObject(with: metaData) as? [String: Any], meta["format"] as? String == format,
-            let v = meta["version"] as? Int, v <= version
-        else { throw FlintError.invalidArgument("\(directory) is not a Flint export this version can read.") }
+        let now = Timestamp(microseconds: wallClockMicros())
         for entry in meta["databases"] as? [[String: Any]] ?? [] {
             guard let name = entry["name"] as? String, let file = entry["file"] as? String else { continue }
             let id = try ResourceName.parseDatabase(name)
             let reader = try GzipLineReader(path: root.appendingPathComponent(file).path)
+            try await body(id, [])
+            var number = 0
             while let lines = try reader.next(size) {
                 var batch: [(DocumentKey, Document)] = []
-                for line in lines where !line.isEmpty {
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let docName = object["name"] as? String,
-                        let created = (object["createTime"] as? String).flatMap(RFC3339.parse),
-                        let updated = (object["updateTime"] as? String).flatMap(RFC3339.parse)
-                    else { throw FlintError.invalidArgument("\(file): a line is not a document") }
-                    let (_, key) = try ResourceName.parseDocument(docName)
-                    let fields = try DocumentJSON.fields(object["fields"] ?? [String: Any](), database: id)
-                    batch.append((key, Document(key: key, fields: fields, createTime: created, updateTime: updated)))
+                for line in lines {
+                    number += 1
+                    if line.isEmpty { continue }
+                    let document = try documentLine(line, in: id, file: file, number: number, loadedAt: now)
+                    batch.append((document.key, document))
                 }
-                try body(id, batch)
+                try await body(id, batch)
             }
+        }
+    }
+
+    /// One line of a Flint export's database file: a document of `id`, its times kept (or the
+    /// time of loading, for a line written without them).
+    static func documentLine(_ line: [UInt8], in id: DatabaseID, file: String, number: Int, loadedAt now: Timestamp) throws(FlintError) -> Document {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let name = object["name"] as? String else {
+            throw .invalidArgument("\(file): line \(number) is not a document")
+        }
+        do throws(FlintError) {
+            let (database, key) = try ResourceName.parseDocument(name)
+            guard database == id else { throw .invalidArgument("\(name) is not in \(id.name)") }
+            let fields = try DocumentJSON.fields(object["fields"] ?? [String: Any](), database: id)
+            let created = (object["createTime"] as? String).flatMap(RFC3339.parse) ?? now
+            let updated = (object["updateTime"] as? String).flatMap(RFC3339.parse) ?? created
+            return Document(key: key, fields: fields, createTime: created, updateTime: updated)
+        } catch {
+            throw FlintError(error.code, "\(file): line \(number): \(error.message)")
         }
     }
 }

@@ -142,7 +142,7 @@ struct ManagedExportTests {
         #expect(try await target.database(project: "mine").get(d)?.fields == ["n": 1, "here": ["list": [moved]], "elsewhere": elsewhere])
         #expect(try await target.database(project: "found").get(try DocumentKey(parsing: "c/d")) == nil)
         var loaded: [(DatabaseID, String)] = []
-        try FlintExport.forEachBatch(in: tools, project: "offline") { id, batch in loaded += batch.map { (id, $0.0.path.canonical) } }
+        try await FlintExport.forEachBatch(in: tools, project: "offline") { id, batch in loaded += batch.map { (id, $0.0.path.canonical) } }
         #expect(loaded.map(\.0) == [DatabaseID(project: "offline")])
         #expect(loaded.map(\.1) == ["c/d"])
 

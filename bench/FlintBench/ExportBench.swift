@@ -26,7 +26,9 @@ func runExport(_ n: Int) async throws {
     let beforeOffline = residentBytes()
     start = monotonicSeconds()
     var loaded = 0
-    try FlintExport.forEachBatch(in: dir) { id, batch in
+    // As `flint import` does it: every document checked first, then loaded.
+    try await FlintExport.check(dir)
+    try await FlintExport.forEachBatch(in: dir) { id, batch in
         try file.load(id, batch.map(\.1))
         loaded += batch.count
     }
