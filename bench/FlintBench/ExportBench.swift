@@ -34,6 +34,11 @@ func runExport(_ n: Int) async throws {
     }
     let offlineSeconds = monotonicSeconds() - start
     print("offline-import documents=\(loaded) seconds=\(String(format: "%.1f", offlineSeconds)) docs/s=\(rate(loaded, offlineSeconds)) rss-MiB-growth=\((residentBytes() - beforeOffline) >> 20)")
+    // The check every import makes first: each document read and checked, nothing written.
+    start = monotonicSeconds()
+    try await FlintExport.check(dir)
+    let checkSeconds = monotonicSeconds() - start
+    print("check documents=\(n) seconds=\(String(format: "%.1f", checkSeconds)) docs/s=\(rate(n, checkSeconds)) (part of each import)")
     let target = Engine()
     start = monotonicSeconds()
     let read = try await FlintExport.import(from: dir, into: target)
@@ -54,6 +59,11 @@ func runManagedExport(_ n: Int) async throws {
     let exportSeconds = monotonicSeconds() - start
     let size = (try? FileManager.default.attributesOfItem(atPath: dir + "/firestore_export/all_namespaces/all_kinds/output-0")[.size] as? Int) ?? 0
     print("managed-export documents=\(written) seconds=\(String(format: "%.1f", exportSeconds)) docs/s=\(rate(n, exportSeconds)) file-MiB=\(size >> 20) rss-MiB-growth=\((residentBytes() - before) >> 20)")
+    // The check every import makes first: each document read and checked, nothing written.
+    start = monotonicSeconds()
+    try await FlintExport.check(dir)
+    let checkSeconds = monotonicSeconds() - start
+    print("check documents=\(n) seconds=\(String(format: "%.1f", checkSeconds)) docs/s=\(rate(n, checkSeconds)) (part of each import)")
     let target = Engine()
     start = monotonicSeconds()
     let read = try await FlintExport.import(from: dir, into: target)
