@@ -180,6 +180,30 @@ public enum Validation {
         throw reservedName(name, nested: nested)
     }
 
+    /// What reading a value off the wire refuses (`Wire.value`), for a value built in process,
+    /// such as a query's operand: a reserved name in a map (before its value; a nested
+    /// `__type__` after it, which only a string may be), and an empty vector.
+    public static func checkReadable(_ value: Value) throws(FlintError) {
+        switch value {
+        case .map(let m):
+            for e in m.entries {
+                if e.key == "__type__" {
+                    try checkReadable(e.value)
+                    try checkFieldName(e.key, nested: true, valueIsString: isString(e.value))
+                } else {
+                    try checkFieldName(e.key, nested: true, valueIsString: false)
+                    try checkReadable(e.value)
+                }
+            }
+        case .array(let items):
+            for item in items { try checkReadable(item) }
+        case .vector(let components):
+            if components.isEmpty { throw .invalidArgument("Cannot have a zero length vector.") }
+        case .null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .geoPoint:
+            break
+        }
+    }
+
     private static func isTypeMarker(_ name: String, nested: Bool, valueIsString: Bool) -> Bool {
         nested && valueIsString && name == "__type__"
     }

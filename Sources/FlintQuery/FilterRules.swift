@@ -136,6 +136,7 @@ enum FilterRules {
         case .unary(let u): try Validation.checkNamedPath(u.field)
         case .field(let ff):
             try Validation.checkNamedPath(ff.field)
+            try Validation.checkReadable(ff.value)
             try checkListOperand(ff)
         }
     }

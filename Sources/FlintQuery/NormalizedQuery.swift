@@ -96,6 +96,7 @@ public struct NormalizedQuery: Sendable {
         try checkOrder(query.orderBy)
         for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
             try checkCursorLength(cursor.values.count, orderBy: query.orderBy)
+            for value in cursor.values { try Validation.checkReadable(value) }
             try checkCursorKeys(cursor, orderBy: query.orderBy, database: database)
         }
         if let nearest = query.findNearest { try checkNearest(nearest, in: query) }

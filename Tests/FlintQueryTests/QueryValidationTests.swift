@@ -138,6 +138,13 @@ struct QueryValidationTests {
         // The threshold is checked last, as on the reference.
         ("find nearest with limit and NaN threshold", Query(collectionID: "c", limit: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceThreshold: .nan)),
          "A query limit cannot be used with FindNearest"),
+        // An operand built in process is held to what reading one off the wire refuses.
+        ("reserved name in an operand", Query(collectionID: "c", filter: F("v", .equal, ["m": ["__x__": 1]])), "field name '__x__' is reserved."),
+        ("reserved name in a listed operand", Query(collectionID: "c", filter: F("v", .in, [["__x__": 1]])), "field name '__x__' is reserved."),
+        ("__type__ not a string in an operand", Query(collectionID: "c", filter: F("v", .equal, ["__type__": 1])), "Field __type__ is not a string."),
+        ("empty vector in an operand", Query(collectionID: "c", filter: F("v", .equal, .vector([]))), "Cannot have a zero length vector."),
+        ("reserved name in a cursor", Query(collectionID: "c", orderBy: [asc("v")], startAt: Cursor(values: [["__x__": 1]], before: true)),
+         "field name '__x__' is reserved."),
     ]
 
     @Test func operandsJustUnderTheIndexEntryLimitAreAccepted() async throws {
@@ -163,6 +170,8 @@ struct QueryValidationTests {
     @Test func namesThatAreNotReservedAreAccepted() async throws {
         let database = try await database(mixed)
         #expect(try await database.ids(Query(collectionID: "c", filter: F("____", .equal, 1), orderBy: [asc("a.____")])) == [])
+        // A `__type__` naming no type may be compared with, as on the reference.
+        #expect(try await database.ids(Query(collectionID: "c", filter: F("v", .equal, ["__type__": "x"]))) == [])
         #expect(try await database.ids(Query(collectionID: "c", projection: [path("__name__")])).count == mixed.count)
         let nearest = FindNearest(field: path("__name__.x"), queryVector: [1], measure: .euclidean, limit: 1, distanceResultField: "a.__d__")
         #expect(try await database.ids(Query(collectionID: "c", findNearest: nearest)) == [])
