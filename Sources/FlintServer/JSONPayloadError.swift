@@ -15,7 +15,7 @@ enum JSONPayloadError {
     /// The sentence `refusal` gives after its first words.
     static func describe<M: SwiftProtobuf.Message>(_ error: any Error, body: Data, as _: M.Type, root: String? = nil) -> String {
         let finding = JSONFaultLocator.locate(in: body) { data in
-            do { _ = try M(jsonUTF8Data: data); return nil } catch { return describe(error) }
+            do { _ = try M(jsonUTF8Data: data, options: RESTAPI.decoding); return nil } catch { return describe(error) }
         }
         let decoding = error as? JSONDecodingError
         // The library gives the same case for a missing ':' or ',' as for a value of the wrong form.

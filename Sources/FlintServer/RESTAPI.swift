@@ -417,7 +417,7 @@ struct RESTAPI: Sendable {
             throw .invalidArgument("Invalid JSON payload received. The body must be a JSON object, such as {}.")
         }
         let composed = SurrogateEscapes.composed(data)
-        do { return try M(jsonUTF8Data: composed) } catch {
+        do { return try M(jsonUTF8Data: composed, options: decoding) } catch {
             throw JSONPayloadError.refusal(error, body: composed, as: M.self, root: root)
         }
     }
@@ -443,6 +443,16 @@ struct RESTAPI: Sendable {
         options.useDeterministicOrdering = true
         return options
     }
+
+    /// How deep a JSON body's messages may nest. The library counts a map's entry as a message,
+    /// so a value map takes three levels where the reference's parser counts two: its limit of
+    /// 100 lets a query operand or a document field hold maps 48 deep. This limit lets the same
+    /// depths through (measured against the reference on queries and commits).
+    static let decoding: JSONDecodingOptions = {
+        var options = JSONDecodingOptions()
+        options.messageDepthLimit = 151
+        return options
+    }()
 
     static func json(_ message: some SwiftProtobuf.Message) throws(FlintError) -> Response {
         do { return respond(try message.jsonUTF8Data(options: encoding)) } catch {

@@ -159,7 +159,7 @@ struct WebChannelStreams: Sendable {
 
     private static func decode<M: SwiftProtobuf.Message>(_ text: String) throws(FlintError) -> M {
         let composed = SurrogateEscapes.composed(text)
-        do { return try M(jsonString: composed) } catch { throw JSONPayloadError.refusal(error, body: Data(composed.utf8), as: M.self) }
+        do { return try M(jsonString: composed, options: RESTAPI.decoding) } catch { throw JSONPayloadError.refusal(error, body: Data(composed.utf8), as: M.self) }
     }
 
     private static let forwardHeaders: HTTPFields = [.contentType: "text/plain; charset=utf-8"]

@@ -137,7 +137,7 @@ struct WebSocketListen: Sendable {
             }
             let composed = SurrogateEscapes.composed(text)
             do {
-                return try Google_Firestore_V1_ListenRequest(jsonString: composed)
+                return try Google_Firestore_V1_ListenRequest(jsonString: composed, options: RESTAPI.decoding)
             } catch {
                 let sentence = JSONPayloadError.describe(error, body: Data(composed.utf8), as: Google_Firestore_V1_ListenRequest.self)
                 throw Close(.dataInconsistentWithMessage, "Not a ListenRequest in Firestore's JSON. " + sentence)
@@ -339,7 +339,7 @@ extension SnapshotRequest {
                 throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON.")
             }
             do {
-                structured = try Google_Firestore_V1_StructuredQuery(jsonUTF8Data: data)
+                structured = try Google_Firestore_V1_StructuredQuery(jsonUTF8Data: data, options: RESTAPI.decoding)
             } catch {
                 let sentence = JSONPayloadError.describe(error, body: data, as: Google_Firestore_V1_StructuredQuery.self, root: "query")
                 throw .invalidArgument("The query is not a StructuredQuery in Firestore's JSON. " + sentence)

@@ -38,6 +38,11 @@ struct RequestLimitsDifferentialTests {
 
     static let user = "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSJ9."
 
+    /// A value of maps nested `depth` deep: the deepest the reference's JSON parser reads is 48.
+    static func nested(_ depth: Int) -> String {
+        (0..<depth).reduce(#"{"integerValue": "1"}"#) { inner, _ in #"{"mapValue": {"fields": {"m": \#(inner)}}}"# }
+    }
+
     /// Method, path below the documents root (`$D`), body, Authorization.
     static let cases: [(String, String, String?, String)] = [
         // Field names and nested paths.
@@ -88,6 +93,10 @@ struct RequestLimitsDifferentialTests {
         ("POST", ":runQuery", filter("v", "EQUAL", vector(2049)), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "IN", #"{"arrayValue": {"values": [\#(string(1000)), \#(string(1000))]}}"#), "Bearer owner"),
         ("POST", ":runQuery", filter("a", "NOT_IN", #"{"arrayValue": {"values": [\#(string(1500))]}}"#), "Bearer owner"),
+        // Values nested deeper than a document keeps, where nothing stores them.
+        ("POST", ":runQuery", filter("a", "EQUAL", nested(48)), "Bearer owner"),
+        ("PATCH", "/c/a?updateMask.fieldPaths=b", #"{"fields": {"a": \#(nested(48))}}"#, "Bearer owner"),
+        ("PATCH", "/c/a", #"{"fields": {"a": \#(nested(21))}}"#, "Bearer owner"),
         // Admin-only methods: a malformed request is refused as malformed first.
         ("POST", ":listCollectionIds", "{}", user),
         ("POST", ":listCollectionIds", "{}", "Bearer owner"),

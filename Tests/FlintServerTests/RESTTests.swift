@@ -440,6 +440,23 @@ struct RESTTests {
         }
     }
 
+    /// A JSON body may nest value maps 48 deep, as the reference's parser allows; one more is
+    /// refused as too deep.
+    @Test func valuesNestFortyEightMapsDeep() async throws {
+        try await withServer { client in
+            func nested(_ depth: Int) -> String {
+                (0..<depth).reduce(#"{"integerValue": "1"}"#) { inner, _ in #"{"mapValue": {"fields": {"m": \#(inner)}}}"# }
+            }
+            func query(_ depth: Int) -> String {
+                #"{"structuredQuery": {"from": [{"collectionId": "c"}], "where": {"fieldFilter": {"field": {"fieldPath": "a"}, "op": "EQUAL", "value": \#(nested(depth))}}}}"#
+            }
+            _ = try await Self.call(client, .post, Self.base + ":runQuery", query(48))
+            let refused = try await Self.call(client, .post, Self.base + ":runQuery", query(49), expect: .badRequest)
+            #expect(Self.error(refused)?.1.hasSuffix("It is nested too deeply.") == true)
+            _ = try await Self.call(client, .patch, Self.base + "/c/deep?updateMask.fieldPaths=b", #"{"fields": {"a": \#(nested(48))}}"#)
+        }
+    }
+
     /// The mask of a create's or a patch's answer is read before anything is written: a bad one
     /// refuses the write, rather than writing and refusing the answer.
     @Test func aBadAnswerMaskRefusesTheWrite() async throws {
