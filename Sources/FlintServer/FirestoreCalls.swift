@@ -84,8 +84,7 @@ struct FirestoreCalls: Sendable {
         if r.collectionID.isEmpty { throw .invalidArgument("collectionId is the empty string.") }
         let key = try DocumentKey(parent.appending(r.collectionID).appending(documentID))
         try Validation.validateDocumentName(id, key)
-        let fields = try Wire.fields(r.document.fields, id)
-        try Validation.validateFields(fields, .anywhere)
+        let fields = try Wire.writtenFields(r.document.fields, id)
         // The mask of the answer is read before anything is written, as the reference reads it:
         // a bad one refuses the request, not just its answer.
         let mask = r.hasMask ? try Wire.mask(r.mask) : nil

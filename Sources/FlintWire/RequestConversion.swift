@@ -32,9 +32,7 @@ extension Wire {
         switch op {
         case .update(let doc):
             let key = try documentKey(doc.name, in: db)
-            let fields = try fields(doc.fields, db)
-            try Validation.validateFields(fields, .anywhere)
-            operation = .update(key, fields)
+            operation = .update(key, try writtenFields(doc.fields, db))
         case .delete(let name):
             operation = .delete(try documentKey(name, in: db, checkingIDLengths: false))
         case .transform(let t):

@@ -21,6 +21,14 @@ public enum Wire {
         do throws(FlintError) { return try reading.value(p) } catch { return try reading.readingInNameOrder.value(p) }
     }
 
+    /// A document's fields as a write stores them, checked as the reference checks a write's
+    /// fields: each value as it is read, then arrays in arrays.
+    public static func writtenFields(_ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {
+        let map = try fields(p, db)
+        try Validation.validateFields(map, .anywhere)
+        return map
+    }
+
     /// A document's fields, read as `value` reads a map's.
     public static func fields(
         _ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID, checkingIDLengths: Bool = true
@@ -218,7 +226,7 @@ private struct ValueReading {
         var map = MapValue()
         map.reserveCapacity(p.count)
         if inNameOrder {
-            for k in p.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { map[k] = try field(k, p[k]!, nested: nested) }
+            for (k, v) in p.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) { map[k] = try field(k, v, nested: nested) }
         } else {
             for (k, v) in p { map[k] = try field(k, v, nested: nested) }
         }
