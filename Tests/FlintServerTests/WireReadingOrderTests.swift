@@ -93,11 +93,10 @@ struct WireReadingOrderTests {
         #expect(Self.message { _ = try Wire.value(Self.map(["__type__": Self.int(1)]), Self.db) } == "Field __type__ is not a string.")
         #expect(Self.message { _ = try Wire.fields(["__type__": unknown], Self.db) } == "field name __type__ is reserved")
         // A reserved name is refused before its value is read; a nested `__type__`'s value is read first.
-        var empty = Google_Firestore_V1_Value()
-        empty.mapValue = Google_Firestore_V1_MapValue.with {
-            $0.fields = ["__type__": unknown, "value": Google_Firestore_V1_Value.with { $0.arrayValue = .init() }]
-        }
-        empty.mapValue.fields["__type__"]?.stringValue = "__vector__"
+        let empty = Self.map([
+            "__type__": Google_Firestore_V1_Value.with { $0.stringValue = "__vector__" },
+            "value": Google_Firestore_V1_Value.with { $0.arrayValue = .init() },
+        ])
         #expect(Self.message { _ = try Wire.value(Self.map(["__x__": empty]), Self.db) } == "field name '__x__' is reserved.")
         #expect(Self.message { _ = try Wire.value(Self.map(["v": empty]), Self.db) } == "Cannot have a zero length vector.")
         #expect(Self.message { _ = try Wire.value(Self.map(["__type__": Self.map(["__x__": Self.int(1)])]), Self.db) }
