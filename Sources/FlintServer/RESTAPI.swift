@@ -69,8 +69,8 @@ struct RESTAPI: Sendable {
     /// names a parent (of the document it creates, or of the query or listing it runs), any
     /// other method a document or collection.
     static func parse(_ rawPath: String, method: HTTPRequest.Method = .get) throws(FlintError) -> Target {
-        if method == .get, rawPath.hasSuffix("/"), !rawPath.hasSuffix("//"),
-            var parent = try? parse(String(rawPath.dropLast())), parent.verb == nil, !parent.path.isCollectionPath
+        if method == .get, let parentPath = droppingTrailingSlash(rawPath), droppingTrailingSlash(parentPath) == nil,
+            var parent = try? parse(parentPath), parent.verb == nil, !parent.path.isCollectionPath
         {
             parent.listsEveryCollection = true
             return parent
@@ -114,6 +114,14 @@ struct RESTAPI: Sendable {
         guard segments.first == "projects" else { throw FlintError(.notFound, "No Firestore resource at \(rawPath).") }
         let parsed = try parseName(name, method: method, verb: verb)
         return Target(database: parsed.database, path: parsed.path, verb: verb)
+    }
+
+    /// The path less its last `/`, written or percent-encoded: the reference decodes a path
+    /// before it routes it.
+    private static func droppingTrailingSlash(_ path: String) -> String? {
+        if path.hasSuffix("/") { return String(path.dropLast()) }
+        if path.hasSuffix("%2F") || path.hasSuffix("%2f") { return String(path.dropLast(3)) }
+        return nil
     }
 
     /// A name whose `:word` is none of Firestore's methods is a name with a colon in its last

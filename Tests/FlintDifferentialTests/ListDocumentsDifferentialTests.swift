@@ -15,6 +15,8 @@ struct ListDocumentsDifferentialTests {
         "c?showMissing=true&pageSize=-1&mask.fieldPaths=__x__", "c?showMissing=true&mask.fieldPaths=i",
         "c?showMissing=true&mask.fieldPaths=__name__", "c?mask.fieldPaths=i", "c?showMissing=true&pageSize=1",
         "c?orderBy=i&mask.fieldPaths=__x__&showMissing=true", "c?pageSize=2", "c?showMissing=true&pageSize=3", "c?orderBy=i&pageSize=2",
+        // A last `/` lists every collection below a document, percent-encoded too.
+        "c/m/", "c/m%2F", "c/m%2f?orderBy=i,i", "c%2F", "c/m%2F%2F",
     ]
 
     @Test func listingsAnswerAsOnTheReference() async throws {

@@ -22,6 +22,27 @@ struct RESTPathTests {
         #expect(a.documentsName == ResourceName(database: a.database, path: a.path).text)
     }
 
+    /// A `GET` of a document with a last `/`, written or encoded as `%2F`, lists every collection
+    /// below it; the reference decodes the path before it routes it. Two are a malformed name.
+    @Test(arguments: ["/", "%2F", "%2f"])
+    func aTrailingSlashListsEveryCollectionHoweverWritten(slash: String) throws {
+        let root = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents" + slash)
+        #expect(root.listsEveryCollection)
+        #expect(root.path.isEmpty)
+        let document = try RESTAPI.parse("/v1/projects/p/databases/%28default%29/documents/a/b" + slash)
+        #expect(document.listsEveryCollection)
+        #expect(document.path.canonical == "a/b")
+        let name = "projects/p/databases/(default)/documents"
+        #expect(throws: FlintError.invalidArgument("Document name \"\(name)/a/\" has invalid trailing \"/\".")) {
+            try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a" + slash)
+        }
+        #expect(throws: FlintError.invalidArgument("Document name \"\(name)/a/b//\" lacks a collection id at index 45.")) {
+            try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b" + slash + slash)
+        }
+        // Only a read lists; a delete names the document, so the slash is refused.
+        #expect(throws: FlintError.self) { try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b" + slash, method: .delete) }
+    }
+
     @Test func verbsAndIDsAreToldApart() throws {
         let commit = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents:commit")
         #expect(commit.verb == "commit")
