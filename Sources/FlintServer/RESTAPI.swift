@@ -84,13 +84,15 @@ struct RESTAPI: Sendable {
             var verb: String?
             if let colon = bytes.lastIndex(of: UInt8(ascii: ":")), !bytes[colon...].contains(UInt8(ascii: "/")) {
                 let word = String(Substring(bytes[bytes.index(after: colon)...]))
-                if verbs.contains(word) {
+                let atRoot = bytes[..<colon].count { $0 == UInt8(ascii: "/") } == 4
+                if isVerb(word, atRoot: atRoot, method: method) {
                     verb = word
                     name = bytes[..<colon]
                 }
             }
             // Parsing refused empty segments, so the text is already the canonical name.
             let text = String(Substring(name))
+            try checkRoutable(text, rawPath)
             let parsed = try parseName(text, method: method, verb: verb)
             return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
@@ -106,14 +108,38 @@ struct RESTAPI: Sendable {
             segments.append(decoded)
         }
         var verb: String?
-        if let last = segments.last, let colon = last.lastIndex(of: ":"), verbs.contains(String(last[last.index(after: colon)...])) {
+        if let last = segments.last, let colon = last.lastIndex(of: ":"),
+            isVerb(String(last[last.index(after: colon)...]), atRoot: segments.count == 5, method: method)
+        {
             verb = String(last[last.index(after: colon)...])
             segments[segments.count - 1] = String(last[..<colon])
         }
-        let name = "projects/" + segments.dropFirst().joined(separator: "/")
-        guard segments.first == "projects" else { throw FlintError(.notFound, "No Firestore resource at \(rawPath).") }
+        let name = segments.joined(separator: "/")
+        try checkRoutable(name, rawPath)
         let parsed = try parseName(name, method: method, verb: verb)
         return Target(database: parsed.database, path: parsed.path, verb: verb)
+    }
+
+    /// Only names under `projects/*/databases/*/documents` reach a method (a `:word` after
+    /// `documents` is told of later, with the methods there are); the reference answers any
+    /// other path `404`, whatever its method, before it reads the ids.
+    private static func checkRoutable(_ name: String, _ rawPath: String) throws(FlintError) {
+        let parts = name.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents" || parts[4].hasPrefix("documents:") else {
+            throw FlintError(.notFound, "No Firestore resource at \(rawPath).")
+        }
+    }
+
+    /// The methods a POST reaches below the root too: a query or listing under a document.
+    static let parentVerbs: Set<String> = ["runQuery", "runAggregationQuery", "partitionQuery", "listCollectionIds"]
+
+    /// Whether the `:word` after a name is a method, as the reference routes it: any method
+    /// on the root (`documents:commit`), where the database's own methods live; below it only
+    /// a POST's query and listing methods. Elsewhere the colon is part of the last id, so
+    /// `PATCH …/c/a:commit` writes document `a:commit` and `POST …/c/a/b:commit` creates a
+    /// document in collection `b:commit`.
+    private static func isVerb(_ word: String, atRoot: Bool, method: HTTPRequest.Method) -> Bool {
+        verbs.contains(word) && (atRoot || (method == .post && parentVerbs.contains(word)))
     }
 
     /// The path less its last `/`, written or percent-encoded: the reference decodes a path
@@ -197,7 +223,8 @@ struct RESTAPI: Sendable {
             r.document = try await Self.decode(request, root: "document")
             if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             return try Self.json(try await calls.createDocument(r))
-        case (.patch, nil):
+        // The root is no document: a write or delete there has no route, as on the reference.
+        case (.patch, nil) where !t.path.isEmpty:
             var r = Google_Firestore_V1_UpdateDocumentRequest()
             r.document = try await Self.decode(request, root: "document")
             r.document.name = t.documentsName
@@ -205,7 +232,7 @@ struct RESTAPI: Sendable {
             if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
             if let precondition = try Self.precondition(q) { r.currentDocument = precondition }
             return try Self.json(try await calls.updateDocument(r))
-        case (.delete, nil):
+        case (.delete, nil) where !t.path.isEmpty:
             var r = Google_Firestore_V1_DeleteDocumentRequest()
             r.name = t.documentsName
             if let precondition = try Self.precondition(q) { r.currentDocument = precondition }

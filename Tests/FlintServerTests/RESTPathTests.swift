@@ -1,4 +1,5 @@
 import FlintModel
+import HTTPTypes
 import Testing
 
 @testable import FlintServer
@@ -51,9 +52,44 @@ struct RESTPathTests {
         let id = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b:c")
         #expect(id.verb == nil)
         #expect(id.path.canonical == "a/b:c")
-        let query = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b:runQuery")
+        let query = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents/a/b:runQuery", method: .post)
         #expect(query.verb == "runQuery")
         #expect(query.path.canonical == "a/b")
+    }
+
+    /// As the reference routes them: the database's own methods live on the root alone, and
+    /// only a POST has methods at all below it; elsewhere `:word` ends the last id.
+    @Test func methodsBelowTheRootAreIDsUnlessAPostQueriesOrLists() throws {
+        let root = "/v1/projects/p/databases/%28default%29/documents"
+        for method in [HTTPRequest.Method.get, .patch, .delete] {
+            let document = try RESTAPI.parse(root + "/a/b:runQuery", method: method)
+            #expect(document.verb == nil)
+            #expect(document.path.canonical == "a/b:runQuery")
+            #expect(try RESTAPI.parse(root + ":commit", method: method).verb == "commit")
+        }
+        let created = try RESTAPI.parse(root + "/a/b/c:commit", method: .post)
+        #expect(created.verb == nil)
+        #expect(created.path.canonical == "a/b/c:commit")
+        #expect(try RESTAPI.parse(root + "/a/b:listCollectionIds", method: .post).verb == "listCollectionIds")
+        #expect(try RESTAPI.parse(root + ":batchWrite", method: .post).verb == "batchWrite")
+        // A POST to a document: a create, refused later for its parent, a collection.
+        let posted = try RESTAPI.parse(root + "/a/b:commit", method: .post)
+        #expect(posted.verb == nil)
+        #expect(posted.path.isDocumentPath)
+    }
+
+    /// Paths that do not run through `projects/*/databases/*/documents` name nothing, before
+    /// their ids are read.
+    @Test(arguments: [
+        "/v1/projects/p", "/v1/projects/p/databases/(default)", "/v1/projects/p/databases/(default):commit",
+        "/v1/projects/p/databases/(default)/docs/a/b", "/v1/projects/p/dbs/(default)/documents/a/b",
+        "/v1/projects/p/databases/(default)/documentsX/a", "/v1/project/p/databases/(default)/documents/a/b",
+        "/v1/projects/p/databases/%28default%29/docs/a/b",
+    ])
+    func pathsOutsideTheDocumentsAreNotFound(path: String) {
+        for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
+            #expect(throws: FlintError(.notFound, "No Firestore resource at \(path).")) { try RESTAPI.parse(path, method: method) }
+        }
     }
 
     @Test func malformedPathsAreRefusedByBothRoutes() {
