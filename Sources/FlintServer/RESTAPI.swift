@@ -30,6 +30,9 @@ struct RESTAPI: Sendable {
         /// A `GET` of the root or a document with a trailing `/`: ListDocuments without a
         /// collection id, which lists every collection directly below.
         var listsEveryCollection = false
+        /// A `POST` to the root or a document with a trailing `/`: a create whose collection
+        /// id is empty.
+        var createsInUnnamedCollection = false
 
         init(database: DatabaseID, path: ResourcePath, verb: String?, name: String? = nil) {
             self.database = database
@@ -48,7 +51,14 @@ struct RESTAPI: Sendable {
         do throws(FlintError) {
             // Read on every request, as the reference does; the rules decide with it.
             let auth = try AuthContext(authorization: request.headers[.authorization])
-            let target = try Self.parse(request.uri.path, method: request.method)
+            let target: Target
+            do throws(FlintError) {
+                target = try Self.parse(request.uri.path, method: request.method)
+            } catch where error.code == .invalidArgument {
+                // The reference reads a body before the name in the path: a bad body is told first.
+                try await Self.checkBody(request)
+                throw error
+            }
             let alt = request.uri.queryParameters["$alt"].map(String.init) ?? ""
             let asInts = alt.split(separator: ";").contains { $0.replacingOccurrences(of: " ", with: "") == "enum-encoding=int" }
             // TaskLocal's withValue rethrows untyped errors; the answer carries its own error.
@@ -68,11 +78,19 @@ struct RESTAPI: Sendable {
     /// The resource a path names. Its problems are told as the reference tells them: a `POST`
     /// names a parent (of the document it creates, or of the query or listing it runs), any
     /// other method a document or collection.
-    static func parse(_ rawPath: String, method: HTTPRequest.Method = .get) throws(FlintError) -> Target {
+    static func parse(_ rawPath: String, method: HTTPRequest.Method = .get, splittingVerb: Bool = true) throws(FlintError) -> Target {
         if method == .get, let parentPath = droppingTrailingSlash(rawPath), droppingTrailingSlash(parentPath) == nil,
             var parent = try? parse(parentPath), parent.verb == nil, !parent.path.isCollectionPath
         {
             parent.listsEveryCollection = true
+            return parent
+        }
+        // A create's collection id is what follows the last `/`; after a trailing one it is
+        // empty, which the create refuses once it has read the parent and the document's id.
+        if method == .post, let parentPath = droppingTrailingSlash(rawPath), droppingTrailingSlash(parentPath) == nil {
+            var parent = try parse(parentPath, method: .post, splittingVerb: false)
+            if parent.path.isCollectionPath { _ = try ResourceName.parseParent(parent.documentsName) }
+            parent.createsInUnnamedCollection = true
             return parent
         }
         // Most paths carry no percent-encoding: the name is then the path itself, less `/v1/`
@@ -82,7 +100,8 @@ struct RESTAPI: Sendable {
             let bytes = rawPath.utf8.dropFirst(prefixLength)
             var name = bytes
             var verb: String?
-            if let colon = bytes.lastIndex(of: UInt8(ascii: ":")), !bytes[colon...].contains(UInt8(ascii: "/")) {
+            let lastID = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes
+            if splittingVerb, let colon = lastID.firstIndex(of: UInt8(ascii: ":")) {
                 let word = String(Substring(bytes[bytes.index(after: colon)...]))
                 let atRoot = bytes[..<colon].count { $0 == UInt8(ascii: "/") } == 4
                 if isVerb(word, atRoot: atRoot, method: method) {
@@ -93,7 +112,7 @@ struct RESTAPI: Sendable {
             // Parsing refused empty segments, so the text is already the canonical name.
             let text = String(Substring(name))
             try checkRoutable(text, rawPath)
-            let parsed = try parseName(text, method: method, verb: verb)
+            let parsed = try parseName(text, method: method, verb: verb, wholeParent: !splittingVerb)
             return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
         var segments: [String] = []
@@ -108,7 +127,7 @@ struct RESTAPI: Sendable {
             segments.append(decoded)
         }
         var verb: String?
-        if let last = segments.last, let colon = last.lastIndex(of: ":"),
+        if splittingVerb, let last = segments.last, let colon = last.firstIndex(of: ":"),
             isVerb(String(last[last.index(after: colon)...]), atRoot: segments.count == 5, method: method)
         {
             verb = String(last[last.index(after: colon)...])
@@ -116,7 +135,7 @@ struct RESTAPI: Sendable {
         }
         let name = segments.joined(separator: "/")
         try checkRoutable(name, rawPath)
-        let parsed = try parseName(name, method: method, verb: verb)
+        let parsed = try parseName(name, method: method, verb: verb, wholeParent: !splittingVerb)
         return Target(database: parsed.database, path: parsed.path, verb: verb)
     }
 
@@ -125,7 +144,9 @@ struct RESTAPI: Sendable {
     /// other path `404`, whatever its method, before it reads the ids.
     private static func checkRoutable(_ name: String, _ rawPath: String) throws(FlintError) {
         let parts = name.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
-        guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents" || parts[4].hasPrefix("documents:") else {
+        guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases",
+            parts[4] == "documents" || (parts[4].hasPrefix("documents:") && parts.count == 5)
+        else {
             throw FlintError(.notFound, "No Firestore resource at \(rawPath).")
         }
     }
@@ -133,11 +154,12 @@ struct RESTAPI: Sendable {
     /// The methods a POST reaches below the root too: a query or listing under a document.
     static let parentVerbs: Set<String> = ["runQuery", "runAggregationQuery", "partitionQuery", "listCollectionIds"]
 
-    /// Whether the `:word` after a name is a method, as the reference routes it: any method
-    /// on the root (`documents:commit`), where the database's own methods live; below it only
-    /// a POST's query and listing methods. Elsewhere the colon is part of the last id, so
-    /// `PATCH …/c/a:commit` writes document `a:commit` and `POST …/c/a/b:commit` creates a
-    /// document in collection `b:commit`.
+    /// Whether the `:word` after the first colon of a name's last id is a method, as the
+    /// reference routes it: any method on the root (`documents:commit`), where the database's
+    /// own methods live; below it only a POST's query and listing methods. Elsewhere the colon
+    /// is part of the id, so `PATCH …/c/a:commit` writes document `a:commit`, and
+    /// `POST …/c/a/b:commit` and `POST …/c/a/b:x:runQuery` create documents in collections
+    /// `b:commit` and `b:x:runQuery`.
     private static func isVerb(_ word: String, atRoot: Bool, method: HTTPRequest.Method) -> Bool {
         verbs.contains(word) && (atRoot || (method == .post && parentVerbs.contains(word)))
     }
@@ -154,21 +176,28 @@ struct RESTAPI: Sendable {
     /// id, which is fine for a document; when that does not parse but the name before the
     /// colon does, the client asked for a method that does not exist. Id lengths are left to
     /// the call, which knows whether the name is stored or only looked up.
-    private static func parseName(_ name: String, method: HTTPRequest.Method, verb: String?) throws(FlintError) -> ResourceName {
+    /// With `wholeParent` the name is a create's whole parent (its path ended in `/`).
+    private static func parseName(_ name: String, method: HTTPRequest.Method, verb: String?, wholeParent: Bool) throws(FlintError) -> ResourceName {
         let kind = method == .post ? "Document parent" : "Document"
         do {
             return try ResourceName.parse(name, kind: kind, checkingIDLengths: false)
         } catch {
-            if let colon = name.lastIndex(of: ":"), !name[colon...].contains("/"),
+            if let colon = name[(name.lastIndex(of: "/") ?? name.startIndex)...].firstIndex(of: ":"),
                 (try? ResourceName.parse(String(name[..<colon]), checkingIDLengths: false)) != nil
             {
                 let word = name[name.index(after: colon)...]
+                // A method of Firestore's, but with a `/` after it.
+                if verbs.contains(String(word)) { throw FlintError(.notFound, "Nothing may follow :\(word) in a path.") }
                 throw FlintError(
                     .notFound, "Firestore has no method \"\(word)\"; the REST methods are \(verbs.subtracting(["listen"]).sorted().joined(separator: ", ")).")
             }
             // A create's parent is everything before the collection id; a problem there is
             // told of the parent, as the reference reads it first.
-            if method == .post, verb == nil, let slash = name.lastIndex(of: "/") {
+            if method == .post, verb == nil, !wholeParent, let slash = name.lastIndex(of: "/") {
+                // A collection id of `.` or `..` is told of before the parent, as the reference
+                // tells it.
+                let collectionID = String(name[name.index(after: slash)...])
+                if collectionID == "." || collectionID == ".." { try Validation.validateCollectionID(collectionID) }
                 _ = try ResourceName.parse(String(name[..<slash]), kind: kind, checkingIDLengths: false)
             }
             throw error
@@ -211,14 +240,18 @@ struct RESTAPI: Sendable {
             if let time = try Self.readTime(q) { r.readTime = time }
             return try Self.json(try await calls.listDocuments(r))
         case (.post, nil):
-            guard t.path.isCollectionPath, let collectionID = t.path.last else {
-                // A document path's parent is a collection, which is refused as a parent.
-                if t.path.isDocumentPath { _ = try ResourceName.parseParent(ResourceName(database: t.database, path: t.path.dropLast).text) }
-                throw FlintError(.notFound, "Documents are created in a collection: POST to .../documents/{collection}.")
-            }
             var r = Google_Firestore_V1_CreateDocumentRequest()
-            r.parent = ResourceName(database: t.database, path: t.path.dropLast).text
-            r.collectionID = collectionID
+            if t.createsInUnnamedCollection {
+                r.parent = t.documentsName
+            } else {
+                guard t.path.isCollectionPath, let collectionID = t.path.last else {
+                    // A document path's parent is a collection, which is refused as a parent.
+                    if t.path.isDocumentPath { _ = try ResourceName.parseParent(ResourceName(database: t.database, path: t.path.dropLast).text) }
+                    throw FlintError(.notFound, "Documents are created in a collection: POST to .../documents/{collection}.")
+                }
+                r.parent = ResourceName(database: t.database, path: t.path.dropLast).text
+                r.collectionID = collectionID
+            }
             r.documentID = q["documentId"].map(String.init) ?? ""
             r.document = try await Self.decode(request, root: "document")
             if let mask = Self.mask(q, "mask", "mask.fieldPaths") { r.mask = mask }
@@ -454,6 +487,31 @@ struct RESTAPI: Sendable {
         let composed = SurrogateEscapes.composed(data)
         do { return try M(jsonUTF8Data: composed, options: decoding) } catch {
             throw JSONPayloadError.refusal(error, body: composed, as: M.self, root: root)
+        }
+    }
+
+    /// Reads the body of a request whose path names nothing valid as the message its route
+    /// would read, for the body's faults alone.
+    private static func checkBody(_ request: Request) async throws(FlintError) {
+        guard request.method == .post || request.method == .patch else { return }
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        var verb: String?
+        if request.method == .post, let raw = segments.last, let last = String(raw).removingPercentEncoding, let colon = last.firstIndex(of: ":") {
+            let word = String(last[last.index(after: colon)...])
+            if isVerb(word, atRoot: segments.count == 5, method: .post) { verb = word }
+        }
+        switch verb {
+        case nil: let _: Google_Firestore_V1_Document = try await decode(request, root: "document")
+        case "commit": let _: Google_Firestore_V1_CommitRequest = try await decode(request)
+        case "batchWrite": let _: Google_Firestore_V1_BatchWriteRequest = try await decode(request)
+        case "beginTransaction": let _: Google_Firestore_V1_BeginTransactionRequest = try await decode(request)
+        case "rollback": let _: Google_Firestore_V1_RollbackRequest = try await decode(request)
+        case "batchGet": let _: Google_Firestore_V1_BatchGetDocumentsRequest = try await decode(request)
+        case "runQuery": let _: Google_Firestore_V1_RunQueryRequest = try await decode(request)
+        case "runAggregationQuery": let _: Google_Firestore_V1_RunAggregationQueryRequest = try await decode(request)
+        case "listCollectionIds": let _: Google_Firestore_V1_ListCollectionIdsRequest = try await decode(request)
+        case "partitionQuery": let _: Google_Firestore_V1_PartitionQueryRequest = try await decode(request)
+        default: return
         }
     }
 

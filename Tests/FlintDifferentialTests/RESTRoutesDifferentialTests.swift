@@ -26,6 +26,25 @@ struct RESTRoutesDifferentialTests {
         ("POST", "/c/a:listCollectionIds", #"{"pageSize": -1}"#),
         ("POST", "/c:runQuery", "{}"),
         ("POST", ":commit", #"{"writes": [{"delete": "nope"}]}"#),
+        // The method is the word after the first colon of the last id.
+        ("POST", "/c/d:x:runQuery", "{}"),
+        ("POST", "/c/d:runQuery:x", "{}"),
+        // A create's collection id is what follows the last `/`: empty after a trailing one.
+        ("POST", "/c/a/", "{}"),
+        ("POST", "/", "{}"),
+        ("POST", "/c/", "{}"),
+        ("POST", "/c/d/e:listCollectionIds/", "{}"),
+        // A collection id of `.` or `..` is told of before its parent (encoded, so that the
+        // client sends the dots as they are).
+        ("POST", "/b/%2E", "{}"),
+        ("POST", "/%2E/%2E%2E", "{}"),
+        ("POST", "/c/%2E/e", "{}"),
+    ]
+
+    /// Path below the documents root: creates, and the collection each lands in.
+    static let creates = [
+        ("/c/a/b:commit", "c/a/b:commit"), ("/c/d/e:x:runQuery", "c/d/e:x:runQuery"),
+        ("/a:listCollectionIds:runAggregationQuery", "a:listCollectionIds:runAggregationQuery"),
     ]
 
     /// Paths below `/v1/` that name no Firestore resource, whatever the method.
@@ -33,6 +52,7 @@ struct RESTRoutesDifferentialTests {
         "projects/flint-routes", "projects/flint-routes/databases", "projects/flint-routes/databases/(default)",
         "projects/flint-routes/databases/(default):commit", "projects/flint-routes/databases/(default)/docs/c/a",
         "projects/flint-routes/dbs/(default)/documents/c/a", "projects/flint-routes/databases/(default)/documentsX/c",
+        "projects/flint-routes/databases/(default)/documents:batchGet/",
     ]
 
     @Test func pathsReachTheReferencesMethods() async throws {
@@ -48,12 +68,20 @@ struct RESTRoutesDifferentialTests {
                 #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
             }
         }
-        // `b:commit` below a document is a collection; the create lands there.
-        for base in [reference.base, flint] {
-            let created = try await RawHTTP.send("POST", base + Self.documents + "/c/a/b:commit", #"{"fields": {}}"#)
-            #expect(created.status == 200)
-            let name = try #require(Self.name(created.json))
-            #expect(name.hasPrefix("projects/flint-routes/databases/(default)/documents/c/a/b:commit/"), "\(base)")
+        for (path, collection) in Self.creates {
+            for base in [reference.base, flint] {
+                let created = try await RawHTTP.send("POST", base + Self.documents + path, #"{"fields": {}}"#)
+                #expect(created.status == 200, "\(base) \(path)")
+                let name = Self.name(created.json) ?? ""
+                #expect(name.hasPrefix("projects/flint-routes/databases/(default)/documents/\(collection)/"), "\(base) \(path)")
+            }
+        }
+        // A bad body is told of before a bad name in the path (each server in its own words).
+        for (method, path) in [("POST", "/%2E%2E:runQuery"), ("POST", "/%2E%2E/c"), ("PATCH", "/c/%2E%2E")] {
+            let expected = try await RawHTTP.send(method, reference.base + Self.documents + path, #"{"bogus": 1}"#)
+            let found = try await RawHTTP.send(method, flint + Self.documents + path, #"{"bogus": 1}"#)
+            #expect(expected.status == 400 && RawHTTP.message(expected.json) == "Payload isn't valid for request.", "\(method) \(path)")
+            #expect(found.status == 400 && RawHTTP.message(found.json)?.hasPrefix("Invalid JSON payload received.") == true, "\(method) \(path)")
         }
         for path in Self.outside {
             for method in ["GET", "POST", "PATCH", "DELETE"] {

@@ -72,6 +72,22 @@ struct RESTPathTests {
         #expect(created.path.canonical == "a/b/c:commit")
         #expect(try RESTAPI.parse(root + "/a/b:listCollectionIds", method: .post).verb == "listCollectionIds")
         #expect(try RESTAPI.parse(root + ":batchWrite", method: .post).verb == "batchWrite")
+        // The method is the word after the first colon of the last id.
+        let firstColon = try RESTAPI.parse(root + "/a/b/c:x:runQuery", method: .post)
+        #expect(firstColon.verb == nil)
+        #expect(firstColon.path.canonical == "a/b/c:x:runQuery")
+        // A create after a trailing `/` has an empty collection id, refused by the call; its
+        // parent must be the root or a document, and a collection id `.` is told of first.
+        let unnamed = try RESTAPI.parse(root + "/a/b/", method: .post)
+        #expect(unnamed.createsInUnnamedCollection)
+        #expect(unnamed.path.canonical == "a/b")
+        let name = "projects/p/databases/(default)/documents"
+        #expect(throws: FlintError.invalidArgument("Document parent name \"\(name)/a\" lacks \"/\" at index 42.")) {
+            try RESTAPI.parse(root + "/a/", method: .post)
+        }
+        #expect(throws: FlintError.invalidArgument("Collection id \"..\" is invalid because it is reserved.")) {
+            try RESTAPI.parse(root + "/%2E/..", method: .post)
+        }
         // A POST to a document: a create, refused later for its parent, a collection.
         let posted = try RESTAPI.parse(root + "/a/b:commit", method: .post)
         #expect(posted.verb == nil)
