@@ -129,8 +129,15 @@ struct RulesMethodFuzzTests {
         var generator = Generator(rng: SeededGenerator(seed: seed))
         return (0..<count).flatMap { _ -> [String] in
             let e = generator.term(.bool, 3)
-            return [e, "!(\(e))"]
+            return meetsTheSurrogateDifference(e) ? [] : [e, "!(\(e))"]
         }
+    }
+
+    /// The one documented difference (docs/security-rules.md): a pattern that matches the empty
+    /// string splits or replaces between UTF-16 units on the reference, so inside the emoji's
+    /// surrogate pair. Expressions that could meet it are left out.
+    static func meetsTheSurrogateDifference(_ e: String) -> Bool {
+        e.contains("\u{1F600}") && ["split('')", "split('b*')", "replace('',", "replace('b*',"].contains { e.contains($0) }
     }
 
     @Test func randomLibraryCallsGetTheReferencesVerdict() async throws {
