@@ -127,11 +127,9 @@ struct RESTAPI: Sendable {
             segments.append(decoded)
         }
         var verb: String?
-        if splittingVerb, let last = segments.last, let colon = last.firstIndex(of: ":"),
-            isVerb(String(last[last.index(after: colon)...]), atRoot: segments.count == 5, method: method)
-        {
-            verb = String(last[last.index(after: colon)...])
-            segments[segments.count - 1] = String(last[..<colon])
+        if splittingVerb, let last = segments.last, let found = methodAfterColon(in: last, atRoot: segments.count == 5, method: method) {
+            verb = found.word
+            segments[segments.count - 1] = String(last[..<found.colon])
         }
         let name = segments.joined(separator: "/")
         try checkRoutable(name, rawPath)
@@ -162,6 +160,13 @@ struct RESTAPI: Sendable {
     /// `b:commit` and `b:x:runQuery`.
     private static func isVerb(_ word: String, atRoot: Bool, method: HTTPRequest.Method) -> Bool {
         verbs.contains(word) && (atRoot || (method == .post && parentVerbs.contains(word)))
+    }
+
+    /// The method named after the first colon of a decoded last id, if it is one, and that colon.
+    private static func methodAfterColon(in lastID: String, atRoot: Bool, method: HTTPRequest.Method) -> (word: String, colon: String.Index)? {
+        guard let colon = lastID.firstIndex(of: ":") else { return nil }
+        let word = String(lastID[lastID.index(after: colon)...])
+        return isVerb(word, atRoot: atRoot, method: method) ? (word, colon) : nil
     }
 
     /// The path less its last `/`, written or percent-encoded: the reference decodes a path
@@ -496,9 +501,8 @@ struct RESTAPI: Sendable {
         guard request.method == .post || request.method == .patch else { return }
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
         var verb: String?
-        if request.method == .post, let raw = segments.last, let last = String(raw).removingPercentEncoding, let colon = last.firstIndex(of: ":") {
-            let word = String(last[last.index(after: colon)...])
-            if isVerb(word, atRoot: segments.count == 5, method: .post) { verb = word }
+        if request.method == .post, let raw = segments.last, let last = String(raw).removingPercentEncoding {
+            verb = methodAfterColon(in: last, atRoot: segments.count == 5, method: .post)?.word
         }
         switch verb {
         case nil: let _: Google_Firestore_V1_Document = try await decode(request, root: "document")
