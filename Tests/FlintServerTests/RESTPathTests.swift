@@ -24,7 +24,8 @@ struct RESTPathTests {
     }
 
     /// A `GET` of a document with a last `/`, written or encoded as `%2F`, lists every collection
-    /// below it; the reference decodes the path before it routes it. Two are a malformed name.
+    /// below it; the reference decodes the path before it routes it. Two slashes make a
+    /// malformed name.
     @Test(arguments: ["/", "%2F", "%2f"])
     func aTrailingSlashListsEveryCollectionHoweverWritten(slash: String) throws {
         let root = try RESTAPI.parse("/v1/projects/p/databases/(default)/documents" + slash)
