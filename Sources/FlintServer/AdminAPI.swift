@@ -32,22 +32,30 @@ struct AdminAPI: Sendable {
             guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases", segments[4] == "documents" else {
                 throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
             }
-            let name: ResourceName
-            if decoded.hasSuffix("/"), !decoded.hasSuffix("//"),
-                let parent = try? ResourceName.parse(String(decoded.dropLast()), kind: "Document parent", checkingIDLengths: false),
-                !parent.path.isCollectionPath
-            {
-                name = parent
-            } else {
-                // Clearing stores nothing, so, as for a delete, an id of any length names a
-                // subtree (an empty one).
-                name = try ResourceName.parse(decoded, kind: "Document parent", checkingIDLengths: false)
+            guard let name = try Self.subtreeToClear(decoded, below: segments.count == 6 ? segments[5] : nil) else {
+                return RESTAPI.respond(Data("{}".utf8))
             }
             await engine.database(name.database).clear(under: name.path)
             return RESTAPI.respond(Data("{}".utf8))
         } catch {
             return error.restResponse()
         }
+    }
+
+    /// What `clear` empties, read as the reference reads it. (Clearing stores nothing, so, as
+    /// for a delete, an id of any length names a subtree, an empty one.) A path of odd depth
+    /// names a collection: its parent is checked, and told of by its own name, while the
+    /// collection id is not, so an id no collection can have (`.`, `__x__`) names nothing to
+    /// clear (nil). A trailing `/` after the root or a document names that parent.
+    static func subtreeToClear(_ decoded: String, below rest: Substring?) throws(FlintError) -> ResourceName? {
+        guard let rest, !rest.split(separator: "/", omittingEmptySubsequences: false).count.isMultiple(of: 2),
+            let parentEnd = decoded.lastIndex(of: "/")
+        else {
+            return try ResourceName.parse(decoded, kind: "Document parent", checkingIDLengths: false)
+        }
+        let parent = try ResourceName.parse(String(decoded[..<parentEnd]), kind: "Document parent", checkingIDLengths: false)
+        if decoded.index(after: parentEnd) == decoded.endIndex { return parent }
+        return try? ResourceName.parse(decoded, kind: "Document parent", checkingIDLengths: false)
     }
 
     /// The admin routes that test suites call between tests read the Authorization header as

@@ -584,6 +584,23 @@ struct AdminAndCORSTests {
             // A collection may not end in `/`, as on the reference.
             let collection = try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/", expect: .badRequest)
             #expect(RESTTests.error(collection)?.1 == #"Document parent name "projects/p1/databases/(default)/documents/a/" has invalid trailing "/"."#)
+            // A path of odd depth is a collection: its parent is told of by its own name, and an
+            // id no collection can have clears nothing.
+            try await RESTTests.call(client, .post, RESTTests.base + ":commit", """
+                {"writes":[{"update":{"name":"\(RESTTests.name)/a/1","fields":{}}},{"update":{"name":"\(RESTTests.name)/a/1/s/x","fields":{}}}]}
+                """)
+            let parent = "/emulator/v1/projects/p1/databases/(default)/documents/a/1"
+            for id in ["__x__", "__id7__"] {
+                try await RESTTests.call(client, .delete, parent + "/" + id)
+            }
+            try await RESTTests.call(client, .get, RESTTests.base + "/a/1/s/x")
+            let dotted = try await RESTTests.call(client, .delete, parent + "/b/./c", expect: .badRequest)
+            #expect(RESTTests.error(dotted)?.1 == #"Document parent name "projects/p1/databases/(default)/documents/a/1/b/." contains a resource id "." at index 48."#)
+            let emptyID = try await RESTTests.call(client, .delete, parent + "/b//c", expect: .badRequest)
+            #expect(RESTTests.error(emptyID)?.1 == #"Document parent name "projects/p1/databases/(default)/documents/a/1/b/" has invalid trailing "/"."#)
+            try await RESTTests.call(client, .delete, parent + "/s")
+            try await RESTTests.call(client, .get, RESTTests.base + "/a/1/s/x", expect: .notFound)
+            try await RESTTests.call(client, .get, RESTTests.base + "/a/1")
         }
     }
 

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// The admin route that empties a database or a subtree reads its path as the reference does: a
+/// path of odd depth names a collection, whose parent is checked and named in the error, while
+/// an id no collection can have clears nothing.
+struct ClearingDifferentialTests {
+    static let documents = "/emulator/v1/projects/flint-clearing/databases/(default)/documents"
+
+    /// Paths below the documents root, answered alike, status and message.
+    static let paths = [
+        "/c//a", "/c/./a", "/c/../a", "/c/a/b//d", "/c/a/b/./d", "/./a/b", "/c/a/./b/d", "/c/a//b/d", "/c/./.", "/c//",
+        "/c/a/.", "/%2E", "/%2E%2E", "/c/a/__x__", "/__x__",
+        "//a", "/./a", "/c/a//b", "/c/.", "/c/a/b/.", "/c/", "/c/a/b/", "/c//a/b", "/c/.././a", "/c/__x__", "/__x__/a", "/c/a//",
+    ]
+
+    @Test func clearingPathsAreReadAsTheReferenceReadsThem() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "admin clearing") else { return }
+        defer { stop() }
+        for path in Self.paths {
+            let expected = try await RawHTTP.send("DELETE", reference.base + Self.documents + path, nil)
+            let found = try await RawHTTP.send("DELETE", flint + Self.documents + path, nil)
+            #expect(found.status == expected.status, "\(path): \(RawHTTP.message(found.json) ?? "")")
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(path)")
+        }
+        // What each clears: nothing for an impossible id, one collection's documents and
+        // everything below them for a collection.
+        let name = "projects/flint-clearing/databases/(default)/documents"
+        let stored = ["c/a", "c/a/s/x", "c/a/t/y", "c/b", "d/b"]
+        let writes = stored.map { #"{"update": {"name": "\#(name)/\#($0)", "fields": {}}}"# }.joined(separator: ",")
+        for base in [reference.base, flint] {
+            #expect(try await RawHTTP.send("POST", base + "/v1/\(name):commit", #"{"writes": [\#(writes)]}"#).status == 200)
+            var found: [Int] = []
+            for path in ["/c/a/%2E", "/c/a/s", "/c"] {
+                #expect(try await RawHTTP.send("DELETE", base + Self.documents + path, nil).status == 200, "\(base) \(path)")
+                for document in stored {
+                    found.append(try await RawHTTP.send("GET", base + "/v1/\(name)/\(document)", nil).status)
+                }
+            }
+            #expect(found == [200, 200, 200, 200, 200] + [200, 404, 200, 200, 200] + [404, 404, 404, 404, 200], "\(base)")
+        }
+    }
+}
