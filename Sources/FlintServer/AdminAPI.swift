@@ -87,18 +87,14 @@ struct AdminAPI: Sendable {
     /// reference's): the same indexes with how many queries used each.
     func indexUsage(_ request: Request) async -> Response {
         do throws(FlintError) {
-            let path = request.uri.path.dropFirst("/emulator/v1/".count)
-            guard path.hasSuffix(":indexUsage"), let decoded = String(path.dropLast(":indexUsage".count)).removingPercentEncoding else {
-                throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
-            }
-            guard decoded.contains("/databases/") else {
+            let target = try Self.rulesTarget(request.uri.path, verb: ":indexUsage")
+            guard let named = target.database else {
                 // As on the reference, the database is the parameter's, whatever the path's project.
-                _ = try Self.rulesProject(request.uri.path, verb: ":indexUsage")
                 let name = request.uri.queryParameters["database"].map(String.init) ?? ""
                 let database = try ResourceName.parseDatabase(name)
                 return Self.respond(json: Self.usageReports(await engine.database(database).indexUseCounts(), in: database))
             }
-            let database = try ResourceName.parseDatabase(decoded)
+            let database = try ResourceName.parseDatabase("projects/\(target.project)/databases/\(named)")
             let report = await engine.database(database).indexUsageReport()
             return RESTAPI.respond(Data(report.firestoreIndexesJSON.utf8))
         } catch {
@@ -198,9 +194,9 @@ struct AdminAPI: Sendable {
                 throw .invalidArgument("The rules body could not be read: it must be JSON under 10 MiB.")
             }
             let load = try RulesLoad(body)
-            // A body's database beside the parameter's must be the same one (the reference hangs
-            // on two different ones).
-            if let named = load.database, let parameter = try Self.databaseParameter(request), named != parameter {
+            // A body's database beside the path's or the parameter's must be the same one (the
+            // reference hangs on two different ones).
+            if let named = load.database, let database = target.database, named != DatabaseID(project: target.project, database: database) {
                 throw Self.databaseNamedTwice
             }
             let content = load.files[0].content
@@ -249,8 +245,11 @@ struct AdminAPI: Sendable {
 
         init(_ body: Data) throws(FlintError) {
             let shape = "Expected {\"rules\": {\"files\": [{\"content\": \"…\"}]}} with an optional \"database\": \"projects/…/databases/…\"."
+            // A null field is an absent one, as in proto3's JSON.
             func object(_ any: Any?, _ at: String, allowing keys: Set<String>) throws(FlintError) -> [String: Any] {
-                guard let o = any as? [String: Any] else { throw .invalidArgument("\(at) must be an object. \(shape)") }
+                guard let o = (any as? [String: Any])?.filter({ !($0.value is NSNull) }) else {
+                    throw .invalidArgument("\(at) must be an object. \(shape)")
+                }
                 if let unknown = o.keys.sorted().first(where: { !keys.contains($0) }) {
                     throw .invalidArgument("Unknown field \"\(unknown)\" in \(at). \(shape)")
                 }
@@ -374,17 +373,23 @@ struct AdminAPI: Sendable {
     }
 
     /// The project and database of `/emulator/v1/projects/{p}[/databases/{d}]{verb}`; a path
-    /// without a database names the project's `(default)` one, as on the reference.
+    /// without a database names the project's `(default)` one, as on the reference. As there, a
+    /// path of another shape is no resource, and an empty id in a database's path is told of by
+    /// the database's name.
     static func rulesTarget(_ path: String, verb: String = ":securityRules") throws(FlintError) -> (project: String, database: String?) {
         let rest = path.dropFirst("/emulator/v1/projects/".count)
-        guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(verb) else {
-            throw FlintError(.notFound, "No admin resource at \(path).")
-        }
+        let notFound = FlintError(.notFound, "No admin resource at \(path).")
+        guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(verb) else { throw notFound }
         let parts = (String(rest.dropLast(verb.count)).removingPercentEncoding ?? "").split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 1 || (parts.count == 3 && parts[1] == "databases" && !parts[2].isEmpty), !parts[0].isEmpty else {
-            throw .invalidArgument("Invalid project id in \(path).")
+        if parts.count == 1 {
+            guard !parts[0].isEmpty else { throw .invalidArgument("Invalid project id in \(path).") }
+            return (String(parts[0]), nil)
         }
-        return (String(parts[0]), parts.count == 3 ? String(parts[2]) : nil)
+        guard parts.count == 3, parts[1] == "databases" else { throw notFound }
+        if parts[0].isEmpty || parts[2].isEmpty {
+            _ = try ResourceName.parseDatabase("projects/" + parts.joined(separator: "/"))
+        }
+        return (String(parts[0]), String(parts[2]))
     }
 
     /// `POST /emulator/v1/projects/{p}:export`. With `export_name`, as firebase-tools sends it

@@ -532,6 +532,9 @@ extension RulesAPITests {
                 (#"{"rules":{"files":[{"content":"x","fingerprint":"!!"}]}}"#, "rules.files[0].fingerprint must be base64."),
                 (#"{"rules":{"files":[{"content":5}]}}"#, "rules.files[0].content must be a string."),
                 (#"{"rules":{"files":[]}}"#, #""rules.files" must be a list of at least one file."#),
+                // A null is an absent field, as in proto3's JSON.
+                (#"{"rules":{"files":[{"content":null}]}}"#, "Error compiling rules:\nL0:0 Rules content empty. Compilation aborted."),
+                (#"{"rules":{"files":null}}"#, #""rules.files" must be a list of at least one file."#),
                 (#"{"rules":[]}"#, #""rules" must be an object."#),
                 ("{", "the request must be an object."),
                 ("{\(rules),\"database\":\"(default)\"}", #"Database name "(default)" lacks "projects" at index 0."#),
@@ -543,7 +546,12 @@ extension RulesAPITests {
             }
             var (status, _) = try await Self.call(client, .get, "/v1/projects/shape/databases/(default)/documents/a/b")
             #expect(status == .notFound)  // still open
-            // What the reference takes: a file's name and base64 fingerprint.
+            // What the reference takes: a file's name and base64 fingerprint, or nulls for them
+            // and for the database.
+            let nulls = #"{"rules":{"files":[{"content":"\#(shut)","name":null,"fingerprint":null}]},"database":null}"#
+            (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/nulls:securityRules", nulls)
+            #expect(status == .ok)
+            #expect(try await Self.call(client, .get, "/v1/projects/nulls/databases/(default)/documents/a/b").0 == .forbidden)
             let named = #"{"rules":{"files":[{"content":"\#(shut)","name":"firestore.rules","fingerprint":"AAAA"}]}}"#
             (status, _) = try await Self.call(client, .put, "/emulator/v1/projects/shape:securityRules", named)
             #expect(status == .ok)
@@ -580,8 +588,35 @@ extension RulesAPITests {
             let load = try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": shut]]], "database": "projects/pp/databases/other"])
             (status, body) = try await Self.call(client, .put, "/emulator/v1/projects/pp:securityRules?database=\(named)", String(decoding: load, as: UTF8.self))
             #expect(status == .badRequest && Self.message(body) == twice)
+            let another = try JSONSerialization.data(withJSONObject: ["rules": ["files": [["content": shut]]], "database": "projects/pp/databases/y"])
+            (status, body) = try await Self.call(client, .put, "/emulator/v1/projects/pp/databases/x:securityRules", String(decoding: another, as: UTF8.self))
+            #expect(status == .badRequest && Self.message(body) == twice)
             (status, body) = try await Self.call(client, .get, "/emulator/v1/projects/pp:securityRules?database=projects/pp")
             #expect(status == .badRequest && Self.message(body) == #"Database name "projects/pp" lacks "/" at index 11."#)
+        }
+    }
+
+    /// As on the reference, a rules or report route is `projects/{p}` or
+    /// `projects/{p}/databases/{d}` before its method, anything else is no resource, and an empty
+    /// id in a database's path is told of by the database's name.
+    @Test func adminRoutesOfAnotherShapeAreNotFound() async throws {
+        try await Self.withServer { client in
+            for verb in [":securityRules", ":ruleCoverage", ":ruleCoverage.html", ":indexUsage"] {
+                for shape in ["sr/databases", "sr/databases/d/x", "sr/dbs/d", "sr/", "sr%2Fx", "sr/databases/a%2Fb", "sr/databases//"] {
+                    let (status, body) = try await Self.call(client, .get, "/emulator/v1/projects/\(shape)\(verb)")
+                    #expect(status == .notFound && Self.message(body) == "No admin resource at /emulator/v1/projects/\(shape)\(verb).", "\(shape)\(verb)")
+                }
+                for (shape, message) in [
+                    ("sr/databases/", #"Database name "projects/sr/databases/" has invalid trailing "/"."#),
+                    ("/databases/d", #"Database name "projects//databases/d" lacks a project id at index 9."#),
+                ] {
+                    let (status, body) = try await Self.call(client, .get, "/emulator/v1/projects/\(shape)\(verb)")
+                    #expect(status == .badRequest && Self.message(body) == message, "\(shape)\(verb)")
+                }
+            }
+            let bulk = #"{"database": "projects/sr/databases/(default)", "collectionIds": ["c"]}"#
+            #expect(try await Self.call(client, .post, "/emulator/v1/projects/sr/databases/d/x:bulkDelete", bulk).0 == .notFound)
+            #expect(try await Self.call(client, .post, "/emulator/v1/projects/sr/databases/d:bulkDelete", bulk).0 == .ok)
         }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// The admin route that empties a database or a subtree reads its path as the reference does: a
-/// path of odd depth names a collection, whose parent is checked and named in the error, while
-/// an id no collection can have clears nothing.
-struct ClearingDifferentialTests {
+/// Admin routes read their paths as the reference reads them. The route that empties a database
+/// or a subtree takes a path of odd depth as a collection, whose parent is checked and named in
+/// the error, while an id no collection can have clears nothing. The rules routes are
+/// `projects/{p}` or `projects/{p}/databases/{d}` before their method, and no other shape.
+struct AdminRoutesDifferentialTests {
     static let documents = "/emulator/v1/projects/flint-clearing/databases/(default)/documents"
 
     /// Paths below the documents root, answered alike, status and message.
@@ -38,6 +39,24 @@ struct ClearingDifferentialTests {
                 }
             }
             #expect(found == [200, 200, 200, 200, 200] + [200, 404, 200, 200, 200] + [404, 404, 404, 404, 200], "\(base)")
+        }
+    }
+
+    @Test func rulesRoutesOfAnotherShapeAreNotFound() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "admin rules routes") else { return }
+        defer { stop() }
+        let load = #"{"rules": {"files": [{"content": "service cloud.firestore { match /x { allow read; } }"}]}}"#
+        for (method, verb, body) in [("GET", ":securityRules", nil), ("GET", ":ruleCoverage", nil), ("PUT", ":securityRules", load)] {
+            for shape in ["sr/databases", "sr/databases/d/x", "sr/dbs/d", "sr/", "sr%2Fx", "sr/databases/a%2Fb", "sr/databases//", "sr/databases/", "/databases/d"] {
+                let path = "/emulator/v1/projects/\(shape)\(verb)"
+                let expected = try await RawHTTP.send(method, reference.base + path, body)
+                let found = try await RawHTTP.send(method, flint + path, body)
+                #expect(found.status == expected.status, "\(method) \(path)")
+                // The reference's 404 is plain text; Flint's says what it did not find.
+                if expected.status != 404 {
+                    #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
+                }
+            }
         }
     }
 }
