@@ -398,12 +398,12 @@ struct AdminAPI: Sendable {
     /// alone, Flint's format holds the project's databases. Flint's `POST /emulator/v1:export`
     /// (`{"directory": DIR}`) exports every database. All answer the counts written.
     func export(_ request: Request) async -> Response {
-        await transfer(request, verb: ":export") { directory, project, body in
-            guard let project, let name = body["export_name"] as? String else {
-                return try await FlintExport.export(engine, to: directory, project: project)
+        await transfer(request, verb: ":export") { body, project in
+            guard let project, let name = body.name else {
+                return try await FlintExport.export(engine, to: body.directory, project: project)
             }
-            let id = try Self.database(body["database"], project: project)
-            let count = try await ManagedExport.export(engine.database(id), to: directory, name: name)
+            let id = try Self.database(body.database, project: project)
+            let count = try await ManagedExport.export(engine.database(id), to: body.directory, name: name)
             return FlintExport.Summary(databases: [(id.name, count)])
         }
     }
@@ -413,9 +413,9 @@ struct AdminAPI: Sendable {
     /// `.overall_export_metadata` file, as Google's emulator takes it). A managed export's
     /// documents go to the project in the path, and to the body's `database` when given.
     func importExport(_ request: Request) async -> Response {
-        await transfer(request, verb: ":import") { directory, project, body in
-            let target = try project.flatMap { p in body["database"] == nil ? nil : try Self.database(body["database"], project: p) }
-            return try await FlintExport.import(from: directory, into: engine, project: project, database: target?.database)
+        await transfer(request, verb: ":import") { body, project in
+            let target = try project.flatMap { p in body.database == nil ? nil : try Self.database(body.database, project: p) }
+            return try await FlintExport.import(from: body.directory, into: engine, project: project, database: target?.database)
         }
     }
 
@@ -428,21 +428,52 @@ struct AdminAPI: Sendable {
         return id
     }
 
+    /// The body of an export or import: `{"export_directory"}` (or Flint's `"directory"`), with
+    /// an optional `"database"` and, for an export, `"export_name"`. As in proto3's JSON, a
+    /// field may be spelt in lowerCamelCase, and a null one is absent; as on the reference, an
+    /// unknown field is refused.
+    struct TransferRequest {
+        var directory = ""
+        var name: String?
+        var database: Any?
+
+        init(_ body: Data, naming: Bool) throws(FlintError) {
+            let shape = naming
+                ? #"Expected {"export_directory": "/path"} with an optional "database": "projects/…/databases/…" and "export_name": "…"."#
+                : #"Expected {"export_directory": "/path"} with an optional "database": "projects/…/databases/…"."#
+            guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+                throw .invalidArgument("The request must be a JSON object. \(shape)")
+            }
+            var fields: [String: Any] = [:]
+            let spellings = ["export_directory": "directory", "exportDirectory": "directory", "directory": "directory", "database": "database"]
+                .merging(naming ? ["export_name": "name", "exportName": "name"] : [:]) { a, _ in a }
+            for key in object.keys.sorted() where !(object[key] is NSNull) {
+                guard let field = spellings[key] else { throw .invalidArgument("Unknown field \"\(key)\" in the request. \(shape)") }
+                guard fields.updateValue(object[key]!, forKey: field) == nil else {
+                    throw .invalidArgument("The \(field) is given twice. \(shape)")
+                }
+            }
+            guard let directory = fields["directory"] as? String, !directory.isEmpty else { throw .invalidArgument(shape) }
+            self.directory = directory
+            if let name = fields["name"] {
+                guard let text = name as? String else { throw .invalidArgument("\"export_name\" must be a string. \(shape)") }
+                self.name = text
+            }
+            database = fields["database"]
+        }
+    }
+
     private func transfer(
-        _ request: Request, verb: String, _ body: (String, String?, [String: Any]) async throws -> FlintExport.Summary
+        _ request: Request, verb: String, _ body: (TransferRequest, String?) async throws -> FlintExport.Summary
     ) async -> Response {
         do {
             let path = request.uri.path
             let project: String? = path == "/emulator/v1" + verb ? nil : try Self.rulesProject(path, verb: verb)
             let bytes = try await request.body.collect(upTo: 1 << 20)
-            guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any],
-                let directory = (object["export_directory"] ?? object["directory"]) as? String, !directory.isEmpty
-            else {
-                throw FlintError.invalidArgument("Expected {\"export_directory\": \"/path\"}.")
-            }
-            let summary = try await body(directory, project, object)
+            let transfer = try TransferRequest(Data(buffer: bytes), naming: verb == ":export")
+            let summary = try await body(transfer, project)
             let report: [String: Any] = [
-                "directory": directory, "documents": summary.documents,
+                "directory": transfer.directory, "documents": summary.documents,
                 "databases": summary.databases.map { ["name": $0.name, "documents": $0.documents] },
             ]
             return Self.respond(json: report)

@@ -324,6 +324,27 @@ extension RulesAPITests {
             (status, _) = try await Self.call(
                 client, .post, "/emulator/v1/projects/mx:export", #"{"export_directory":"\#(dir)","export_name":"../up"}"#)
             #expect(status == .badRequest)
+            // Fields as proto3's JSON reads them: lowerCamelCase names, nulls left out. An unknown
+            // field, or one given twice, is refused before anything is written.
+            let camel = dir + "-camel"
+            (status, answer) = try await Self.call(
+                client, .post, "/emulator/v1/projects/mx:export",
+                #"{"database":"projects/mx/databases/named","exportDirectory":"\#(camel)","exportName":"snap","bogus":null}"#)
+            #expect(status == .ok && (answer as? [String: Any])?["documents"] as? Int == 1)
+            #expect(FileManager.default.fileExists(atPath: camel + "/snap/snap.overall_export_metadata"))
+            let refused: [(String, String, String)] = [
+                (":export", #"{"export_directory":"\#(dir)-no","export_name":"x","collection_ids":["c"]}"#, #"Unknown field "collection_ids" in the request."#),
+                (":export", #"{"export_directory":"\#(dir)-no","exportDirectory":"\#(dir)-no"}"#, "The directory is given twice."),
+                (":export", #"{"export_directory":"\#(dir)-no","export_name":7}"#, #""export_name" must be a string."#),
+                (":import", #"{"export_directory":"\#(dir)","export_name":"snap"}"#, #"Unknown field "export_name" in the request."#),
+                (":import", #"{"export_directory":null}"#, #"Expected {"export_directory": "/path"}"#),
+                (":import", "[]", "The request must be a JSON object."),
+            ]
+            for (verb, body, message) in refused {
+                (status, answer) = try await Self.call(client, .post, "/emulator/v1/projects/mx" + verb, body)
+                #expect(status == .badRequest && (Self.message(answer) ?? "").hasPrefix(message), "\(body): \(String(describing: answer))")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "-no"))
         }
     }
 
