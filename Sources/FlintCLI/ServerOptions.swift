@@ -60,7 +60,15 @@ struct ServerOptions: ParsableArguments {
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535.") }
+        try Self.checkID(project, of: "--project")
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
+    }
+
+    /// A project or database id given on the command line is one segment of a resource name:
+    /// an empty one, or one holding `/`, would name data no request could reach.
+    static func checkID(_ id: String?, of option: String) throws {
+        guard let id else { return }
+        guard !id.isEmpty, !id.contains("/") else { throw ValidationError("\(option) must be an id: not empty, and without \"/\".") }
     }
 
     /// The engine's settings these options give, with the indexes file (from the command line or

@@ -38,6 +38,8 @@ extension FlintCommand {
         @Option(help: "For a managed export (firebase emulators:export, gcloud firestore export): the project to load it into, or its alias in ./.firebaserc (default: the one it came from).")
         var project: String?
 
+        func validate() throws { try ServerOptions.checkID(project, of: "--project") }
+
         func run() async throws {
             let project = project.map { FirebaseRC.project(named: $0, in: ".") }
             let file = try DurableFile.open(in: dataDir)
@@ -76,6 +78,11 @@ extension FlintCommand {
 
         @Option(help: "For a managed export: the database id (default: (default)).")
         var database: String?
+
+        func validate() throws {
+            try ServerOptions.checkID(project, of: "--project")
+            try ServerOptions.checkID(database, of: "--database")
+        }
 
         func run() async throws {
             let project = project.map { FirebaseRC.project(named: $0, in: ".") }

@@ -135,6 +135,15 @@ struct ExecTests {
         let (unreadable, printed) = try await Self.run([Self.flint, "exec", "--rules", "/no/such.rules", "--", "/bin/true"])
         #expect(unreadable == 1)
         #expect(printed.isEmpty)
+        // An id no resource name could hold is a usage error, before anything starts.
+        for argv in [
+            ["exec", "--project", "a/b", "--", "/bin/true"], ["start", "--project", ""], ["import", "/no/export", "--data-dir", "/no/dir", "--project", "a/b"],
+            ["export", "/no/export", "--project", "p", "--database", ""],
+        ] {
+            let (status, said) = try await Self.run([Self.flint] + argv, errors: true)
+            #expect(status == 64, "\(argv)")
+            #expect(said.contains("must be an id: not empty, and without \"/\"."), "\(argv): \(said)")
+        }
     }
 
     /// Rules that load with warnings start Flint, and the warnings are printed: here the one
