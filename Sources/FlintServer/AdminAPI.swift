@@ -433,9 +433,9 @@ struct AdminAPI: Sendable {
     /// field may be spelt in lowerCamelCase, and a null one is absent; as on the reference, an
     /// unknown field is refused.
     struct TransferRequest {
-        var directory = ""
-        var name: String?
-        var database: Any?
+        let directory: String
+        let name: String?
+        let database: Any?
 
         init(_ body: Data, naming: Bool) throws(FlintError) {
             let shape = naming
@@ -444,21 +444,22 @@ struct AdminAPI: Sendable {
             guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
                 throw .invalidArgument("The request must be a JSON object. \(shape)")
             }
+            var spellings = ["export_directory": "export_directory", "exportDirectory": "export_directory", "directory": "export_directory", "database": "database"]
+            if naming {
+                spellings["export_name"] = "export_name"
+                spellings["exportName"] = "export_name"
+            }
             var fields: [String: Any] = [:]
-            let spellings = ["export_directory": "directory", "exportDirectory": "directory", "directory": "directory", "database": "database"]
-                .merging(naming ? ["export_name": "name", "exportName": "name"] : [:]) { a, _ in a }
-            for key in object.keys.sorted() where !(object[key] is NSNull) {
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) where !(value is NSNull) {
                 guard let field = spellings[key] else { throw .invalidArgument("Unknown field \"\(key)\" in the request. \(shape)") }
-                guard fields.updateValue(object[key]!, forKey: field) == nil else {
-                    throw .invalidArgument("The \(field) is given twice. \(shape)")
-                }
+                guard fields.updateValue(value, forKey: field) == nil else { throw .invalidArgument("\"\(field)\" is given twice. \(shape)") }
             }
-            guard let directory = fields["directory"] as? String, !directory.isEmpty else { throw .invalidArgument(shape) }
+            guard let directory = fields["export_directory"] as? String, !directory.isEmpty else { throw .invalidArgument(shape) }
+            guard fields["export_name"].map({ $0 is String }) ?? true else {
+                throw .invalidArgument("\"export_name\" must be a string. \(shape)")
+            }
             self.directory = directory
-            if let name = fields["name"] {
-                guard let text = name as? String else { throw .invalidArgument("\"export_name\" must be a string. \(shape)") }
-                self.name = text
-            }
+            name = fields["export_name"] as? String
             database = fields["database"]
         }
     }

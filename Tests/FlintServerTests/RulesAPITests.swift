@@ -334,7 +334,7 @@ extension RulesAPITests {
             #expect(FileManager.default.fileExists(atPath: camel + "/snap/snap.overall_export_metadata"))
             let refused: [(String, String, String)] = [
                 (":export", #"{"export_directory":"\#(dir)-no","export_name":"x","collection_ids":["c"]}"#, #"Unknown field "collection_ids" in the request."#),
-                (":export", #"{"export_directory":"\#(dir)-no","exportDirectory":"\#(dir)-no"}"#, "The directory is given twice."),
+                (":export", #"{"export_directory":"\#(dir)-no","exportDirectory":"\#(dir)-no"}"#, #""export_directory" is given twice."#),
                 (":export", #"{"export_directory":"\#(dir)-no","export_name":7}"#, #""export_name" must be a string."#),
                 (":import", #"{"export_directory":"\#(dir)","export_name":"snap"}"#, #"Unknown field "export_name" in the request."#),
                 (":import", #"{"export_directory":null}"#, #"Expected {"export_directory": "/path"}"#),
