@@ -100,6 +100,10 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         }.joined(separator: ".")
     }
 
+    /// The segments joined by dots, none quoted: how the reference's storage layer names a
+    /// property in some of its messages.
+    public var dotted: String { segments.joined(separator: ".") }
+
     public var description: String { canonical }
 
     public func isPrefix(of other: FieldPath) -> Bool {

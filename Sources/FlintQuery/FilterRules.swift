@@ -256,7 +256,7 @@ enum FilterRules {
         }
         guard operands.contains(where: { StorageSize.value($0) > Limits.maxQueryValueBytes }) else { return }
         let suffix = f.op == .arrayContains || f.op == .arrayContainsAny ? "[*]" : ""
-        throw .invalidArgument("value for \(f.field.segments.joined(separator: "."))\(suffix) is too large to be used in a query")
+        throw .invalidArgument("value for \(f.field.dotted)\(suffix) is too large to be used in a query")
     }
 
     /// Disjunctions in disjunctive normal form, counting each `in` and array-contains-any value.

@@ -67,7 +67,7 @@ public struct NormalizedQuery: Sendable {
             query.orderBy.last?.field.isDocumentID == true || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
         {
             // The reference names the fields by their segments, unquoted (`a-b.c`, not `` `a-b`.c ``).
-            let names = aggregated.map { $0.segments.joined(separator: ".") }
+            let names = aggregated.map(\.dotted)
             throw .invalidArgument(
                 "This query requires an index that has fields [\(names.joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
             )
@@ -217,14 +217,14 @@ public struct NormalizedQuery: Sendable {
 
     /// A query without a collection id reads documents of every kind, so it can only filter on
     /// and order by what every document has: its name, ascending. A nearest-neighbour search
-    /// over them is served, as on the reference.
+    /// over them is served, as on the reference. Refusals are in the reference's words, whose
+    /// "kind" is a collection id.
     static func checkKindless(_ query: Query) throws(FlintError) {
-        for o in query.orderBy where !o.field.isDocumentID || o.descending {
-            throw .invalidArgument(
-                "A query without a collection id can only be ordered by __name__ ascending, not by \(o.field.canonical)\(o.descending ? " descending" : "").")
+        if query.orderBy.contains(where: { !$0.field.isDocumentID || $0.descending }) {
+            throw .invalidArgument("kind is required for all orders except __key__ ascending")
         }
         if let filter = query.filter, let field = FilterRules.fields(filter).first(where: { !$0.isDocumentID }) {
-            throw .invalidArgument("A query without a collection id can only filter on __name__, not on \(field.canonical).")
+            throw .invalidArgument("kind is required for filter: \(field.dotted)")
         }
     }
 

@@ -35,6 +35,10 @@ struct KindlessDifferentialTests {
                           startAt: Cursor(values: [reference("a", "1")], before: false), limit: 3)),
             (.root, Query(collectionID: nil, filter: .field(FieldFilter(try! FieldPath(["v"]), .equal, 1)))),
             (.root, Query(collectionID: nil, orderBy: [Ordering(try! FieldPath(["v"]))])),
+            (.root, Query(collectionID: nil, allDescendants: true, filter: .composite(CompositeFilter(.or, [
+                .field(FieldFilter(.documentID, .greaterThan, low)), .field(FieldFilter(try! FieldPath(["v", "w x"]), .equal, 1)),
+            ])))),
+            (a1, Query(parent: a1, collectionID: nil, orderBy: [Ordering(.documentID, descending: true)])),
             (.root, Query(collectionID: "c")),
             (.root, Query(collectionID: "c", limit: 2)),
             (.root, Query(collectionID: "c", filter: .field(FieldFilter(.documentID, .greaterThan, reference("c", lowest))))),
@@ -74,11 +78,13 @@ struct KindlessDifferentialTests {
                 got = .ids(try await flint.runQuery(query).documents.map(\.key.path.canonical))
             } catch {
                 got = .error(error.code)
+                // In the reference's words too.
+                #expect(error.message == ((body as? [String: Any])?["error"] as? [String: Any])?["message"] as? String, "query \(i)")
             }
             #expect(got == expected, "query \(i)")
         }
         // Only the filter and the order on a field need a collection id.
-        #expect(refused == 2)
+        #expect(refused == 4)
     }
 
     /// ListDocuments without a collection id (REST: a `GET` of the root or a document with a

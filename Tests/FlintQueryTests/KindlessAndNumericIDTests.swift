@@ -82,9 +82,9 @@ struct KindlessAndNumericIDTests {
     @Test func kindlessQueriesOnlyFilterAndOrderByName() async throws {
         let database = try await seeded()
         let filtered = await #expect(throws: FlintError.self) { try await database.runQuery(Query(collectionID: nil, filter: F("v", .equal, 1))) }
-        #expect(filtered?.message == "A query without a collection id can only filter on __name__, not on v.")
+        #expect(filtered?.message == "kind is required for filter: v")
         let ordered = await #expect(throws: FlintError.self) { try await database.runQuery(Query(collectionID: nil, orderBy: [asc("v")])) }
-        #expect(ordered?.message == "A query without a collection id can only be ordered by __name__ ascending, not by v.")
+        #expect(ordered?.message == "kind is required for all orders except __key__ ascending")
         let descending = await #expect(throws: FlintError.self) {
             try await database.runQuery(Query(collectionID: nil, orderBy: [desc("__name__")]))
         }
