@@ -42,6 +42,14 @@ struct AdminAPI: Sendable {
         }
     }
 
+    /// Whether an admin path names something below a database's documents,
+    /// `/emulator/v1/projects/{p}/databases/{d}/documents/…`, which only clearing serves.
+    static func isBelowDocuments(_ path: String) -> Bool {
+        let decoded = path.dropFirst("/emulator/v1/".count).removingPercentEncoding ?? ""
+        let segments = decoded.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+        return segments.count == 6 && segments[0] == "projects" && segments[2] == "databases" && segments[4] == "documents"
+    }
+
     /// What `clear` empties, read as the reference reads it. (Clearing stores nothing, so, as
     /// for a delete, an id of any length names a subtree, an empty one.) A path of odd depth
     /// names a collection: its parent is checked, and told of by its own name, while the

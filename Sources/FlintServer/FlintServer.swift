@@ -62,7 +62,9 @@ public struct FlintServer: Sendable {
         router.get("/") { _, _ in "Ok\n" }
         let admin = AdminAPI(engine: engine, metrics: metrics, shutdown: shutdown)
         router.delete("/emulator/v1/**") { request, _ in
-            request.uri.path.hasSuffix(":ruleCoverage") ? await admin.ruleCoverage(request) : await admin.clear(request)
+            // Below a database's documents, `:ruleCoverage` is part of an id, as on the reference.
+            let resetsCoverage = request.uri.path.hasSuffix(":ruleCoverage") && !AdminAPI.isBelowDocuments(request.uri.path)
+            return resetsCoverage ? await admin.ruleCoverage(request) : await admin.clear(request)
         }
         router.get("/emulator/v1/metrics") { _, _ in await admin.metricsReport() }
         router.get("/emulator/v1/**") { request, _ in

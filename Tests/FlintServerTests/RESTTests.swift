@@ -601,6 +601,10 @@ struct AdminAndCORSTests {
             try await RESTTests.call(client, .delete, parent + "/s")
             try await RESTTests.call(client, .get, RESTTests.base + "/a/1/s/x", expect: .notFound)
             try await RESTTests.call(client, .get, RESTTests.base + "/a/1")
+            // Below the documents, `:ruleCoverage` is part of an id, not the coverage reset.
+            try await RESTTests.call(client, .patch, RESTTests.base + "/a/x:ruleCoverage", #"{"fields":{}}"#)
+            try await RESTTests.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/a/x:ruleCoverage")
+            try await RESTTests.call(client, .get, RESTTests.base + "/a/x:ruleCoverage", expect: .notFound)
         }
     }
 
