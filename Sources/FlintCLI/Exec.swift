@@ -33,12 +33,12 @@ extension FlintCommand {
                 // A command that stopped Flint itself (POST /shutdown) is still waited for: its
                 // status is the one to exit with.
                 afterStop: { await running.withLock { $0 }?.value }
-            ) { host, port, stop in
+            ) { bound, stop in
                 // The address under both names firebase-tools' emulators:exec gives it (older
                 // @firebase/testing suites read the second), and the project as it passes it:
                 // the Admin SDKs and @firebase/rules-unit-testing read it when a test names none.
                 // Without --project, a value the caller set stays; else .firebaserc's default.
-                let address = "\(host):\(port)"
+                let address = bound.connectable.description
                 var environment = ["FIRESTORE_EMULATOR_HOST": address, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS": address]
                 if let project = options.project {
                     environment["GCLOUD_PROJECT"] = project

@@ -147,11 +147,13 @@ struct ServerOptions: ParsableArguments {
         port portOverride: Int? = nil,
         onSignal: @escaping @Sendable (_ signal: Int32, _ stop: @escaping @Sendable () -> Void) -> Void = { _, stop in stop() },
         afterStop: @Sendable () async -> Void = {},
-        onReady: @escaping @Sendable (String, Int, _ stop: @escaping @Sendable () -> Void) async -> Void
+        onReady: @escaping @Sendable (HostAndPort, _ stop: @escaping @Sendable () -> Void) async -> Void
     ) async throws {
         let configPath = config ?? (FileManager.default.fileExists(atPath: "firebase.json") ? "firebase.json" : nil)
         let file = try configPath.map { try FirebaseConfig(path: $0) }
-        let host = self.host ?? file?.host ?? "127.0.0.1"
+        var host = self.host ?? file?.host ?? "127.0.0.1"
+        // An IPv6 host may come bracketed, as in a URL; sockets take it bare.
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = portOverride ?? self.port ?? file?.port ?? 8080
         let rules = self.rules ?? file?.rules
         let indexes = self.indexes ?? file?.indexes
@@ -199,7 +201,7 @@ struct ServerOptions: ParsableArguments {
             for await signal in signals { onSignal(signal.rawValue, { server.stop() }) }
         }
         defer { trapping.cancel() }
-        try await server.run { host, port in await onReady(host, port, { server.stop() }) }
+        try await server.run { host, port in await onReady(HostAndPort(host: host, port: port), { server.stop() }) }
         if let exportOnExit {
             let summary = try await FlintExport.export(
                 engine, to: exportOnExit, format: exportFormat, project: project, progress: Self.progress("exported"))

@@ -14,9 +14,9 @@ extension FlintCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await options.resolvingProjectAlias().serve { host, port, _ in
+            try await options.resolvingProjectAlias().serve { address, _ in
                 // Written unbuffered: scripts wait for this line to know Flint is up.
-                let line = "Flint listening on \(host):\(port) (export FIRESTORE_EMULATOR_HOST=\(host):\(port))\n"
+                let line = "Flint listening on \(address) (export FIRESTORE_EMULATOR_HOST=\(address.connectable))\n"
                 Console.output(line)
             }
         }

@@ -15,6 +15,22 @@ public struct HostAndPort: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// The address a client on this machine dials: 0.0.0.0 and `::` (every interface) are
+    /// not addresses to connect to everywhere, so they become 127.0.0.1 and ::1, as
+    /// firebase-tools does with the address it hands to tests.
+    public var connectable: HostAndPort {
+        switch host {
+        case "0.0.0.0": HostAndPort(host: "127.0.0.1", port: port)
+        case "::": HostAndPort(host: "::1", port: port)
+        default: self
+        }
+    }
+
     /// `HOST:PORT` again, with brackets around an IPv6 host (the form of an HTTP `Host` header).
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
