@@ -225,7 +225,7 @@ public struct FlintServer: Sendable {
                 }
             } catch {
                 handoff.cancel()
-                throw error
+                throw ListenFailure(error, at: HostAndPort(host: configuration.host, port: configuration.port)) ?? error
             }
             group.addTask {
                 try await Task.sleep(for: gracePeriod)
@@ -233,6 +233,25 @@ public struct FlintServer: Sendable {
             }
             // The first to finish: the gRPC server draining, or the grace period.
             _ = try? await group.next()
+        }
+    }
+}
+
+/// Why Flint could not take its address, in a sentence for whoever started it (NIO's own
+/// words name the system call, not the address).
+public struct ListenFailure: Error, CustomStringConvertible {
+    public let description: String
+
+    init?(_ error: any Error, at address: HostAndPort) {
+        switch error {
+        case let failure as IOError:
+            let reason = failure.errnoCode == EADDRINUSE
+                ? "the port is in use (is another emulator running there?)" : String(cString: strerror(failure.errnoCode)).lowercased()
+            description = "Cannot listen on \(address): \(reason)."
+        case is SocketAddressError, is SocketAddressError.UnknownHost:
+            description = "Cannot listen on \(address): no such host."
+        default:
+            return nil
         }
     }
 }

@@ -140,6 +140,11 @@ struct ExecTests {
         let (unreadable, printed) = try await Self.run([Self.flint, "exec", "--rules", "/no/such.rules", "--", "/bin/true"])
         #expect(unreadable == 1)
         #expect(printed.isEmpty)
+        // A port already taken (here, by the Flint `exec` started) is said in a sentence.
+        let taken = #"\#(Self.flint) start --port "${FIRESTORE_EMULATOR_HOST##*:}" 2>&1; echo "status $?""#
+        let (_, said) = try await Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", taken])
+        #expect(said.hasPrefix("Error: Cannot listen on 127.0.0.1:"), "\(said)")
+        #expect(said.hasSuffix(": the port is in use (is another emulator running there?).\nstatus 1\n"), "\(said)")
         // An id no resource name could hold is a usage error, before anything starts.
         for argv in [
             ["exec", "--project", "a/b", "--", "/bin/true"], ["start", "--project", ""], ["import", "/no/export", "--data-dir", "/no/dir", "--project", "a/b"],
