@@ -134,8 +134,20 @@ struct ServerOptions: ParsableArguments {
             if !databaseRules.isEmpty { rules = nil }
             indexes = relative(firestore?["indexes"] as? String)
             let emulator = (root["emulators"] as? [String: Any])?["firestore"] as? [String: Any]
-            host = emulator?["host"] as? String
-            port = (emulator?["port"] as? Int) ?? (emulator?["port"] as? String).flatMap { Int($0) }
+            // A host or port that cannot be used is said, rather than passed over for the default.
+            func shown(_ value: Any) -> String { (value as? String).map { "\"\($0)\"" } ?? "\(value)" }
+            if let value = emulator?["host"] {
+                guard let text = value as? String, !text.isEmpty else {
+                    throw CLIFailure("\(path): emulators.firestore.host must be a host name or address, not \(shown(value)).")
+                }
+                host = text
+            }
+            if let value = emulator?["port"] {
+                guard let number = (value as? Int) ?? (value as? String).flatMap({ Int($0) }), (0...65535).contains(number) else {
+                    throw CLIFailure("\(path): emulators.firestore.port must be a port from 0 to 65535, not \(shown(value)).")
+                }
+                port = number
+            }
         }
     }
 

@@ -141,10 +141,24 @@ struct ExecTests {
         #expect(unreadable == 1)
         #expect(printed.isEmpty)
         // A port already taken (here, by the Flint `exec` started) is said in a sentence.
-        let taken = #"\#(Self.flint) start --port "${FIRESTORE_EMULATOR_HOST##*:}" 2>&1; echo "status $?""#
+        let taken = #"timeout 10 \#(Self.flint) start --port "${FIRESTORE_EMULATOR_HOST##*:}" 2>&1; echo "status $?""#
         let (_, said) = try await Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", taken])
         #expect(said.hasPrefix("Error: Cannot listen on 127.0.0.1:"), "\(said)")
         #expect(said.hasSuffix(": the port is in use (is another emulator running there?).\nstatus 1\n"), "\(said)")
+        // firebase.json's host and port are used or refused, never passed over.
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("flint-config-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        for (firestore, problem) in [
+            (#"{"port": 99999}"#, "emulators.firestore.port must be a port from 0 to 65535, not 99999."),
+            (#"{"port": "abc"}"#, #"emulators.firestore.port must be a port from 0 to 65535, not "abc"."#),
+            (#"{"host": ""}"#, #"emulators.firestore.host must be a host name or address, not ""."#),
+        ] {
+            try #"{"emulators": {"firestore": \#(firestore)}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+            // `exec`, so that a config wrongly taken ends at once instead of serving.
+            let (status, said) = try await Self.run([Self.flint, "exec", "--config", config, "--", "/bin/true"], errors: true)
+            #expect(status == 1, "\(firestore)")
+            #expect(said == "Error: \(config): \(problem)\n", "\(firestore)")
+        }
         // An id no resource name could hold is a usage error, before anything starts.
         for argv in [
             ["exec", "--project", "a/b", "--", "/bin/true"], ["start", "--project", ""], ["import", "/no/export", "--data-dir", "/no/dir", "--project", "a/b"],
