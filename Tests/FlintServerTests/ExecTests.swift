@@ -145,6 +145,12 @@ struct ExecTests {
         let (_, said) = try await Self.run([Self.flint, "exec", "--", "/bin/bash", "-c", taken])
         #expect(said.hasPrefix("Error: Cannot listen on 127.0.0.1:"), "\(said)")
         #expect(said.hasSuffix(": the port is in use (is another emulator running there?).\nstatus 1\n"), "\(said)")
+        // Flint's own errors are printed by their message, without their gRPC code.
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("flint-import-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (unloadable, why) = try await Self.run([Self.flint, "import", "/no/export", "--data-dir", data], errors: true)
+        #expect(unloadable == 1)
+        #expect(why.hasPrefix("Error: /no/export holds no export: "), "\(why)")
         // firebase.json's host and port are used or refused, never passed over.
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("flint-config-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: config) }
