@@ -28,6 +28,12 @@ final class ChildCommand: Sendable {
     private let inheritedDescriptors: Set<Int32>
 
     /// Made before Flint opens a socket, to see the SIGPIPE action and descriptors it came with.
+    /// Says why `command` could not be started, and gives the status a shell would exit with.
+    static func cannotRun(_ command: String, _ error: Int32) -> Int32 {
+        Console.error("flint exec: cannot run \(command): \(String(cString: strerror(error)))\n")
+        return error == ENOENT ? 127 : 126
+    }
+
     init(_ argv: [String]) {
         self.argv = argv
         inheritedDescriptors = Self.openDescriptors()
@@ -35,7 +41,8 @@ final class ChildCommand: Sendable {
     }
 
     /// The exit status: the command's own, 128 + the signal that killed it (or that came
-    /// before it started), 127 when it could not be started.
+    /// before it started), or as a shell says a command could not be started: 127 when there
+    /// is no such command, 126 when there is one that cannot be run.
     var status: Int32 {
         state.withLock { state in
             switch state {
@@ -140,8 +147,7 @@ final class ChildCommand: Sendable {
                         spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
                     }
                     guard spawned == 0 else {
-                        Console.error("flint exec: cannot run \(argv[0])\n")
-                        state = .ended(127)
+                        state = .ended(Self.cannotRun(argv[0], spawned))
                         return nil
                     }
                     state = .running(pid)

@@ -46,7 +46,6 @@ public enum CommandStandIn {
         pthread_sigmask(SIG_SETMASK, &unblocked, nil)
         let cArguments = command.map { strdup($0) } + [nil]
         execvp(command[0], cArguments)
-        Console.error("flint exec: cannot run \(command[0])\n")
-        exit(127)
+        exit(ChildCommand.cannotRun(command[0], errno))
     }
 }

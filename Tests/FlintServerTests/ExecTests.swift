@@ -63,6 +63,10 @@ struct ExecTests {
         #expect(output == "Ok\n")
         let (missing, _) = try await Self.run([Self.flint, "exec", "--", "/no/such/command"])
         #expect(missing == 127)
+        // Found but not runnable (a directory), as a shell says it.
+        let (unrunnable, why) = try await Self.run([Self.flint, "exec", "--", "/tmp"], errors: true)
+        #expect(unrunnable == 126)
+        #expect(why == "flint exec: cannot run /tmp: Permission denied\n")
         // Listening on every interface, Flint is dialled on loopback, as firebase-tools hands it out.
         let wildcard = #"case "$FIRESTORE_EMULATOR_HOST" in 127.0.0.1:[0-9]*) curl -sf --max-time 5 "http://$FIRESTORE_EMULATOR_HOST/";; *) exit 90;; esac"#
         let (everywhere, answered) = try await Self.run([Self.flint, "exec", "--host", "0.0.0.0", "--", "/bin/bash", "-c", wildcard])
