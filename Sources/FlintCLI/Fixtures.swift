@@ -24,6 +24,8 @@ extension FlintCommand.Fixtures {
         @Argument(help: "Dataset files.")
         var files: [String]
 
+        func validate() throws { try ServerOptions.checkID(project, of: "--project") }
+
         func run() async throws {
             var failed = false
             for file in files {

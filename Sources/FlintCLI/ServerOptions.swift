@@ -118,9 +118,12 @@ struct ServerOptions: ParsableArguments {
         var databaseRules: [(database: String, rules: String)] = []
 
         init(path: String) throws {
-            guard let data = FileManager.default.contents(atPath: path),
-                let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { throw CLIFailure("\(path) is not readable JSON.") }
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("Cannot read \(path).") }
+            let json: Any
+            do { json = try JSONSerialization.jsonObject(with: data) } catch {
+                throw CLIFailure("\(path) is not valid JSON: \(jsonProblem(error))")
+            }
+            guard let root = json as? [String: Any] else { throw CLIFailure("\(path) must hold a JSON object.") }
             let base = (path as NSString).deletingLastPathComponent
             func relative(_ p: String?) -> String? { p.map { $0.hasPrefix("/") ? $0 : (base as NSString).appendingPathComponent($0) } }
             // `firestore` is an object, or a list of per-database objects (the first is used).

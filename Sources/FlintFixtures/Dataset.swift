@@ -22,7 +22,7 @@ public struct Dataset: Sendable {
     public static func parse(_ data: Data, database: DatabaseID) throws(FlintError) -> Dataset {
         let json: Any
         do { json = try JSONSerialization.jsonObject(with: data) } catch {
-            throw .invalidArgument("The dataset is not valid JSON: \(error.localizedDescription)")
+            throw .invalidArgument("The dataset is not valid JSON: \(jsonProblem(error))")
         }
         guard let root = json as? [String: Any], let docs = root["documents"] as? [Any] else {
             throw .invalidArgument("A dataset must be an object with a \"documents\" array.")
@@ -44,9 +44,14 @@ public struct Dataset: Sendable {
     }
 
     public static func load(contentsOf url: URL, database: DatabaseID) throws(FlintError) -> Dataset {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw FlintError(.notFound, "Cannot read \(url.path): \(error.localizedDescription)")
+        // Said plainly: Foundation's own descriptions of these are an error domain and number.
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw FlintError(.notFound, "Cannot read \(url.path): there is no such file.")
+        }
+        guard !isDirectory.boolValue else { throw .invalidArgument("\(url.path) is a directory; name the dataset files in it.") }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw FlintError(.notFound, "Cannot read \(url.path): it is not readable.")
         }
         return try parse(data, database: database)
     }

@@ -10,7 +10,7 @@ public enum IndexFile {
     public static func parse(_ data: Data) throws(FlintError) -> (indexes: [IndexSpec], overrides: [FieldOverride], settings: [SingleFieldSetting]) {
         let json: Any
         do { json = try JSONSerialization.jsonObject(with: data) } catch {
-            throw .invalidArgument("firestore.indexes.json is not valid JSON: \(error.localizedDescription)")
+            throw .invalidArgument("firestore.indexes.json is not valid JSON: \(jsonProblem(error))")
         }
         guard let root = json as? [String: Any] else {
             throw .invalidArgument("firestore.indexes.json must be an object with \"indexes\" and \"fieldOverrides\".")

@@ -67,7 +67,8 @@ struct FixtureLoadingTests {
     @Test func badDatasetsNameTheProblem() throws {
         let db = DatabaseID(project: "fixtures")
         let cases: [(String, String)] = [
-            ("{", "The dataset is not valid JSON"),
+            ("{", "The dataset is not valid JSON: Unexpected end of file during JSON parse."),
+            ("{\"a\":}", "The dataset is not valid JSON: Invalid value around character 5."),
             ("{\"docs\": []}", "A dataset must be an object with a \"documents\" array."),
             ("{\"documents\": [{\"name\": \"c\"}]}", "lacks \"/\""),
             ("{\"documents\": [{\"name\": \"c/a\", \"fields\": {\"n\": {\"integerValue\": \"x\"}}}]}", "c/a.n.integerValue must be a 64-bit integer"),
@@ -80,6 +81,16 @@ struct FixtureLoadingTests {
             #expect(error?.code == .invalidArgument)
             #expect(error?.message.contains(message) == true, "\(error?.message ?? "") should mention \(message)")
         }
+    }
+
+    /// A dataset path that is missing or a directory is said plainly.
+    @Test func unreadableDatasetFilesAreNamed() throws {
+        let db = DatabaseID(project: "fixtures")
+        let directory = FileManager.default.temporaryDirectory
+        let missing = #expect(throws: FlintError.self) { try Dataset.load(contentsOf: directory.appendingPathComponent("no-such-\(UUID()).json"), database: db) }
+        #expect(missing?.message.hasSuffix(": there is no such file.") == true)
+        let folder = #expect(throws: FlintError.self) { try Dataset.load(contentsOf: directory, database: db) }
+        #expect(folder?.message == "\(directory.path) is a directory; name the dataset files in it.")
     }
 
     @Test func everyValueTypeDecodes() throws {

@@ -169,6 +169,10 @@ struct ExecTests {
             #expect(status == 1, "\(firestore)")
             #expect(said == "Error: \(config): \(problem)\n", "\(firestore)")
         }
+        try #"{"emulators": {,}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let (unparsed, parseError) = try await Self.run([Self.flint, "exec", "--config", config, "--", "/bin/true"], errors: true)
+        #expect(unparsed == 1)
+        #expect(parseError == "Error: \(config) is not valid JSON: Invalid value around character 15.\n")
         // An id no resource name could hold is a usage error, before anything starts.
         for argv in [
             ["exec", "--project", "a/b", "--", "/bin/true"], ["start", "--project", ""], ["import", "/no/export", "--data-dir", "/no/dir", "--project", "a/b"],
