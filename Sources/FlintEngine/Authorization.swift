@@ -84,9 +84,11 @@ struct FoldedWrites {
     /// `request.writeFields`, as the reference folds it: each kept transform's path, repeats
     /// included, then the masks' paths (of every write, unless a set or delete replaces the
     /// document), each once and none inside another, in the reference's order
-    /// (`ReferenceMaskOrder`). Nil (null) for a whole set without transforms.
+    /// (`ReferenceMaskOrder`). Nil (null) for a whole set without transforms. A transform's
+    /// path is its segments joined by `.` with nothing escaped (the field `a.b` is `a.b`), a
+    /// mask's as `rulesName` writes it, as on the reference.
     var writeFields: [String]? {
-        let transformed = foldedTransforms.map { Self.rulesName($0.field) }
+        let transformed = foldedTransforms.map(\.field.dotted)
         if replaces { return transformed.isEmpty ? nil : transformed }
         let masked = ReferenceMaskOrder.listed(writes.map { $0.updateMask ?? [] })
         return transformed + masked.map(Self.rulesName)

@@ -642,6 +642,18 @@ extension RulesEnforcementTests {
         let elsewhere = await Self.denial { _ = try await db.commit([.set(key("d/x"), [:])], auth: ann) }
         #expect(elsewhere?.message.contains("Service call error. Function: [get], Argument: [/databases/(default)/documents/c/nowhere]") == true)
     }
+
+    /// A field named with a dot is listed as the reference lists it: escaped in a mask's path,
+    /// not in a transform's.
+    @Test func writeFieldsNameDottedFieldsAsTheReferenceDoes() async throws {
+        let db = Self.database(matching: [#"match /c/{doc} { allow write: if request.writeFields == ['m.x', 'm.y\\.z']; }"#], project: "dots")
+        let dotted = try FieldPath(["m.x"])
+        let write = Write(.update(key("c/a"), ["m": ["y.z": 1]]), updateMask: [try FieldPath(["m", "y.z"])], transforms: [FieldTransform(dotted, .serverTimestamp)])
+        _ = try await db.commit([write], auth: Self.user("ann"))
+        let escaped = Write(.update(key("c/b"), [:]), updateMask: [dotted, try FieldPath(["m", "y.z"])])
+        let denied = await Self.denial { _ = try await db.commit([escaped], auth: Self.user("ann")) }
+        #expect(denied?.code == .permissionDenied)
+    }
 }
 
 extension RulesEnforcementTests {
