@@ -65,13 +65,15 @@ struct TypeWarnings {
         /// Whether a value of this type can be one that `expected` accepts.
         func fits(_ expected: StaticType) -> Bool { !isKnown || !bases.isDisjoint(with: expected.bases) }
 
-        /// What both allow (an unknown type allows anything); nil when nothing is.
-        func common(with other: StaticType) -> StaticType? {
-            guard isKnown else { return other }
+        /// What a name needed so far still allows once `other` is needed of it too, in the order
+        /// the earlier needs listed it, as the reference narrows a parameter use by use: nil when
+        /// nothing is left. A first use that needed nothing lists what follows in the usual order.
+        func narrowed(by other: StaticType) -> StaticType? {
             guard other.isKnown else { return self }
+            guard isKnown else { return StaticType(other.bases) }
             let both = bases.intersection(other.bases)
             if both.isEmpty { return nil }
-            return both == bases ? self : both == other.bases ? other : StaticType(both)
+            return listed.isEmpty ? StaticType(both) : StaticType(listing: listed.filter(both.contains))
         }
     }
 
@@ -264,7 +266,23 @@ struct TypeWarnings {
             check(value, wildcards, expecting: letTypes[i])
         }
         let known = { (t: StaticType?) in t?.isKnown == true ? t : nil }
-        let result = Parameters(types: f.parameters.map { known(frames[0].needs[$0]) }, letTypes: letTypes.map(known), conflicts: conflicts)
+        let needs = frames[0].needs
+        // The reference meets a parameter's uses in source order, the lets' values before the
+        // body, and lists what they need in that order: gathered again so, with the lets' types
+        // found above, for the order alone.
+        let found = conflicts
+        frames = [Frame(at: f.position, end: f.position.offset)]
+        for (i, (_, value)) in f.lets.enumerated() {
+            inferred = Set(f.parameters + f.lets.prefix(i).map(\.name))
+            check(value, wildcards, expecting: letTypes[i])
+        }
+        inferred = Set(names)
+        check(f.body, wildcards, expecting: expected)
+        let types = f.parameters.map { name -> StaticType? in
+            guard let type = known(needs[name]) else { return nil }
+            return frames[0].needs[name].flatMap { $0.bases == type.bases ? $0 : nil } ?? type
+        }
+        let result = Parameters(types: types, letTypes: letTypes.map(known), conflicts: found)
         (scopes, inferred, frames, conflicts) = outer
         inferring.remove(id)
         parameterTypes[key] = result
@@ -279,8 +297,8 @@ struct TypeWarnings {
                 frames[i].needs[name] = type
                 continue
             }
-            if let both = earlier.common(with: type) {
-                frames[i].needs[name] = StaticType(both.bases)
+            if let both = earlier.narrowed(by: type) {
+                frames[i].needs[name] = both
             } else {
                 conflicts.append((name, frames[i].at, frames[i].end))
                 frames[i].needs[name] = nil
@@ -325,8 +343,8 @@ struct TypeWarnings {
         // hands that to the expression around it.
         let at = start(of: e)
         frames.append(Frame(at: at, end: tokenEnd(from: at.offset)))
-        // Every use counts, one that needs nothing too: needs gathered from two uses are listed
-        // in the usual order, whatever order one place listed its types in.
+        // Every use counts, one that needs nothing too: after a first use that needed nothing,
+        // later needs are listed in the usual order, whatever order their place listed them in.
         if case .identifier(let name) = e.kind, inferred.contains(name) { gather([name: expected ?? .unknown]) }
         checkNode(e, wildcards, expecting: expected, statement: statement, unwrapped: unwrapped)
         gather(frames.removeLast().needs)

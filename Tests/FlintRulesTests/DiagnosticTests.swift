@@ -335,6 +335,27 @@ struct DiagnosticTests {
         }
     }
 
+    /// What a parameter must be is listed in the order its uses narrowed it, met in source
+    /// order (the lets' values before the body): a use that needs nothing keeps an earlier
+    /// use's order, and after a first such use the usual order stands. Each list as the
+    /// reference gives it for `h([1])`.
+    @Test func aParametersTypesAreListedInTheOrderItsUsesNarrowedThem() {
+        let asString = "[int, float, null, string, bool, path]"
+        let usual = "[null, bool, int, float, string, path]"
+        let cases: [(String, String)] = [
+            ("function h(p) { return string(p) == 'x' && debug(p) != null; }", asString),
+            ("function h(p) { return string(p) == 'x' && string(p) == 'y'; }", asString),
+            ("function h(p) { return debug(p) != null && string(p) == 'x'; }", usual),
+            ("function h(p) { let q = string(p) == 'x'; return debug(p) != null && q; }", asString),
+            ("function h(p) { let q = debug(p) != null; return string(p) == 'x' && q; }", usual),
+        ]
+        for (function, listed) in cases {
+            let source = wrap("    \(function)\n    match /a/{b} { allow read: if h([1]); }")
+            let found = Ruleset.compile(source).diagnostics.map(\.description)
+            #expect(found.count == 1 && found[0].hasSuffix("warning: Invalid type. Received one of [list]. Expected one of \(listed)."), "\(function): \(found)")
+        }
+    }
+
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
         let valid = Ruleset.compile(wrap("    match /a/{b} { allow read: if true; }"))
         #expect(valid.diagnostics.isEmpty && valid.ruleset != nil)
