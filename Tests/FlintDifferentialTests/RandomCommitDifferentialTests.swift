@@ -131,7 +131,8 @@ struct RandomCommitDifferentialTests {
         guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "random commit") else { return }
         defer { stop() }
         // FLINT_COMMIT_SEED explores other commits; the default is the one kept.
-        let seed = ProcessInfo.processInfo.environment["FLINT_COMMIT_SEED"].flatMap { UInt64($0) } ?? 20_261_127
+        let kept: UInt64 = 20_261_127
+        let seed = ProcessInfo.processInfo.environment["FLINT_COMMIT_SEED"].flatMap { UInt64($0) } ?? kept
         var rng = SeededGenerator(seed: seed)
         let documents = "projects/flint-random-commits/databases/(default)/documents"
         var outcomes: [String: Int] = [:]
@@ -154,6 +155,8 @@ struct RandomCommitDifferentialTests {
         }
         // The commits mix applied ones with every kind of refusal, or the test compares little.
         #expect(outcomes["200", default: 0] > 75)
-        #expect(outcomes["400", default: 0] > 5 && outcomes["404", default: 0] > 0 && outcomes["409", default: 0] > 5, "\(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes["400", default: 0] > 5 && outcomes["409", default: 0] > 5, "\(outcomes.sorted { $0.key < $1.key })")
+        // A missing document to update is rarer: the kept seed meets one, another seed may not.
+        if seed == kept { #expect(outcomes["404", default: 0] > 0) }
     }
 }
