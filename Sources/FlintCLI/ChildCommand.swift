@@ -27,13 +27,13 @@ final class ChildCommand: Sendable {
     /// which the command inherits; Flint's own are closed in it.
     private let inheritedDescriptors: Set<Int32>
 
-    /// Made before Flint opens a socket, to see the SIGPIPE action and descriptors it came with.
     /// Says why `command` could not be started, and gives the status a shell would exit with.
     static func cannotRun(_ command: String, _ error: Int32) -> Int32 {
         Console.error("flint exec: cannot run \(command): \(String(cString: strerror(error)))\n")
         return error == ENOENT ? 127 : 126
     }
 
+    /// Made before Flint opens a socket, to see the SIGPIPE action and descriptors it came with.
     init(_ argv: [String]) {
         self.argv = argv
         inheritedDescriptors = Self.openDescriptors()

@@ -267,20 +267,24 @@ struct TypeWarnings {
         }
         let known = { (t: StaticType?) in t?.isKnown == true ? t : nil }
         let needs = frames[0].needs
-        // The reference meets a parameter's uses in source order, the lets' values before the
-        // body, and lists what they need in that order: gathered again so, with the lets' types
-        // found above, for the order alone.
         let found = conflicts
-        frames = [Frame(at: f.position, end: f.position.offset)]
-        for (i, (_, value)) in f.lets.enumerated() {
-            inferred = Set(f.parameters + f.lets.prefix(i).map(\.name))
-            check(value, wildcards, expecting: letTypes[i])
+        var inOrder = needs
+        if !f.lets.isEmpty {
+            // The reference meets a parameter's uses in source order, the lets' values before
+            // the body, and lists what they need in that order: gathered again so, with the
+            // lets' types found above, for the order alone.
+            frames = [Frame(at: f.position, end: f.position.offset)]
+            for (i, (_, value)) in f.lets.enumerated() {
+                inferred = Set(f.parameters + f.lets.prefix(i).map(\.name))
+                check(value, wildcards, expecting: letTypes[i])
+            }
+            inferred = Set(names)
+            check(f.body, wildcards, expecting: expected)
+            inOrder = frames[0].needs
         }
-        inferred = Set(names)
-        check(f.body, wildcards, expecting: expected)
         let types = f.parameters.map { name -> StaticType? in
             guard let type = known(needs[name]) else { return nil }
-            return frames[0].needs[name].flatMap { $0.bases == type.bases ? $0 : nil } ?? type
+            return inOrder[name].flatMap { $0.bases == type.bases ? $0 : nil } ?? type
         }
         let result = Parameters(types: types, letTypes: letTypes.map(known), conflicts: found)
         (scopes, inferred, frames, conflicts) = outer
