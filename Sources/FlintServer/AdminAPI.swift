@@ -28,8 +28,7 @@ struct AdminAPI: Sendable {
             }
             // Only `projects/*/databases/*/documents…` is a clearing route (ids may be empty, and
             // are then refused by name); anything else is no resource at all, as on the reference.
-            let segments = decoded.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
-            guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases", segments[4] == "documents" else {
+            guard let segments = Self.documentsSegments(decoded) else {
                 throw FlintError(.notFound, "No admin resource at \(request.uri.path).")
             }
             guard let name = try Self.subtreeToClear(decoded, below: segments.count == 6 ? segments[5] : nil) else {
@@ -42,12 +41,19 @@ struct AdminAPI: Sendable {
         }
     }
 
+    /// The segments of a decoded `projects/{p}/databases/{d}/documents[/{path}]`, the path
+    /// whole as a sixth; nil for a path of another shape.
+    static func documentsSegments(_ decoded: String) -> [Substring]? {
+        let segments = decoded.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+        guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases", segments[4] == "documents" else { return nil }
+        return segments
+    }
+
     /// Whether an admin path names something below a database's documents,
     /// `/emulator/v1/projects/{p}/databases/{d}/documents/…`, which only clearing serves.
     static func isBelowDocuments(_ path: String) -> Bool {
         let decoded = path.dropFirst("/emulator/v1/".count).removingPercentEncoding ?? ""
-        let segments = decoded.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
-        return segments.count == 6 && segments[0] == "projects" && segments[2] == "databases" && segments[4] == "documents"
+        return documentsSegments(decoded)?.count == 6
     }
 
     /// What `clear` empties, read as the reference reads it. (Clearing stores nothing, so, as

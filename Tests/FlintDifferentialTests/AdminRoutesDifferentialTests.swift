@@ -21,13 +21,7 @@ struct AdminRoutesDifferentialTests {
         guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "admin clearing") else { return }
         defer { stop() }
         for path in Self.paths {
-            let expected = try await RawHTTP.send("DELETE", reference.base + Self.documents + path, nil)
-            let found = try await RawHTTP.send("DELETE", flint + Self.documents + path, nil)
-            #expect(found.status == expected.status, "\(path): \(RawHTTP.message(found.json) ?? "")")
-            // The reference's 404 is plain text; Flint's says what it did not find.
-            if expected.status != 404 {
-                #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(path)")
-            }
+            try await Self.expectAlike("DELETE", Self.documents + path, nil, reference.base, flint)
         }
         // What each clears: nothing for an impossible id, one collection's documents and
         // everything below them for a collection.
@@ -53,15 +47,19 @@ struct AdminRoutesDifferentialTests {
         let load = #"{"rules": {"files": [{"content": "service cloud.firestore { match /x { allow read; } }"}]}}"#
         for (method, verb, body) in [("GET", ":securityRules", nil), ("GET", ":ruleCoverage", nil), ("PUT", ":securityRules", load)] {
             for shape in ["sr/databases", "sr/databases/d/x", "sr/dbs/d", "sr/", "sr%2Fx", "sr/databases/a%2Fb", "sr/databases//", "sr/databases/", "/databases/d"] {
-                let path = "/emulator/v1/projects/\(shape)\(verb)"
-                let expected = try await RawHTTP.send(method, reference.base + path, body)
-                let found = try await RawHTTP.send(method, flint + path, body)
-                #expect(found.status == expected.status, "\(method) \(path)")
-                // The reference's 404 is plain text; Flint's says what it did not find.
-                if expected.status != 404 {
-                    #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
-                }
+                try await Self.expectAlike(method, "/emulator/v1/projects/\(shape)\(verb)", body, reference.base, flint)
             }
+        }
+    }
+
+    /// One request to both servers, answered with the same status and, but for a 404 (plain
+    /// text on the reference, Flint's saying what it did not find), the same message.
+    static func expectAlike(_ method: String, _ path: String, _ body: String?, _ reference: String, _ flint: String) async throws {
+        let expected = try await RawHTTP.send(method, reference + path, body)
+        let found = try await RawHTTP.send(method, flint + path, body)
+        #expect(found.status == expected.status, "\(method) \(path): \(RawHTTP.message(found.json) ?? "")")
+        if expected.status != 404 {
+            #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(method) \(path)")
         }
     }
 }
