@@ -6,7 +6,7 @@
 /// an error.
 struct TypeWarnings {
     /// A type of the rules language, in the order the reference lists them.
-    enum Base: Int, Comparable {
+    enum Base: Int, Comparable, CaseIterable {
         case null, bool, int, float, string, bytes, duration, timestamp, list, set, map, mapDiff, constraint, path, latlng
 
         static func < (a: Base, b: Base) -> Bool { a.rawValue < b.rawValue }
@@ -44,6 +44,19 @@ struct TypeWarnings {
         static let numbers = StaticType([.int, .float])
         static let collections = StaticType([.list, .set])
 
+        /// Anything, as a compared value may be; what later uses of a name compared first need
+        /// is listed with `first` ahead of the usual order, as the reference lists it.
+        static func anything(listingFirst first: [Base]) -> StaticType {
+            var type = StaticType([])
+            type.listed = first + Base.allCases.filter { !first.contains($0) }
+            return type
+        }
+
+        /// What an operand of `==` or `!=` may be.
+        static let equalityOperand = anything(listingFirst: [.int, .float])
+        /// What an operand of `<`, `<=`, `>` or `>=` may be.
+        static let orderingOperand = anything(listingFirst: [.string, .int, .float, .constraint])
+
         var isKnown: Bool { !bases.isEmpty }
         var text: String { (listed.isEmpty ? bases.sorted() : listed).map(\.name).joined(separator: ", ") }
 
@@ -67,10 +80,13 @@ struct TypeWarnings {
 
         /// What a name needed so far still allows once `other` is needed of it too, in the order
         /// the earlier needs listed it, as the reference narrows a parameter use by use: nil when
-        /// nothing is left. A first use that needed nothing lists what follows in the usual order.
+        /// nothing is left. A first use that needed nothing lists what follows in the usual order,
+        /// or in the order a comparison lists it.
         func narrowed(by other: StaticType) -> StaticType? {
             guard other.isKnown else { return self }
-            guard isKnown else { return StaticType(other.bases) }
+            guard isKnown else {
+                return listed.isEmpty ? StaticType(other.bases) : StaticType(listing: listed.filter(other.bases.contains))
+            }
             let both = bases.intersection(other.bases)
             if both.isEmpty { return nil }
             return listed.isEmpty ? StaticType(both) : StaticType(listing: listed.filter(both.contains))
@@ -338,9 +354,11 @@ struct TypeWarnings {
     /// its place expects is named, and its parts are then held only to what their own parts
     /// need. A method's receiver and a sign's operand are named inside their outermost
     /// parentheses (`(d).get(…)` at `d`), as the reference names them (`unwrapped`); anything
-    /// else at its first parenthesis.
+    /// else at its first parenthesis. A name `compared` needs nothing, but orders what its later
+    /// uses need.
     private mutating func check(
-        _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, unwrapped: Bool = false
+        _ e: Expr, _ wildcards: [String: StaticType], expecting expected: StaticType?, statement: Bool = false, unwrapped: Bool = false,
+        compared: StaticType = .unknown
     ) {
         guard !frames.isEmpty else { return checkNode(e, wildcards, expecting: expected, statement: statement, unwrapped: unwrapped) }
         // While parameters are worked out, each expression gathers what its parts need, and
@@ -349,7 +367,7 @@ struct TypeWarnings {
         frames.append(Frame(at: at, end: tokenEnd(from: at.offset)))
         // Every use counts, one that needs nothing too: after a first use that needed nothing,
         // later needs are listed in the usual order, whatever order their place listed them in.
-        if case .identifier(let name) = e.kind, inferred.contains(name) { gather([name: expected ?? .unknown]) }
+        if case .identifier(let name) = e.kind, inferred.contains(name) { gather([name: expected ?? compared]) }
         checkNode(e, wildcards, expecting: expected, statement: statement, unwrapped: unwrapped)
         gather(frames.removeLast().needs)
     }
@@ -399,8 +417,8 @@ struct TypeWarnings {
         case .binary(let op, let left, let right):
             switch op {
             case "==", "!=":
-                check(left, wildcards, expecting: nil)
-                check(right, wildcards, expecting: nil)
+                check(left, wildcards, expecting: nil, compared: .equalityOperand)
+                check(right, wildcards, expecting: nil, compared: .equalityOperand)
                 // A function's result is seen through here, and only here, as the reference does.
                 let l = comparisonType(left, wildcards)
                 if !named, !l.mayEqual(comparisonType(right, wildcards)) {
@@ -419,6 +437,9 @@ struct TypeWarnings {
                 // expects takes.
                 check(left, wildcards, expecting: want(Self.operandTypes(op, left: true, giving: expected)))
                 check(right, wildcards, expecting: want(Self.operandTypes(op, left: false, giving: expected)))
+            case "<", "<=", ">", ">=":
+                check(left, wildcards, expecting: nil, compared: .orderingOperand)
+                check(right, wildcards, expecting: nil, compared: .orderingOperand)
             default:
                 check(left, wildcards, expecting: nil)
                 check(right, wildcards, expecting: nil)

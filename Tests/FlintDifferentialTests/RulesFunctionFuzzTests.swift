@@ -24,7 +24,8 @@ struct RulesFunctionFuzzTests {
             "q.lower() == 'a'", "[p, q].size() == 2", "p.keys().hasAny([q])", "x + p == 'a'", "{'k': p}.k == 1",
             "p is string && p.size() > 1", "(p ? q : 1) == 1", "p.get('a', 1) == 1", "q[p] == 1", "p[1:2] == 'a'", "-p == 1",
             "p.toSet().size() > 0", "p.hasOnly([q])", "duration.value(p, 's') == duration.value(1, 's')",
-            "timestamp.date(p, 1, q) == request.time", "string(p) == q",
+            "timestamp.date(p, 1, q) == request.time", "string(p) == q", "p == 1", "'a' != p", "p < q", "1 >= p",
+            "timestamp.value(p) == request.time",
         ]
         /// Places a call's result is used in, `%` standing for the call.
         static let typedCalls = ["%.size() > 0", "% + 1 == 2", "!%", "(% ? 1 : 'a') == 1", "%.a == 1", "% in [1]", "[%][0] == 1", "% is int"]

@@ -337,8 +337,8 @@ struct DiagnosticTests {
 
     /// What a parameter must be is listed in the order its uses narrowed it, met in source
     /// order (the lets' values before the body): a use that needs nothing keeps an earlier
-    /// use's order, and after a first such use the usual order stands. Each list as the
-    /// reference gives it for `h([1])`.
+    /// use's order, and after a first such use the usual order stands, or a comparison's when
+    /// that use compared it. Each list as the reference gives it for `h([1])`.
     @Test func aParametersTypesAreListedInTheOrderItsUsesNarrowedThem() {
         let asString = "[int, float, null, string, bool, path]"
         let usual = "[null, bool, int, float, string, path]"
@@ -348,6 +348,13 @@ struct DiagnosticTests {
             ("function h(p) { return debug(p) != null && string(p) == 'x'; }", usual),
             ("function h(p) { let q = string(p) == 'x'; return debug(p) != null && q; }", asString),
             ("function h(p) { let q = debug(p) != null; return string(p) == 'x' && q; }", usual),
+            // A first comparison needs nothing of its operands, but lists what follows its own way.
+            ("function h(p) { return p == 1 && string(p) == 'x'; }", "[int, float, null, bool, string, path]"),
+            ("function h(p) { return 'a' != p && string(p) == 'x'; }", "[int, float, null, bool, string, path]"),
+            ("function h(p) { return p < 1 && p == 1 && string(p) == 'x'; }", "[string, int, float, null, bool, path]"),
+            ("function h(p) { let q = p >= 'a'; return q && timestamp.value(p) == request.time; }", "[string, int]"),
+            ("function h(p) { return debug(p) != null && p == 1 && string(p) == 'x'; }", usual),
+            ("function h(p) { return string(p) == 'x' && p < 1; }", asString),
         ]
         for (function, listed) in cases {
             let source = wrap("    \(function)\n    match /a/{b} { allow read: if h([1]); }")
