@@ -91,6 +91,6 @@ struct RandomAggregationDifferentialTests {
         }
         // Refusals and answers both, or the test compares little.
         #expect(refused > 5 && refused < 60, "\(refused) of 150 refused")
-        #expect(numbers > 40, "\(numbers) answers with a sum or an average")
+        #expect(numbers > 30, "\(numbers) answers with a sum or an average")
     }
 }
