@@ -144,11 +144,12 @@ struct AdminAPI: Sendable {
     /// `POST /emulator/v1/projects/{p}[/databases/{d}]:bulkDelete` with `{"database":
     /// "projects/{p}/databases/{d}", "collectionIds": [...], "namespaceIds": [...]}` deletes
     /// the documents of those collection groups (`Database.bulkDelete`) and answers `{}`.
-    /// The body names the database, as on the reference; the path only has to be well formed.
+    /// The body names the database, as on the reference; the path only has to be of the right
+    /// shape (its ids may even be empty).
     func bulkDelete(_ request: Request) async -> Response {
         do throws(FlintError) {
             try Self.checkAuthorization(request)
-            _ = try Self.rulesTarget(request.uri.path, verb: ":bulkDelete")
+            _ = try Self.adminPathIDs(request.uri.path, verb: ":bulkDelete")
             let body = try BulkDelete(Data(buffer: try await RESTAPI.body(request)))
             try await engine.database(body.database).bulkDelete(collectionIDs: body.collectionIDs, namespaceIDs: body.namespaceIDs)
             return RESTAPI.respond(Data("{}".utf8))
@@ -317,19 +318,30 @@ struct AdminAPI: Sendable {
     /// path of another shape is no resource, and an empty id in a database's path is told of by
     /// the database's name.
     static func rulesTarget(_ path: String, verb: String = ":securityRules") throws(FlintError) -> (project: String, database: String?) {
+        let parts = try adminPathIDs(path, verb: verb)
+        if parts.count == 1 {
+            guard !parts[0].isEmpty else { throw .invalidArgument("Invalid project id in \(path).") }
+            return (parts[0], nil)
+        }
+        if parts[0].isEmpty || parts[1].isEmpty {
+            _ = try ResourceName.parseDatabase("projects/\(parts[0])/databases/\(parts[1])")
+        }
+        return (parts[0], parts[1])
+    }
+
+    /// The ids, decoded and possibly empty, of `/emulator/v1/projects/{p}[/databases/{d}]{verb}`:
+    /// the project's, then the database's when named. A path of another shape is no resource.
+    static func adminPathIDs(_ path: String, verb: String) throws(FlintError) -> [String] {
         let rest = path.dropFirst("/emulator/v1/projects/".count)
         let notFound = FlintError(.notFound, "No admin resource at \(path).")
         guard path.hasPrefix("/emulator/v1/projects/"), rest.hasSuffix(verb) else { throw notFound }
-        let parts = (String(rest.dropLast(verb.count)).removingPercentEncoding ?? "").split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count == 1 {
-            guard !parts[0].isEmpty else { throw .invalidArgument("Invalid project id in \(path).") }
-            return (String(parts[0]), nil)
+        guard let decoded = String(rest.dropLast(verb.count)).removingPercentEncoding else {
+            throw .invalidArgument("Invalid project id in \(path).")
         }
+        let parts = decoded.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 1 { return parts }
         guard parts.count == 3, parts[1] == "databases" else { throw notFound }
-        if parts[0].isEmpty || parts[2].isEmpty {
-            _ = try ResourceName.parseDatabase("projects/" + parts.joined(separator: "/"))
-        }
-        return (String(parts[0]), String(parts[2]))
+        return [parts[0], parts[2]]
     }
 
     /// `POST /emulator/v1/projects/{p}:export`. With `export_name`, as firebase-tools sends it

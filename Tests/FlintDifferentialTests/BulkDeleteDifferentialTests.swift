@@ -24,6 +24,9 @@ struct BulkDeleteDifferentialTests {
         ("projects/P:bulkDelete", #"{"database": "projects/P/databases/other", "collectionIds": "d"}"#, false),
         ("projects/P:bulkDelete", #"{"database": "projects/P/databases/other", "bogus": 1}"#, false),
         ("projects/P:bulkDelete", "not json", false),
+        // The path's ids may be empty: the body decides.
+        ("projects/:bulkDelete", #"{"database": "projects/P/databases/other", "collectionIds": ["x"]}"#, true),
+        ("projects//databases/:bulkDelete", #"{"database": "projects/P/databases/(default)", "collectionIds": ["nothing"]}"#, true),
         ("projects/P:bulkDelete", #"{"database": "projects/P/databases/other", "namespace_ids": [""]}"#, true),
     ]
 

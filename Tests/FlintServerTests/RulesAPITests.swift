@@ -638,6 +638,10 @@ extension RulesAPITests {
             let bulk = #"{"database": "projects/sr/databases/(default)", "collectionIds": ["c"]}"#
             #expect(try await Self.call(client, .post, "/emulator/v1/projects/sr/databases/d/x:bulkDelete", bulk).0 == .notFound)
             #expect(try await Self.call(client, .post, "/emulator/v1/projects/sr/databases/d:bulkDelete", bulk).0 == .ok)
+            // Its body names the database, so the path's ids may be empty, as on the reference.
+            for shape in ["", "sr/databases/", "/databases/"] {
+                #expect(try await Self.call(client, .post, "/emulator/v1/projects/\(shape):bulkDelete", bulk).0 == .ok, "\(shape)")
+            }
         }
     }
 }
