@@ -119,9 +119,9 @@ extension FlintCommand.Rules {
             if let coverage { try RulesTestReport.coverageHTML(results).write(toFile: coverage, atomically: true, encoding: .utf8) }
             if let coverageJson { try RulesTestReport.coverageJSON(results).write(toFile: coverageJson, atomically: true, encoding: .utf8) }
             let percent = RulesTestReport.coveragePercent(results)
-            print(String(format: "expression coverage: %.1f%%", percent))
+            print(percent.map { String(format: "expression coverage: %.1f%%", $0) } ?? "expression coverage: none (no rules loaded)")
             var status: Int32 = RulesTestReport.failed(results) ? 1 : 0
-            if let minCoverage, percent < minCoverage {
+            if let minCoverage, let percent, percent < minCoverage {
                 print(String(format: "coverage %.1f%% is below the minimum of %.1f%%; never evaluated:", percent, minCoverage))
                 for line in RulesTestReport.uncovered(results) { print("    " + line) }
                 status = 1

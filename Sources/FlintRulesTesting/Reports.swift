@@ -56,11 +56,14 @@ public enum RulesTestReport {
         return out + "</testsuites>\n"
     }
 
-    /// Expression coverage over every rules file the specs used, in percent (100 with none).
-    public static func coveragePercent(_ results: [SpecResult]) -> Double {
+    /// Expression coverage over every rules file the specs used, in percent (100 when they
+    /// hold no expression); nil when no rules file loaded, as there is nothing to cover.
+    public static func coveragePercent(_ results: [SpecResult]) -> Double? {
+        let loaded = distinctRules(results)
+        guard !loaded.isEmpty else { return nil }
         var evaluated = 0
         var total = 0
-        for rules in distinctRules(results) {
+        for rules in loaded {
             let s = rules.coverage.summary(rules.ruleset)
             evaluated += s.evaluated
             total += s.total

@@ -62,7 +62,7 @@ public enum RulesTestRunner {
                 let bytes = try Data(contentsOf: dataURL)
                 let extra: [String: SpecValue] =
                     ["yaml", "yml"].contains(dataURL.pathExtension.lowercased())
-                    ? try YAMLDecoder().decode([String: SpecValue].self, from: bytes) : try JSONDecoder().decode([String: SpecValue].self, from: bytes)
+                    ? try YAMLDecoder().decode([String: SpecValue].self, from: bytes) : try RulesSpec.decodeJSON([String: SpecValue].self, from: bytes)
                 spec.data = (spec.data ?? [:]).merging(extra) { inline, _ in inline }
             } catch {
                 return SpecResult(file: file, problems: ["\(file): cannot read the data file \(dataURL.path): \(describe(error))"], cases: [], rules: nil)

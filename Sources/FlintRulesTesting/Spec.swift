@@ -1,3 +1,4 @@
+import FlintFixtures
 import FlintModel
 import Foundation
 import Yams
@@ -33,8 +34,8 @@ public struct RulesSpec: Decodable, Sendable {
             spec = try YAMLDecoder().decode(RulesSpec.self, from: data)
             raw = try YAMLDecoder().decode(SpecValue.self, from: data)
         } else {
-            spec = try JSONDecoder().decode(RulesSpec.self, from: data)
-            raw = try JSONDecoder().decode(SpecValue.self, from: data)
+            spec = try decodeJSON(RulesSpec.self, from: data)
+            raw = try decodeJSON(SpecValue.self, from: data)
         }
         guard case .object(let top) = raw else { return spec }
         if let stray = SpecValue.strayKeys(top, allowed: CodingKeys.allCases.map(\.rawValue)).first {
@@ -44,6 +45,19 @@ public struct RulesSpec: Decodable, Sendable {
             for (i, test) in zip(spec.tests.indices, tests) { spec.tests[i].strayKeys = RulesCase.strayKeys(test) }
         }
         return spec
+    }
+
+    /// Decodes JSON, saying where it is malformed: JSONDecoder says only that it is not valid
+    /// JSON, where JSONSerialization names the character.
+    static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            do { _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+                throw FlintError.invalidArgument("not valid JSON: \(jsonProblem(error))")
+            }
+            throw DecodingError.dataCorrupted(context)
+        }
     }
 }
 
