@@ -492,10 +492,10 @@ extension Database {
             }
         }
         let decision = loaded.ruleset.decide(request, reader: reader, coverage: coverage)
-        let source = loaded.source.split(separator: "\n", omittingEmptySubsequences: false)
+        let lineCount = loaded.source.split(separator: "\n", omittingEmptySubsequences: false).count
         let mentioned = Set(decision.message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).sorted()
-        let lines = mentioned.filter { $0 >= 1 && $0 <= source.count }.map { line in
-            (line, source[line - 1].trimmingCharacters(in: .whitespaces), coverage.values(onLine: line, of: loaded.ruleset))
+        let lines = mentioned.filter { $0 >= 1 && $0 <= lineCount }.map { line in
+            (line, Coverage.statement(onLine: line, of: loaded.ruleset), coverage.values(onLine: line, of: loaded.ruleset))
         }
         return RulesExplanation(allowed: decision.allowed, message: decision.message, debug: decision.debugLog, lines: lines)
     }

@@ -106,23 +106,33 @@ public final class Coverage: Sendable {
     }
 
     /// Expressions on `line` of the rules (inside allow conditions and functions), outermost
-    /// first, with the values they took: for explaining a verdict.
+    /// first, with the values they took: for explaining a verdict. A condition that starts on
+    /// the line is given whole, the lines it goes on over too, as a denial names it by its first.
     public func values(onLine line: Int, of ruleset: Ruleset) -> [(expression: String, values: String)] {
         let counts = state.withLock { $0 }
         let scalars = Array(ruleset.source.unicodeScalars)
         var out: [(String, String)] = []
-        func visit(_ e: Expr) {
+        func visit(_ e: Expr, whole: Bool) {
             let r = ruleset.ranges[e.id]
-            guard r.start.line <= line, r.end.line >= line else { return }
-            if r.start.line == line, let c = counts[e.id], r.end.offset < scalars.count {
+            guard whole || (r.start.line <= line && r.end.line >= line) else { return }
+            if whole || r.start.line == line, let c = counts[e.id], r.end.offset < scalars.count {
                 let text = String(String.UnicodeScalarView(scalars[r.start.offset...r.end.offset]))
                     .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
                 out.append((text, c.order.map(Self.readable).joined(separator: " | ")))
             }
-            for child in Self.children(e) { visit(child) }
+            for child in Self.children(e) { visit(child, whole: whole) }
         }
-        for root in Self.roots(ruleset) { visit(root) }
+        for root in Self.roots(ruleset) { visit(root, whole: ruleset.ranges[root.id].start.line == line) }
         return out
+    }
+
+    /// The rules' text on `line`, and on to the end of a condition that starts on it, each
+    /// line trimmed: the statement a denial names by that line.
+    public static func statement(onLine line: Int, of ruleset: Ruleset) -> String {
+        let lines = ruleset.source.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return "" }
+        let last = roots(ruleset).map { ruleset.ranges[$0.id] }.filter { $0.start.line == line }.map(\.end.line).max() ?? line
+        return lines[(line - 1)..<min(last, lines.count)].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
     /// How many reported expressions were evaluated (beyond being short-circuited), of all

@@ -143,7 +143,10 @@ public enum RulesTestRunner {
         let denied = error?.code == .permissionDenied
         let outcome: String
         if let error {
-            outcome = denied ? "denied: " + error.message.replacingOccurrences(of: "\n", with: "\\n") : "allowed by the rules, then refused: \(error.code.name): \(error.message)"
+            // The reference's denial starts with a line break when it has no summary: on one
+            // line, that would read as noise.
+            let message = error.message.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: "\\n")
+            outcome = denied ? "denied: " + message : "allowed by the rules, then refused: \(error.code.name): \(error.message)"
         } else {
             outcome = "allowed"
         }
@@ -267,10 +270,10 @@ public enum RulesTestRunner {
         registry.load(source, project: project)
         guard let loaded = registry.rules(for: project), let db = try? await seeded(spec, registry, project, log: nil) else { return lines }
         _ = await perform(test, on: db)
-        let sourceLines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        let lineCount = source.split(separator: "\n", omittingEmptySubsequences: false).count
         let mentioned = Set((error?.message ?? "").matches(of: /@ L(\d+)/).compactMap { Int($0.1) })
-        for line in mentioned.sorted() where line >= 1 && line <= sourceLines.count {
-            lines.append("L\(line): \(sourceLines[line - 1].trimmingCharacters(in: .whitespaces))")
+        for line in mentioned.sorted() where line >= 1 && line <= lineCount {
+            lines.append("L\(line): \(Coverage.statement(onLine: line, of: loaded.ruleset))")
             for (text, value) in loaded.coverage.values(onLine: line, of: loaded.ruleset) { lines.append("    \(text) = \(value)") }
         }
         return lines

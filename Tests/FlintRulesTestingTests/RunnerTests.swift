@@ -133,20 +133,25 @@ struct RunnerTests {
         let spec = """
             {"rules": "firestore.rules", "data": {"posts/draft": {"author": "ann", "published": false}},
              "tests": [{"name": "wrongly expected", "auth": {"uid": "bob"}, "op": "get", "path": "posts/draft", "expect": "allow"},
-                       {"name": "no expectation", "op": "get", "path": "posts/draft"}]}
+                       {"name": "no expectation", "op": "get", "path": "posts/draft"},
+                       {"name": "over three lines", "auth": {"uid": "bob"}, "op": "update", "path": "posts/draft", "data": {"likes": 5}, "expect": "allow"}]}
             """
         let dir = try Self.write(["firestore.rules": Self.rules, "spec.json": spec])
         let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.json"))
         let failed = try #require(result.cases.first)
         #expect(!failed.passed)
-        #expect(failed.outcome == "denied: \\nevaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5")
+        #expect(failed.outcome == "denied: evaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5")
         #expect(failed.explanation.first == "L5: allow get: if resource.data.published == true || request.auth.uid == resource.data.author;")
         #expect(failed.explanation.contains("    resource.data.published == true = false"))
         #expect(failed.explanation.contains(#"    request.auth.uid = "bob""#))
         #expect(result.cases[1].outcome == "malformed: expect must be allow or deny, not missing")
+        // A condition over several lines is quoted whole, with the values of all its parts.
+        let long = result.cases[2].explanation
+        #expect(long.first == "L10: allow update: if request.auth.uid == resource.data.author && request.resource.data.likes == resource.data.get('likes', 0) + 1 || request.auth.token.get('admin', false) == true;", "\(long)")
+        #expect(long.contains("    request.auth.token.get('admin', false) == true = false"), "\(long)")
         let junit = RulesTestReport.junit([result])
-        #expect(junit.contains(#"failures="2""#))
-        #expect(junit.contains("<failure message=\"denied: \\nevaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5\""))
+        #expect(junit.contains(#"failures="3""#))
+        #expect(junit.contains("<failure message=\"denied: evaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5\""))
     }
 
     /// Each of these cases would pass if it were run as written: Flint refuses the request for
