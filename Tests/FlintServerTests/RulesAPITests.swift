@@ -394,7 +394,8 @@ extension RulesAPITests {
                 service cloud.firestore {
                   match /databases/{database}/documents {
                     match /posts/{post} {
-                      allow update: if request.auth.uid == resource.data.author && request.resource.data.title is string;
+                      allow update: if request.resource.data.title is string
+                        && request.auth.uid == resource.data.author;
                       allow list: if resource.data.public == true;
                     }
                   }
@@ -410,7 +411,10 @@ extension RulesAPITests {
             #expect(report["message"] as? String == "\nevaluation error at L5:24 for 'update' @ L5, false for 'update' @ L5")
             let line = try #require((report["lines"] as? [[String: Any]])?.first)
             #expect(line["line"] as? Int == 5)
+            // The condition is quoted whole, its second line too.
+            #expect(line["text"] as? String == "allow update: if request.resource.data.title is string && request.auth.uid == resource.data.author;")
             let expressions = (line["expressions"] as? [[String: String]]) ?? []
+            #expect(expressions.contains(["expression": "request.resource.data.title is string", "values": "true"]), "\(expressions)")
             #expect(expressions.contains(["expression": "request.auth.uid", "values": "\"bob\""]))
             #expect(expressions.contains(["expression": "resource.data.author", "values": "\"ann\""]))
             (status, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
