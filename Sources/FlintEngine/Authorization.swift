@@ -466,8 +466,9 @@ public struct RulesExplanation: Sendable {
     /// The denial message ("" when allowed).
     public var message: String
     public var debug: [String]
-    /// Each line the denial names, with the values its expressions took.
-    public var lines: [(line: Int, text: String, values: [(expression: String, values: String)])]
+    /// Each line the denial names, then the functions the decision called, with the values
+    /// their expressions took.
+    public var lines: [ExplainedLine]
 }
 
 extension Database {
@@ -492,11 +493,7 @@ extension Database {
             }
         }
         let decision = loaded.ruleset.decide(request, reader: reader, coverage: coverage)
-        let lineCount = loaded.source.split(separator: "\n", omittingEmptySubsequences: false).count
-        let mentioned = Set(decision.message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).sorted()
-        let lines = mentioned.filter { $0 >= 1 && $0 <= lineCount }.map { line in
-            (line, Coverage.statement(onLine: line, of: loaded.ruleset), coverage.values(onLine: line, of: loaded.ruleset))
-        }
+        let lines = coverage.explain(decision.message, in: loaded.ruleset)
         return RulesExplanation(allowed: decision.allowed, message: decision.message, debug: decision.debugLog, lines: lines)
     }
 }

@@ -126,6 +126,36 @@ public final class Coverage: Sendable {
         return out
     }
 
+    /// Why a decision went as it did, from what this coverage saw of it alone: each statement
+    /// `message` names (`@ L<n>`), then the lets and bodies of the functions the decision
+    /// called, each with the values its expressions took.
+    public func explain(_ message: String, in ruleset: Ruleset) -> [ExplainedLine] {
+        let lineCount = ruleset.source.split(separator: "\n", omittingEmptySubsequences: false).count
+        let mentioned = Set(message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).filter { $0 >= 1 && $0 <= lineCount }.sorted()
+        var out = mentioned.map { line in
+            ExplainedLine(line: line, function: nil, text: Self.statement(onLine: line, of: ruleset), values: values(onLine: line, of: ruleset))
+        }
+        // Without a statement to explain (an allowed request), the functions explain nothing.
+        guard !mentioned.isEmpty else { return [] }
+        var shown = Set(mentioned)
+        let evaluated = state.withLock { Set($0.keys) }
+        for f in Self.functions(ruleset) {
+            let parts = f.lets.map(\.value) + [f.body]
+            guard parts.contains(where: { evaluated.contains($0.id) }) else { continue }
+            for line in parts.map({ ruleset.ranges[$0.id].start.line }) where shown.insert(line).inserted {
+                out.append(ExplainedLine(line: line, function: f.name, text: Self.statement(onLine: line, of: ruleset), values: values(onLine: line, of: ruleset)))
+            }
+        }
+        return out
+    }
+
+    /// Every function the rules declare, in source order.
+    static func functions(_ r: Ruleset) -> [FunctionDecl] {
+        func inMatch(_ m: Match) -> [FunctionDecl] { m.functions + m.matches.flatMap(inMatch) }
+        let all = r.functions + r.services.flatMap { $0.functions + $0.matches.flatMap(inMatch) }
+        return all.sorted { $0.position.offset < $1.position.offset }
+    }
+
     /// The rules' text on `line`, and on to the end of a condition that starts on it, each
     /// line trimmed: the statement a denial names by that line.
     public static func statement(onLine line: Int, of ruleset: Ruleset) -> String {
@@ -327,4 +357,13 @@ public final class Coverage: Sendable {
         case .error(let m): return #"{"undefined":{"causeMessage":\#(str(m))}}"#
         }
     }
+}
+
+/// A line of the rules that explains a decision: a statement the denial names, or a line of a
+/// function it called (`function` names it), with the values its expressions took.
+public struct ExplainedLine: Sendable {
+    public var line: Int
+    public var function: String?
+    public var text: String
+    public var values: [(expression: String, values: String)]
 }

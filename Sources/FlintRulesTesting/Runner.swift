@@ -270,11 +270,9 @@ public enum RulesTestRunner {
         registry.load(source, project: project)
         guard let loaded = registry.rules(for: project), let db = try? await seeded(spec, registry, project, log: nil) else { return lines }
         _ = await perform(test, on: db)
-        let lineCount = source.split(separator: "\n", omittingEmptySubsequences: false).count
-        let mentioned = Set((error?.message ?? "").matches(of: /@ L(\d+)/).compactMap { Int($0.1) })
-        for line in mentioned.sorted() where line >= 1 && line <= lineCount {
-            lines.append("L\(line): \(Coverage.statement(onLine: line, of: loaded.ruleset))")
-            for (text, value) in loaded.coverage.values(onLine: line, of: loaded.ruleset) { lines.append("    \(text) = \(value)") }
+        for explained in loaded.coverage.explain(error?.message ?? "", in: loaded.ruleset) {
+            lines.append("L\(explained.line)\(explained.function.map { " (in \($0))" } ?? ""): \(explained.text)")
+            for (text, value) in explained.values { lines.append("    \(text) = \(value)") }
         }
         return lines
     }

@@ -416,7 +416,11 @@ struct AdminAPI: Sendable {
             let report: [String: Any] = [
                 "allowed": explanation.allowed, "message": explanation.message, "debug": explanation.debug,
                 "lines": explanation.lines.map { l in
-                    ["line": l.line, "text": l.text, "expressions": l.values.map { ["expression": $0.expression, "values": $0.values] }] as [String: Any]
+                    var line: [String: Any] = [
+                        "line": l.line, "text": l.text, "expressions": l.values.map { ["expression": $0.expression, "values": $0.values] },
+                    ]
+                    if let function = l.function { line["function"] = function }
+                    return line
                 },
             ]
             return Self.respond(json: report)

@@ -154,6 +154,36 @@ struct RunnerTests {
         #expect(junit.contains("<failure message=\"denied: evaluation error at L5:21 for 'get' @ L5, false for 'get' @ L5\""))
     }
 
+    @Test func failuresShowTheFunctionsTheDecisionCalled() async throws {
+        let rules = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                function isMember(room) {
+                  return request.auth.uid in get(/databases/$(database)/documents/rooms/$(room)).data.members;
+                }
+                match /rooms/{room} {
+                  allow get: if request.auth != null && isMember(room);
+                }
+              }
+            }
+            """
+        let spec = """
+            {"rules": "firestore.rules", "data": {"rooms/r1": {"members": ["ann"]}},
+             "tests": [{"name": "not a member", "auth": {"uid": "bob"}, "op": "get", "path": "rooms/r1", "expect": "allow"},
+                       {"name": "a member", "auth": {"uid": "ann"}, "op": "get", "path": "rooms/r1", "expect": "deny"}]}
+            """
+        let dir = try Self.write(["firestore.rules": rules, "spec.json": spec])
+        let result = await RulesTestRunner.run(dir.appendingPathComponent("spec.json"))
+        let denied = result.cases[0].explanation
+        #expect(denied.first == "L8: allow get: if request.auth != null && isMember(room);", "\(denied)")
+        let body = try #require(denied.firstIndex(of: "L5 (in isMember): return request.auth.uid in get(/databases/$(database)/documents/rooms/$(room)).data.members;"), "\(denied)")
+        #expect(denied[body...].contains(#"    request.auth.uid in get(/databases/$(database)/documents/rooms/$(room)).data.members = false"#))
+        #expect(denied[body...].contains(#"    room = "r1""#))
+        // An allowed request names no statement, so there is nothing to explain.
+        #expect(result.cases[1].outcome == "allowed" && result.cases[1].explanation.isEmpty)
+    }
+
     /// Each of these cases would pass if it were run as written: Flint refuses the request for
     /// a reason that is not the rules', which counts as allowed (or the typo drops a claim the
     /// rules would have denied on). Each fails as malformed instead, before anything runs.

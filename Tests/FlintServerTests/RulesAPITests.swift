@@ -393,10 +393,11 @@ extension RulesAPITests {
                 rules_version = '2';
                 service cloud.firestore {
                   match /databases/{database}/documents {
+                    function isPublic() { return resource.data.public == true; }
                     match /posts/{post} {
                       allow update: if request.resource.data.title is string
                         && request.auth.uid == resource.data.author;
-                      allow list: if resource.data.public == true;
+                      allow list: if isPublic();
                     }
                   }
                 }
@@ -408,9 +409,9 @@ extension RulesAPITests {
             #expect(status == .ok)
             var report = try #require(answer as? [String: Any])
             #expect(report["allowed"] as? Bool == false)
-            #expect(report["message"] as? String == "\nevaluation error at L5:24 for 'update' @ L5, false for 'update' @ L5")
+            #expect(report["message"] as? String == "\nevaluation error at L6:24 for 'update' @ L6, false for 'update' @ L6")
             let line = try #require((report["lines"] as? [[String: Any]])?.first)
-            #expect(line["line"] as? Int == 5)
+            #expect(line["line"] as? Int == 6)
             // The condition is quoted whole, its second line too.
             #expect(line["text"] as? String == "allow update: if request.resource.data.title is string && request.auth.uid == resource.data.author;")
             let expressions = (line["expressions"] as? [[String: String]]) ?? []
@@ -424,6 +425,15 @@ extension RulesAPITests {
             (_, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
                 #"{"method":"list","path":"posts","data":{"public":{"booleanValue":true}}}"#)
             #expect((answer as? [String: Any])?["allowed"] as? Bool == true)
+            // The functions a denial called follow the statements it names.
+            (_, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
+                #"{"method":"list","path":"posts","data":{"public":{"booleanValue":false}}}"#)
+            let lines = ((answer as? [String: Any])?["lines"] as? [[String: Any]]) ?? []
+            #expect(lines.map { $0["line"] as? Int } == [8, 4] && lines.map { $0["function"] as? String } == [nil, "isPublic"], "\(lines)")
+            let function = try #require(lines.last)
+            #expect(function["text"] as? String == "function isPublic() { return resource.data.public == true; }")
+            let values = function["expressions"] as? [[String: String]] ?? []
+            #expect(values.contains(["expression": "resource.data.public == true", "values": "false"]), "\(values)")
             (status, _) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules", #"{"method":"peek"}"#)
             #expect(status == .badRequest)
             (status, _) = try await Self.call(client, .post, "/emulator/v1/projects/none:evaluateRules", #"{"method":"get","path":"a/b"}"#)
