@@ -105,6 +105,9 @@ struct TypeWarnings {
     /// names need types with none in common.
     struct Parameters {
         var types: [StaticType?]
+        /// For a parameter whose uses need nothing, how they order what a caller's use of its
+        /// argument needs (a parameter compared first lists int and float first).
+        var orders: [StaticType] = []
         /// What the uses of each let's name need it to be.
         var letTypes: [StaticType?] = []
         var conflicts: [(name: String, at: SourcePosition, end: Int)]
@@ -271,15 +274,17 @@ struct TypeWarnings {
         let wildcards = called.wildcards.filter { !inferred.contains($0.key) }
         check(f.body, wildcards, expecting: expected)
         var letTypes = [StaticType?](repeating: nil, count: f.lets.count)
+        var letOrders = [StaticType](repeating: .unknown, count: f.lets.count)
         for (i, (name, value)) in f.lets.enumerated().reversed() {
             if i < f.letKeywordPositions.count {
                 let at = f.letKeywordPositions[i]
                 (frames[0].at, frames[0].end) = (at, at.offset + 2)
             }
-            letTypes[i] = frames[0].needs[name].flatMap { $0.isKnown ? $0 : nil }
+            let need = frames[0].needs[name] ?? .unknown
+            (letTypes[i], letOrders[i]) = need.isKnown ? (need, .unknown) : (nil, need)
             // A let's value sees the parameters and the lets before it, not itself.
             inferred = Set(f.parameters + f.lets.prefix(i).map(\.name))
-            check(value, wildcards, expecting: letTypes[i])
+            check(value, wildcards, expecting: letTypes[i], compared: letOrders[i])
         }
         let known = { (t: StaticType?) in t?.isKnown == true ? t : nil }
         let needs = frames[0].needs
@@ -292,7 +297,7 @@ struct TypeWarnings {
             frames = [Frame(at: f.position, end: f.position.offset)]
             for (i, (_, value)) in f.lets.enumerated() {
                 inferred = Set(f.parameters + f.lets.prefix(i).map(\.name))
-                check(value, wildcards, expecting: letTypes[i])
+                check(value, wildcards, expecting: letTypes[i], compared: letOrders[i])
             }
             inferred = Set(names)
             check(f.body, wildcards, expecting: expected)
@@ -302,7 +307,8 @@ struct TypeWarnings {
             guard let type = known(needs[name]) else { return nil }
             return inOrder[name].flatMap { $0.bases == type.bases ? $0 : nil } ?? type
         }
-        let result = Parameters(types: types, letTypes: letTypes.map(known), conflicts: found)
+        let orders = f.parameters.map { name in (inOrder[name] ?? needs[name]).flatMap { $0.isKnown ? nil : $0 } ?? .unknown }
+        let result = Parameters(types: types, orders: orders, letTypes: letTypes.map(known), conflicts: found)
         (scopes, inferred, frames, conflicts) = outer
         inferring.remove(id)
         parameterTypes[key] = result
@@ -468,13 +474,15 @@ struct TypeWarnings {
                 check(receiver, wildcards, expecting: want(typed ? Self.methodReceivers[name] : nil), unwrapped: true)
             }
             var expectations: [StaticType?] = !typed ? [] : receiver == nil ? Self.functionArguments[name] ?? [] : Self.methodArguments[name] ?? []
+            var orders: [StaticType] = []
             // A ruleset function's arguments must be what its parameters must be where the call
             // stands.
             if let called, called.function.parameters.count == arguments.count {
-                expectations = parameters(of: called, expecting: want(expected)).types.map(want)
+                let worked = parameters(of: called, expecting: want(expected))
+                (expectations, orders) = (worked.types.map(want), worked.orders)
             }
             for (i, argument) in arguments.enumerated() {
-                check(argument, wildcards, expecting: want(i < expectations.count ? expectations[i] : nil))
+                check(argument, wildcards, expecting: want(i < expectations.count ? expectations[i] : nil), compared: i < orders.count ? orders[i] : .unknown)
             }
         case .isType(let operand, _):
             check(operand, wildcards, expecting: nil)

@@ -355,6 +355,10 @@ struct DiagnosticTests {
             ("function h(p) { let q = p >= 'a'; return q && timestamp.value(p) == request.time; }", "[string, int]"),
             ("function h(p) { return debug(p) != null && p == 1 && string(p) == 'x'; }", usual),
             ("function h(p) { return string(p) == 'x' && p < 1; }", asString),
+            // The order goes on through a let and into a call of a function that compares.
+            ("function h(p) { let a = p; return string(p) == 'x' && a == 1; }", "[int, float, null, bool, string, path]"),
+            ("function g(q) { return q < 1; } function h(p) { return g(p) && string(p) == 'x'; }", "[string, int, float, null, bool, path]"),
+            ("function g(q) { return debug(q) != null && q == 1; } function h(p) { return g(p) && string(p) == 'x'; }", usual),
         ]
         for (function, listed) in cases {
             let source = wrap("    \(function)\n    match /a/{b} { allow read: if h([1]); }")
