@@ -327,7 +327,9 @@ struct TypeWarnings {
                 frames[i].needs[name] = both
             } else {
                 conflicts.append((name, frames[i].at, frames[i].end))
-                frames[i].needs[name] = nil
+                // Forgotten, as a use that needed nothing: what later uses need is listed in
+                // the usual order.
+                frames[i].needs[name] = .unknown
             }
         }
     }

@@ -365,6 +365,10 @@ struct DiagnosticTests {
             let found = Ruleset.compile(source).diagnostics.map(\.description)
             #expect(found.count == 1 && found[0].hasSuffix("warning: Invalid type. Received one of [list]. Expected one of \(listed)."), "\(function): \(found)")
         }
+        // A conflict forgets what the uses before it needed, as a use that needed nothing would.
+        let conflicted = Ruleset.compile(wrap("    function h(p) { return 1 in p && !p && string(p) == 'x'; }\n    match /a/{b} { allow read: if h([1]); }"))
+        let found = conflicted.diagnostics.map(\.description)
+        #expect(found.count == 2 && found[1].hasSuffix("warning: Invalid type. Received one of [list]. Expected one of \(usual)."), "\(found)")
     }
 
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
