@@ -127,15 +127,17 @@ public final class Coverage: Sendable {
     }
 
     /// Why a decision went as it did, from what this coverage saw of it alone: each statement
-    /// `message` names (`@ L<n>`), then the lets and bodies of the functions the decision
-    /// called, each with the values its expressions took.
+    /// a denial's `message` names (`@ L<n>`), or for an allowed request each condition that
+    /// held, then the lets and bodies of the functions the decision called, each with the
+    /// values its expressions took.
     public func explain(_ message: String, in ruleset: Ruleset) -> [ExplainedLine] {
         let lineCount = ruleset.source.split(separator: "\n", omittingEmptySubsequences: false).count
-        let mentioned = Set(message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).filter { $0 >= 1 && $0 <= lineCount }.sorted()
+        var mentioned = Set(message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).filter { $0 >= 1 && $0 <= lineCount }.sorted()
+        if mentioned.isEmpty { mentioned = heldConditionLines(ruleset) }
         var out = mentioned.map { line in
             ExplainedLine(line: line, function: nil, text: Self.statement(onLine: line, of: ruleset), values: values(onLine: line, of: ruleset))
         }
-        // Without a statement to explain (an allowed request), the functions explain nothing.
+        // Without a statement to explain, the functions explain nothing.
         guard !mentioned.isEmpty else { return [] }
         var shown = Set(mentioned)
         let evaluated = state.withLock { Set($0.keys) }
@@ -147,6 +149,16 @@ public final class Coverage: Sendable {
             }
         }
         return out
+    }
+
+    /// The lines allow conditions that held start on: what granted an allowed request.
+    private func heldConditionLines(_ r: Ruleset) -> [Int] {
+        let counts = state.withLock { $0 }
+        func inMatch(_ m: Match) -> [Expr] { m.allows.compactMap(\.condition) + m.matches.flatMap(inMatch) }
+        let held = r.services.flatMap { $0.matches.flatMap(inMatch) }.filter { condition in
+            counts[condition.id]?.order.contains { Self.readable($0) == "true" } == true
+        }
+        return Set(held.map { r.ranges[$0.id].start.line }).sorted()
     }
 
     /// Every function the rules declare, in source order.

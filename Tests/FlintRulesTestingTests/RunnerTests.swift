@@ -180,8 +180,12 @@ struct RunnerTests {
         let body = try #require(denied.firstIndex(of: "L5 (in isMember): return request.auth.uid in get(/databases/$(database)/documents/rooms/$(room)).data.members;"), "\(denied)")
         #expect(denied[body...].contains(#"    request.auth.uid in get(/databases/$(database)/documents/rooms/$(room)).data.members = false"#))
         #expect(denied[body...].contains(#"    room = "r1""#))
-        // An allowed request names no statement, so there is nothing to explain.
-        #expect(result.cases[1].outcome == "allowed" && result.cases[1].explanation.isEmpty)
+        // An allowed request is explained by the conditions that held, and what they called.
+        let allowed = result.cases[1].explanation
+        #expect(result.cases[1].outcome == "allowed")
+        #expect(allowed.first == "L8: allow get: if request.auth != null && isMember(room);", "\(allowed)")
+        #expect(allowed.contains("    request.auth != null && isMember(room) = true"), "\(allowed)")
+        #expect(allowed.contains { $0.hasPrefix("L5 (in isMember): ") }, "\(allowed)")
     }
 
     /// Each of these cases would pass if it were run as written: Flint refuses the request for

@@ -422,6 +422,9 @@ extension RulesAPITests {
                 #"{"method":"update","path":"posts/p","auth":{"uid":"ann"},"data":{"title":{"stringValue":"T"}}}"#)
             report = try #require(answer as? [String: Any])
             #expect(report["allowed"] as? Bool == true)
+            // An allowed request is explained by the condition that held.
+            let granting = (report["lines"] as? [[String: Any]])?.first
+            #expect(granting?["line"] as? Int == 6 && (granting?["expressions"] as? [[String: String]])?.first?["values"] == "true", "\(report)")
             (_, answer) = try await Self.call(client, .post, "/emulator/v1/projects/ev:evaluateRules",
                 #"{"method":"list","path":"posts","data":{"public":{"booleanValue":true}}}"#)
             #expect((answer as? [String: Any])?["allowed"] as? Bool == true)
