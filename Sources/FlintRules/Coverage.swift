@@ -118,7 +118,8 @@ public final class Coverage: Sendable {
             if whole || r.start.line == line, let c = counts[e.id], r.end.offset < scalars.count {
                 let text = String(String.UnicodeScalarView(scalars[r.start.offset...r.end.offset]))
                     .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
-                out.append((text, c.order.map(Self.readable).joined(separator: " | ")))
+                // The whole request or resource says nothing its parts do not, at length.
+                if text != "request" && text != "resource" { out.append((text, c.order.map(Self.readable).joined(separator: " | "))) }
             }
             for child in Self.children(e) { visit(child, whole: whole) }
         }
