@@ -196,7 +196,7 @@ final class Evaluator {
         case .ternary(let c, let t, let f):
             let condition = evaluate(c, scope)
             if condition.isError { return condition }
-            guard case .bool(let b) = condition else { return Operators.unsupported("\(condition.typeName) ? _ : _", "bool ? _ : _") }
+            guard case .bool(let b) = condition else { return Operators.typeError(received: condition.typeName, expected: "bool") }
             if observed != nil { skip(b ? f : t) }
             return evaluate(b ? t : f, scope)
         }
