@@ -14,7 +14,12 @@ struct RulesErrorMessageFuzzTests {
         "resource.data.missing", "request.time", "x", "request.resource", "request.query", "resource", "resource.id", "resource.data.m.k",
         "request.auth.token.email", "b'x'", "duration.value(1, 's')", "get(/databases/$(db)/documents/c/d)",
         "exists(/databases/$(db)/documents/c/none)", "[1][5]", "{'a': 1}.b", "'abc'[9]", "int('z')", "1 / 0", "1.0 / 0",
-        "math.sqrt(-1)", "debug(1)", "request.resource.data.x", "resource.data.l[0]", "resource.data.l[7]",
+        "math.sqrt(-1)", "debug(1)", "request.resource.data.x", "resource.data.l[0]", "resource.data.l[7]", "'a'.split(1)",
+        "[1].toSet()", "{'a': 1}.diff(1)", "timestamp.date(2020, 13, 1)", "duration.value(1, 'x')", "'a'.replace(1, 2)", "math.abs('a')",
+        "math.floor(null)", "'a'.matches(1)", "path('a')", "/a/b[5]", "latlng.value(100, 0)", "float(null)", "string([1])",
+        "[1].hasAny(1)", "{'a': 1}.keys()[3]", "hashing.sha256(1)", "request.time.toMillis() + 'a'", "[1, 2][1:5]", "'abc'[1:'a']",
+        "{'a': 1}.get(1, 2)", "{'a': 1}.get(['a', 'b'], 0)", "1 in 'a'", "'a' in null", "[1].removeAll(1)", "['a'].join(1)",
+        "9223372036854775807 + 1", "1 % 0", "5.0 % 0", "'a' * 2", "{'a': 1} + {'b': 2}", "null + 1", "request.auth.token.get('x', 1).y",
     ]
     static let operators = ["==", "!=", "<", ">", "+", "-", "&&", "||", "in"]
     static let members = ["x", "keys()", "lower()", "data", "get('a', 1)", "size()"]
