@@ -5,8 +5,8 @@ import Testing
 /// What a write's rules see, drawn at random: a stored document (or none), a write with a mask,
 /// transforms and a precondition (or a delete), now and then two such writes folded, and conditions on `request.resource.data`, its
 /// diff with `resource.data` and `request.writeFields`. Each condition guards writes to a
-/// collection of its own; the same signed-out commit goes to both servers, and the verdict and
-/// the document left behind must agree. Skips when the reference is absent.
+/// collection of its own; the same signed-out commit goes to both servers, and the verdict, a
+/// denial's message and the document left behind must agree. Skips when the reference is absent.
 struct RulesWriteFuzzTests {
     struct Generator {
         var rng: SeededGenerator
@@ -141,17 +141,21 @@ struct RulesWriteFuzzTests {
             for (i, condition) in conditions.enumerated() {
                 let name = "\(documents)/w\(i)/d"
                 let commit = #"{"writes": [\#(write.replacingOccurrences(of: "NAME", with: name))]}"#
-                var outcomes: [(status: Int, after: String)] = []
+                var outcomes: [(status: Int, message: String, after: String)] = []
                 for base in [reference.base, flint] {
                     if let stored { #expect(try await RawHTTP.send("PATCH", base + "/v1/" + name, #"{"fields": \#(stored)}"#).status == 200) }
-                    let status = try await RawHTTP.send("POST", base + "/v1/\(documents):commit", commit, authorization: nil).status
+                    let (status, json) = try await RawHTTP.send("POST", base + "/v1/\(documents):commit", commit, authorization: nil)
                     let after = try await RawHTTP.send("GET", base + "/v1/" + name, nil)
                     let fields = (after.json as? [String: Any])?["fields"]
                     // A server time differs between the servers; the rest must not.
                     let text = commit.contains("REQUEST_TIME") ? "" : fields.map { Self.sorted($0) } ?? "missing"
-                    outcomes.append((status, text))
+                    outcomes.append((status, RawHTTP.message(json) ?? "", text))
                 }
                 #expect(outcomes[1].status == outcomes[0].status, "seed \(seed): \(condition) on \(commit) over \(stored ?? "nothing")")
+                // A denial's words too (precondition failures keep production's, data-model.md).
+                if outcomes[0].status == 403 {
+                    #expect(outcomes[1].message == outcomes[0].message, "seed \(seed): \(condition) on \(commit) over \(stored ?? "nothing")")
+                }
                 #expect(outcomes[1].after == outcomes[0].after, "seed \(seed): \(condition) on \(commit) over \(stored ?? "nothing")")
                 if outcomes[0].status == 200 { allowed += 1 } else if outcomes[0].status == 403 { denied += 1 }
             }
