@@ -8,7 +8,7 @@ import Testing
 /// matches), with names that shadow each other, parameters, lets, and bodies that call each
 /// other and use their parameters and the wildcards around them in typed places. Each is
 /// loaded on Flint and on the reference: whether it loads, every issue (text, place and
-/// offsets), and the verdict on a get under each match must agree. This is what checks scope
+/// offsets), and the verdict on a get under each match, with a denial's message, must agree. This is what checks scope
 /// resolution and the types a function's parameters must have. Skips when the reference is absent.
 struct RulesFunctionFuzzTests {
     struct Generator {
@@ -92,8 +92,8 @@ struct RulesFunctionFuzzTests {
             if !expected.isEmpty { warned += 1 }
             let database = Database(id: DatabaseID(project: project), rules: registry)
             for path in Self.paths {
-                let (answered, _) = try await reference.request("GET", "/v1/projects/\(project)/databases/(default)/documents/\(path)", authorization: nil)
-                await RulesDifferential.expectSameVerdict("\(path) under\n\(source)", referenceAllows: answered == 404) {
+                let (answered, answer) = try await reference.request("GET", "/v1/projects/\(project)/databases/(default)/documents/\(path)", authorization: nil)
+                await RulesDifferential.expectSameVerdict("\(path) under\n\(source)", referenceAllows: answered == 404, referenceAnswer: answer) {
                     _ = try await database.get(try DocumentKey(parsing: path), auth: .unauthenticated)
                 }
                 if answered == 404 { allowed += 1 } else { denied += 1 }
