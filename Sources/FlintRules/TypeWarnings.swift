@@ -54,8 +54,10 @@ struct TypeWarnings {
 
         /// What an operand of `==` or `!=` may be.
         static let equalityOperand = anything(listingFirst: [.int, .float])
-        /// What an operand of `<`, `<=`, `>` or `>=` may be.
-        static let orderingOperand = anything(listingFirst: [.string, .int, .float, .constraint])
+        /// What the left operand of `<`, `<=`, `>` or `>=` may be: a query's constraint too.
+        static let orderedLeftOperand = anything(listingFirst: [.string, .int, .float, .constraint])
+        /// What the right operand of `<`, `<=`, `>` or `>=` may be.
+        static let orderedRightOperand = anything(listingFirst: [.string, .int, .float])
 
         var isKnown: Bool { !bases.isEmpty }
         var text: String { (listed.isEmpty ? bases.sorted() : listed).map(\.name).joined(separator: ", ") }
@@ -446,8 +448,8 @@ struct TypeWarnings {
                 check(left, wildcards, expecting: want(Self.operandTypes(op, left: true, giving: expected)))
                 check(right, wildcards, expecting: want(Self.operandTypes(op, left: false, giving: expected)))
             case "<", "<=", ">", ">=":
-                check(left, wildcards, expecting: nil, compared: .orderingOperand)
-                check(right, wildcards, expecting: nil, compared: .orderingOperand)
+                check(left, wildcards, expecting: nil, compared: .orderedLeftOperand)
+                check(right, wildcards, expecting: nil, compared: .orderedRightOperand)
             default:
                 check(left, wildcards, expecting: nil)
                 check(right, wildcards, expecting: nil)

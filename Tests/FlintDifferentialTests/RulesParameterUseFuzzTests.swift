@@ -7,7 +7,7 @@ import Testing
 
 /// A function's parameter used two or three ways at random (compared, converted, indexed,
 /// called, negated; through a let or another function too), called with an argument of each
-/// type: the load's warnings on both, which say what the argument may be, in the order the
+/// type, a wildcard's or the request's: the load's warnings on both, which say what the argument may be, in the order the
 /// uses narrowed it, and where the uses cannot all hold. `FLINT_RULES_PARAMETER_SEED` picks
 /// other functions. Skips when the reference is absent.
 struct RulesParameterUseFuzzTests {
@@ -22,7 +22,7 @@ struct RulesParameterUseFuzzTests {
     ]
     static let arguments = [
         "[1]", "{'a': 1}", "true", "1.5", "b'x'", "null", "'a'", "duration.value(1, 's')", "1", "request.time", "/a/b", "[1].toSet()",
-        "latlng.value(1, 2)",
+        "latlng.value(1, 2)", "x", "x.size()", "[x]", "request.auth.uid",
     ]
 
     struct Generator {

@@ -365,6 +365,15 @@ struct DiagnosticTests {
             let found = Ruleset.compile(source).diagnostics.map(\.description)
             #expect(found.count == 1 && found[0].hasSuffix("warning: Invalid type. Received one of [list]. Expected one of \(listed)."), "\(function): \(found)")
         }
+        // Only a left operand of an ordering may be a query's constraint, listed ahead of the
+        // collections then.
+        for (function, listed) in [
+            ("function h(p) { return p < 1 && 1 in p; }", "[constraint, list, set, map]"),
+            ("function h(p) { return 1 >= p && 1 in p; }", "[list, set, map, constraint]"),
+        ] {
+            let found = Ruleset.compile(wrap("    \(function)\n    match /a/{b} { allow read: if h(b'x'); }")).diagnostics.map(\.description)
+            #expect(found.count == 1 && found[0].hasSuffix("Expected one of \(listed)."), "\(function): \(found)")
+        }
         // A conflict forgets what the uses before it needed, as a use that needed nothing would.
         let conflicted = Ruleset.compile(wrap("    function h(p) { return 1 in p && !p && string(p) == 'x'; }\n    match /a/{b} { allow read: if h([1]); }"))
         let found = conflicted.diagnostics.map(\.description)
