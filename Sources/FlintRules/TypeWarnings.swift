@@ -43,6 +43,7 @@ struct TypeWarnings {
         static let bool = StaticType([.bool])
         static let numbers = StaticType([.int, .float])
         static let collections = StaticType([.list, .set])
+        static let pathSegment = StaticType(listing: [.path, .null, .int, .float, .string, .bool])
 
         /// Anything, as a compared value may be; what later uses of a name compared first need
         /// is listed with `first` ahead of the usual order, as the reference lists it.
@@ -410,12 +411,13 @@ struct TypeWarnings {
             }
         case .null, .bool, .int, .float, .string, .bytes, .identifier: break
         case .path(let parts):
-            for case .interpolated(let inner) in parts { check(inner, wildcards, expecting: nil) }
+            // What a path segment can be written from.
+            for case .interpolated(let inner) in parts { check(inner, wildcards, expecting: want(.pathSegment)) }
         case .list(let items):
             for i in items { check(i, wildcards, expecting: nil) }
         case .map(let entries):
             for (k, v) in entries {
-                check(k, wildcards, expecting: nil)
+                check(k, wildcards, expecting: want(.string))
                 check(v, wildcards, expecting: nil)
             }
         case .unary(let op, let operand):

@@ -19,6 +19,8 @@ struct RulesParameterUseFuzzTests {
         "math.abs(P) == 1", "math.pow(P, 2) == 1.0", "timestamp.value(P) == request.time", "P.toMillis() == 1", "P.seconds() == 1",
         "P[1:2] == 'a'", "P.get('a', 1) == 1", "(P ? 1 : 2) == 1", "P == null", "P.toSet().size() > 0", "P.latitude() > 0",
         "P.bind({}) == /a", "P.concat([1]).size() > 0", "P.toUtf8() == b''", "path(P) == /a", "exists(P)", "P.hours() == 1",
+        "{P: 1}.size() > 0", "exists(/databases/$(P)/documents)", "'abc'[P:2] == 'a'", "[1][P] == 1", "'a'.split(P).size() > 0",
+        "timestamp.date(P, 1, 1) == request.time", "{'a': 1}.get(P, 0) == 0", "'a' + P == 'ab'", "request.time + P > request.time",
     ]
     static let arguments = [
         "[1]", "{'a': 1}", "true", "1.5", "b'x'", "null", "'a'", "duration.value(1, 's')", "1", "request.time", "/a/b", "[1].toSet()",

@@ -380,6 +380,24 @@ struct DiagnosticTests {
         #expect(found.count == 2 && found[1].hasSuffix("warning: Invalid type. Received one of [list]. Expected one of \(usual)."), "\(found)")
     }
 
+    /// A map's keys must be strings, and a path's `$(…)` something a segment can be written from.
+    @Test func mapKeysAndPathSegmentsAreTyped() {
+        let cases: [(String, String?)] = [
+            ("{1: 2}.size() > 0", "Invalid type. Received one of [int]. Expected one of [string]."),
+            ("{'a': 1, [1]: 2}.size() > 0", "Invalid type. Received one of [list]. Expected one of [string]."),
+            ("{b: 1}.size() > 0", nil),
+            ("exists(/databases/$({})/documents)", "Invalid type. Received one of [map]. Expected one of [path, null, int, float, string, bool]."),
+            ("exists(/databases/$(request.time)/documents)", nil),
+        ]
+        for (condition, warning) in cases {
+            let found = Ruleset.compile(wrap("    match /a/{b} { allow read: if \(condition); }")).diagnostics.map(\.message)
+            #expect(found == (warning.map { [$0] } ?? []), "\(condition): \(found)")
+        }
+        // A parameter used as a key must be a string.
+        let keyed = Ruleset.compile(wrap("    function h(p) { return {p: 1}.size() > 0; }\n    match /a/{b} { allow read: if h(1); }"))
+        #expect(keyed.diagnostics.map(\.message) == ["Invalid type. Received one of [int]. Expected one of [string]."])
+    }
+
     @Test func aValidRulesetHasNoIssuesAndAnInvalidOneNoRuleset() {
         let valid = Ruleset.compile(wrap("    match /a/{b} { allow read: if true; }"))
         #expect(valid.diagnostics.isEmpty && valid.ruleset != nil)
