@@ -466,8 +466,8 @@ public struct RulesExplanation: Sendable {
     /// The denial message ("" when allowed).
     public var message: String
     public var debug: [String]
-    /// Each line the denial names, then the functions the decision called, with the values
-    /// their expressions took.
+    /// Each line the denial names (or, allowed, each condition that held), then the functions
+    /// the decision called, with the values their expressions took.
     public var lines: [ExplainedLine]
 }
 

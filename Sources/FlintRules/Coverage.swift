@@ -135,11 +135,11 @@ public final class Coverage: Sendable {
         let lineCount = ruleset.source.split(separator: "\n", omittingEmptySubsequences: false).count
         var mentioned = Set(message.matches(of: /@ L(\d+)/).compactMap { Int($0.1) }).filter { $0 >= 1 && $0 <= lineCount }.sorted()
         if mentioned.isEmpty { mentioned = heldConditionLines(ruleset) }
+        // Without a statement to explain, the functions explain nothing.
+        guard !mentioned.isEmpty else { return [] }
         var out = mentioned.map { line in
             ExplainedLine(line: line, function: nil, text: Self.statement(onLine: line, of: ruleset), values: values(onLine: line, of: ruleset))
         }
-        // Without a statement to explain, the functions explain nothing.
-        guard !mentioned.isEmpty else { return [] }
         var shown = Set(mentioned)
         let evaluated = state.withLock { Set($0.keys) }
         for f in Self.functions(ruleset) {
