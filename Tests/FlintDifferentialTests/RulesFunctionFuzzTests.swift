@@ -8,8 +8,9 @@ import Testing
 /// matches), with names that shadow each other, parameters, lets, and bodies that call each
 /// other and use their parameters and the wildcards around them in typed places. Each is
 /// loaded on Flint and on the reference: whether it loads, every issue (text, place and
-/// offsets), and the verdict on a get under each match, with a denial's message, must agree. This is what checks scope
-/// resolution and the types a function's parameters must have. Skips when the reference is absent.
+/// offsets), and the verdict on a get under each match, with a denial's message, must agree.
+/// This is what checks scope resolution and the types a function's parameters must have.
+/// Skips when the reference is absent.
 struct RulesFunctionFuzzTests {
     struct Generator {
         var rng: SeededGenerator

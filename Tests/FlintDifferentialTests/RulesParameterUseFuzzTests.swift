@@ -5,11 +5,12 @@ import FlintTesting
 import Foundation
 import Testing
 
-/// A function's parameter used two or three ways at random (compared, converted, indexed,
-/// called, negated; through a let or another function too), called with an argument of each
-/// type, a wildcard's or the request's: the load's warnings on both, which say what the argument may be, in the order the
-/// uses narrowed it, and where the uses cannot all hold. `FLINT_RULES_PARAMETER_SEED` picks
-/// other functions. Skips when the reference is absent.
+/// A function's parameter used one to three ways at random (compared, converted, indexed,
+/// called, negated, as a key or a path segment; through a let or another function too), called
+/// with an argument of each type, a wildcard's or the request's: the load's warnings on both,
+/// which say what the argument may be, in the order the uses narrowed it, and where the uses
+/// cannot all hold. `FLINT_RULES_PARAMETER_SEED` picks other functions. Skips when the
+/// reference is absent.
 struct RulesParameterUseFuzzTests {
     /// Uses of a parameter, `P` standing for it.
     static let uses = [
