@@ -58,6 +58,8 @@ public struct RE2: Sendable {
     }
 
     private let program: [Instruction]
+    /// The size of the compiled program, which bounds the work and memory of one match.
+    var instructionCount: Int { program.count }
     public let groupCount: Int
     /// The numbers of named groups, `(?P<name>…)`, for `${name}` in replacements.
     public let groupNames: [String: Int]

@@ -270,11 +270,7 @@ enum Stdlib {
     }
 
     private static func regex(_ pattern: String) -> Result<RE2, RE2.SyntaxError> {
-        do throws(RE2.SyntaxError) {
-            return .success(try RE2(pattern))
-        } catch {
-            return .failure(error)
-        }
+        RegexCache.shared.regex(pattern)
     }
 
     static func stringMethod(_ s: String, _ name: String, _ args: [RulesValue]) -> RulesValue {

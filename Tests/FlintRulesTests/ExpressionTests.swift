@@ -538,3 +538,55 @@ struct HashTests {
         #expect(hex(SHA256.digest(Array(String(repeating: "a", count: 1000).utf8))) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 }
+
+struct RegexCacheTests {
+    @Test func theStringMethodsCompileThroughTheSharedCache() {
+        // Patterns no other test uses, since the shared cache is the whole process's.
+        for (method, pattern) in [("matches", "cache-probe-1[0-9]+"), ("split", "cache-probe-2,"), ("replace", "cache-probe-3")] {
+            let call = method == "replace" ? "'x'.replace('\(pattern)', 'y')" : "'x'.\(method)('\(pattern)')"
+            #expect(!RegexCache.shared.occupancy.patterns.contains(pattern))
+            #expect(evaluate(call).isError == false)
+            #expect(RegexCache.shared.occupancy.patterns.contains(pattern), "\(call)")
+        }
+    }
+
+    @Test func patternsAreKeptWithinTheBudgetAndFailuresWithTheirMessage() throws {
+        let cache = RegexCache(budget: 800)
+        let email = try #require(try? cache.regex(".*@acme\\.com").get())
+        #expect(email.matchesWhole("ann@acme.com") && !email.matchesWhole("ann@acme.org"))
+        guard case .failure(let refused) = cache.regex("a\\1") else {
+            Issue.record("a backreference compiled")
+            return
+        }
+        #expect(refused.message.contains("backreferences are not supported"))
+        #expect(cache.occupancy.patterns == [".*@acme\\.com", "a\\1"])
+        let kept = cache.occupancy.cost
+        #expect(kept == RegexCache.cost(of: ".*@acme\\.com", .success(email)) + "a\\1".utf8.count)
+
+        // Asked again, nothing new is kept and the answers are the same.
+        #expect((try? cache.regex(".*@acme\\.com").get())?.matchesWhole("bo@acme.com") == true)
+        guard case .failure(let again) = cache.regex("a\\1") else {
+            Issue.record("a backreference compiled the second time")
+            return
+        }
+        #expect(again == refused)
+        #expect(cache.occupancy.cost == kept)
+
+        // More than an eighth of the budget is compiled but not kept.
+        let large = "[a-z]{100}"
+        let compiled = cache.regex(large)
+        #expect(RegexCache.cost(of: large, compiled) > 100)
+        #expect((try? compiled.get())?.matchesWhole(String(repeating: "q", count: 100)) == true)
+        #expect(!cache.occupancy.patterns.contains(large))
+
+        // Filling the budget starts over with the pattern that did not fit.
+        var uid = 0
+        while cache.occupancy.patterns.contains(".*@acme\\.com") {
+            uid += 1
+            _ = cache.regex("user\(uid)__.*")
+            #expect(cache.occupancy.cost <= cache.budget)
+        }
+        #expect(cache.occupancy.patterns == ["user\(uid)__.*"])
+        #expect(uid > 20)
+    }
+}
