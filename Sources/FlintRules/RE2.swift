@@ -44,6 +44,14 @@ public struct RE2: Sendable {
         private func test(_ c: Unicode.Scalar) -> Bool {
             ranges.contains { $0.contains(c.value) } || predicates.contains { $0(c) }
         }
+
+        /// The set as RE2 folds case: a scalar belongs when one of its case variants belongs to
+        /// the set's positive part, and a negation applies after, so `(?i)\W` takes no `k` and
+        /// no Kelvin sign, and `(?i)\w` takes both.
+        func folded() -> CharSet {
+            let set = self
+            return CharSet(predicates: [{ set.contains($0, caseInsensitive: true) }])
+        }
     }
 
     private enum Instruction: Sendable {
@@ -200,7 +208,10 @@ public struct RE2: Sendable {
             case "$": return .anchor(flags.multiLine ? .lineEnd : .textEnd)
             case "(": return try group()
             case "[": return .set(try characterClass())
-            case "\\": return try escape(inClass: false).node
+            case "\\":
+                let node = try escape(inClass: false).node
+                if flags.caseInsensitive, case .set(let set) = node { return .set(set.folded()) }
+                return node
             case "*", "+", "?": throw SyntaxError(message: "missing argument to repetition operator: \(c)")
             case "{":
                 i -= 1
@@ -312,7 +323,7 @@ public struct RE2: Sendable {
                 first = false
                 // `[:` opens a named class only when `:]` follows somewhere; else `[` is itself.
                 if c == "[", peek(1) == ":", let end = posixClassEnd() {
-                    set.predicates.append(try posixClass(through: end))
+                    set.predicates.append(member(try posixClass(through: end)))
                     continue
                 }
                 var low: Unicode.Scalar
@@ -320,7 +331,7 @@ public struct RE2: Sendable {
                 if c == "\\" {
                     let e = try escape(inClass: true)
                     guard let scalar = e.scalar else {
-                        if case .set(let inner) = e.node { set.predicates.append { inner.contains($0, caseInsensitive: false) } }
+                        if case .set(let inner) = e.node { set.predicates.append(member(inner)) }
                         continue
                     }
                     low = scalar
@@ -352,6 +363,15 @@ public struct RE2: Sendable {
             return set
         }
 
+        /// A class named inside brackets (`[:^alpha:]`, `\W`, `\p{Greek}`) as a test of the
+        /// bracket's. A negated one is folded by itself, since RE2 folds what it leaves out
+        /// before leaving it out: `(?i)[[:^alpha:]]` takes neither `s` nor `ſ`. The rest fold
+        /// with the whole bracket.
+        func member(_ item: CharSet) -> @Sendable (Unicode.Scalar) -> Bool {
+            let item = item.negated && flags.caseInsensitive ? item.folded() : item
+            return { item.contains($0, caseInsensitive: false) }
+        }
+
         /// Where the `:]` closing a `[:` at `i` starts: the first one, even past a `]`, and even
         /// sharing the colon of `[:` (so `[:]` is a class with no name, an error), as in RE2.
         func posixClassEnd() -> Int? {
@@ -364,7 +384,7 @@ public struct RE2: Sendable {
         }
 
         /// The named class from `[:` at `i` to the `:]` at `end`; everything between is its name.
-        mutating func posixClass(through end: Int) throws(SyntaxError) -> @Sendable (Unicode.Scalar) -> Bool {
+        mutating func posixClass(through end: Int) throws(SyntaxError) -> CharSet {
             guard end > i + 1 else { throw SyntaxError(message: "invalid character class range: [:]") }
             i += 2
             var negate = false
@@ -396,9 +416,7 @@ public struct RE2: Sendable {
             case "ascii": test = { $0.isASCII }
             default: throw SyntaxError(message: "invalid character class range: [:\(negate ? "^" : "")\(name):]")
             }
-            guard negate else { return test }
-            let negated: @Sendable (Unicode.Scalar) -> Bool = { !test($0) }
-            return negated
+            return CharSet(predicates: [test], negated: negate)
         }
 
         /// An escape after `\`: a single scalar, or a class node.

@@ -347,6 +347,13 @@ private let regexForms: [String] = [
     // Turkish i forms stay apart.
     #"'\u212a'.matches('(?i)k')"#, "'ſ'.matches('(?i)s')", "'ς'.matches('(?i)σ')", "'ẞ'.matches('(?i)ß')", #"'\u0345'.matches('(?i)ι')"#,
     "!('I'.matches('(?i)ı'))", "!('ı'.matches('(?i)i'))", #"'\u212a'.matches('(?i)[k]')"#,
+    // A class named by an escape folds too, and a negated one (`\W`, `\P{…}`, `[:^alpha:]`)
+    // leaves out every case variant of what it negates, as RE2 folds.
+    #"'\u212a'.matches('(?i)\\w')"#, #"!('\u212a'.matches('(?i)\\W'))"#, #"!('\u212a'.matches('(?i)[\\W]'))"#,
+    #"'µ'.matches('(?i)\\p{Greek}')"#, #"!('µ'.matches('(?i)\\P{Greek}'))"#, #"!('µ'.matches('(?i)[\\P{Greek}]'))"#,
+    "!('s'.matches('(?i)[[:^alpha:]]'))", "!('ſ'.matches('(?i)[[:^alpha:]]'))", "'ſ'.matches('[[:^alpha:]]')",
+    "'s'.matches('(?i)[^[:^alpha:]]')", "!('S'.matches('(?i)[[:^lower:]]'))", #"'ſ'.matches('(?i)[^\\W]')"#,
+    #"'s_'.split('[[:alpha:]](?i)??([[:^alpha:]]+)?') == ['', 's']"#,
     // A brace that opens no count is itself; a repetition after a flag group repeats what came before.
     "'{{'.matches('{{')", "'a{x}'.matches('a{x}+')", "'aa'.matches('a(?i)+')", "'aa'.matches('a*(?i)+')", "'AA'.matches('(?i)a(?-i)+')",
     "'b'.matches('a(?i)?b')", #"'é'.matches('\\é')"#,
