@@ -29,6 +29,8 @@ public struct RE2: Sendable {
         var ranges: [ClosedRange<UInt32>] = []
         var predicates: [@Sendable (Unicode.Scalar) -> Bool] = []
         var negated = false
+        /// False once the set is as `(?i)` makes it (folded, or a class that folds no further).
+        var foldsWithCase = true
 
         func contains(_ c: Unicode.Scalar, caseInsensitive: Bool) -> Bool {
             var hit = test(c)
@@ -48,9 +50,11 @@ public struct RE2: Sendable {
         /// The set as RE2 folds case: a scalar belongs when one of its case variants belongs to
         /// the set's positive part, and a negation applies after, so `(?i)\W` takes no `k` and
         /// no Kelvin sign, and `(?i)\w` takes both.
-        func folded() -> CharSet {
+        func folded(variants: @escaping @Sendable (Unicode.Scalar) -> [Unicode.Scalar] = RE2.caseVariants) -> CharSet {
             let set = self
-            return CharSet(predicates: [{ set.contains($0, caseInsensitive: true) }])
+            var folded = CharSet(predicates: [{ c in variants(c).contains { set.test($0) } != set.negated }])
+            folded.foldsWithCase = false
+            return folded
         }
     }
 
@@ -210,7 +214,7 @@ public struct RE2: Sendable {
             case "[": return .set(try characterClass())
             case "\\":
                 let node = try escape(inClass: false).node
-                if flags.caseInsensitive, case .set(let set) = node { return .set(set.folded()) }
+                if flags.caseInsensitive, case .set(let set) = node, set.foldsWithCase { return .set(set.folded()) }
                 return node
             case "*", "+", "?": throw SyntaxError(message: "missing argument to repetition operator: \(c)")
             case "{":
@@ -228,7 +232,10 @@ public struct RE2: Sendable {
         }
 
         func literal(_ c: Unicode.Scalar) -> Node {
-            flags.caseInsensitive ? .set(CharSet(predicates: [{ RE2.caseVariants(c).contains($0) }])) : .char(c)
+            guard flags.caseInsensitive else { return .char(c) }
+            var variants = CharSet(predicates: [{ RE2.caseVariants(c).contains($0) }])
+            variants.foldsWithCase = false
+            return .set(variants)
         }
 
         mutating func group() throws(SyntaxError) -> Node {
@@ -354,21 +361,20 @@ public struct RE2: Sendable {
                 set.ranges.append(low.value...high.value)
             }
             if flags.caseInsensitive {
-                let base = set
-                var folded = CharSet(negated: base.negated)
-                let plain = CharSet(ranges: base.ranges, predicates: base.predicates, negated: false)
-                folded.predicates = [{ c in RE2.caseVariants(c).contains { plain.contains($0, caseInsensitive: false) } }]
-                return folded
+                // The characters and ranges fold together; the named classes among the
+                // predicates were folded one by one.
+                let characters = CharSet(ranges: set.ranges)
+                let folded: @Sendable (Unicode.Scalar) -> Bool = { c in RE2.caseVariants(c).contains { characters.contains($0, caseInsensitive: false) } }
+                return CharSet(predicates: [folded] + set.predicates, negated: set.negated)
             }
             return set
         }
 
         /// A class named inside brackets (`[:^alpha:]`, `\W`, `\p{Greek}`) as a test of the
-        /// bracket's. A negated one is folded by itself, since RE2 folds what it leaves out
-        /// before leaving it out: `(?i)[[:^alpha:]]` takes neither `s` nor `ſ`. The rest fold
-        /// with the whole bracket.
+        /// bracket's, folded by itself under `(?i)`, as RE2 folds it: a negated one leaves out
+        /// every case variant of what it negates, so `(?i)[[:^alpha:]]` takes neither `s` nor `ſ`.
         func member(_ item: CharSet) -> @Sendable (Unicode.Scalar) -> Bool {
-            let item = item.negated && flags.caseInsensitive ? item.folded() : item
+            let item = flags.caseInsensitive && item.foldsWithCase ? item.folded() : item
             return { item.contains($0, caseInsensitive: false) }
         }
 
@@ -435,7 +441,7 @@ public struct RE2: Sendable {
             case "A" where !inClass: return (.anchor(.textStart), nil)
             case "z" where !inClass: return (.anchor(.textEnd), nil)
             case "p", "P":
-                let negate = c == "P"
+                var negate = c == "P"
                 var name = ""
                 if peek() == "{" {
                     i += 1
@@ -449,8 +455,21 @@ public struct RE2: Sendable {
                     name = String(d)
                     i += 1
                 }
-                guard let test = RE2.unicodeClass(name) else { throw SyntaxError(message: "invalid character class range: \\p{\(name)}") }
-                return (.set(CharSet(predicates: [test], negated: negate)), nil)
+                let spelled = name
+                if name.hasPrefix("^"), name.count > 1 {
+                    negate.toggle()
+                    name.removeFirst()
+                }
+                guard let test = RE2.unicodeClass(name) else { throw SyntaxError(message: "invalid character class range: \\p{\(spelled)}") }
+                var set = CharSet(predicates: [test], negated: negate)
+                if flags.caseInsensitive {
+                    switch RE2.unicodeFolding[name] {
+                    case .every?: set = set.folded()
+                    case .outsidePairs?: set = set.folded(variants: RE2.variantsOutsidePairs)
+                    case nil: set.foldsWithCase = false
+                    }
+                }
+                return (.set(set), nil)
             case "n": return (literal("\n"), "\n")
             case "t": return (literal("\t"), "\t")
             case "r": return (literal("\r"), "\r")
@@ -805,10 +824,16 @@ public struct RE2: Sendable {
 
     /// Every scalar that case folding joins to others, by its folding; built on first use from
     /// the cased scalars (all lie below U+20000).
+    ///
+    /// Scalars newer than Unicode 13, and the Cyrillic letters U+1C80–U+1C88 (which join
+    /// orbits such as `В в ᲀ`), fold with nothing, as on the reference, whose case data stops
+    /// there; it never finishes compiling `(?i)ᲀ`.
     private static let caseOrbits: [UInt32: [Unicode.Scalar]] = {
         var orbits: [UInt32: [Unicode.Scalar]] = [:]
         for value in 0..<UInt32(0x20000) {
-            guard let c = Unicode.Scalar(value), c.properties.changesWhenCaseMapped else { continue }
+            guard let c = Unicode.Scalar(value), c.properties.changesWhenCaseMapped, !(0x1C80...0x1C88).contains(value),
+                let age = c.properties.age, age.major < 13 || (age.major == 13 && age.minor == 0)
+            else { continue }
             orbits[foldKey(c), default: []].append(c)
         }
         return orbits.filter { $0.value.count > 1 }
@@ -817,14 +842,38 @@ public struct RE2: Sendable {
     /// `\p{name}`: a general category (one or two letters), `Any`, a script by its long name,
     /// or any of these negated with `^`.
     static func unicodeClass(_ name: String) -> (@Sendable (Unicode.Scalar) -> Bool)? {
-        if name.hasPrefix("^"), name.count > 1 {
-            guard let inner = unicodeClass(String(name.dropFirst())) else { return nil }
-            return { !inner($0) }
-        }
         if name == "Any" { return { _ in true } }
         if let categories = generalCategories[name] { return { categories.contains($0.properties.generalCategory) } }
         guard let script = ScriptClass(name) else { return nil }
         return { script.contains($0) }
+    }
+
+    enum Folding { case every, outsidePairs }
+
+    /// The Unicode classes `(?i)` widens, as the reference's tables fold them: by every case
+    /// variant, or, for lowercase letters, only by the variants of scalars outside a plain
+    /// upper/lower pair (`(?i)\p{Ll}` takes `Σ`, `ẞ` and the Kelvin sign, not `A` or `É`). Every
+    /// other class (`L`, `M`, `Latin`, …) folds not at all, so `(?i)\pL` leaves out U+0345,
+    /// which folds to `ι`.
+    static let unicodeFolding: [String: Folding] = [
+        "Lu": .every, "Lt": .every, "Mn": .every, "Common": .every, "Greek": .every, "Inherited": .every, "Ll": .outsidePairs,
+    ]
+
+    /// A scalar's case variants when they are more than a plain pair, one the simple upper, lower
+    /// or title case mappings join both ways (`a`, `A`); the scalar alone otherwise.
+    @Sendable static func variantsOutsidePairs(_ c: Unicode.Scalar) -> [Unicode.Scalar] {
+        let variants = caseVariants(c)
+        guard variants.count == 2 else { return variants }
+        func single(_ s: String) -> Unicode.Scalar? {
+            var scalars = s.unicodeScalars.makeIterator()
+            guard let first = scalars.next(), scalars.next() == nil else { return nil }
+            return first
+        }
+        func pairs(_ lower: Unicode.Scalar, _ upper: Unicode.Scalar) -> Bool {
+            single(upper.properties.lowercaseMapping) == lower
+                && (single(lower.properties.uppercaseMapping) == upper || single(lower.properties.titlecaseMapping) == upper)
+        }
+        return pairs(variants[0], variants[1]) || pairs(variants[1], variants[0]) ? [c] : variants
     }
 
     /// The general categories by their short names, the one-letter ones grouping the others.
