@@ -1,3 +1,4 @@
+import FlintModel
 import Synchronization
 
 /// The patterns `matches()`, `replace()` and `split()` have compiled, so a rule evaluated at
@@ -15,7 +16,9 @@ final class RegexCache: Sendable {
     static let shared = RegexCache(budget: 250_000)
 
     private struct Entries {
-        var compiled: [String: Compiled] = [:]
+        /// By the pattern's bytes: Swift's `==` holds canonically equivalent strings equal, and
+        /// `ι` (U+1FBE) is not the pattern `ι` (U+03B9).
+        var compiled: [UTF8Key: Compiled] = [:]
         var cost = 0
     }
 
@@ -27,7 +30,8 @@ final class RegexCache: Sendable {
     }
 
     func regex(_ pattern: String) -> Compiled {
-        if let kept = entries.withLock({ $0.compiled[pattern] }) { return kept }
+        let key = UTF8Key(pattern)
+        if let kept = entries.withLock({ $0.compiled[key] }) { return kept }
         let compiled: Compiled
         do throws(RE2.SyntaxError) {
             compiled = .success(try RE2(pattern))
@@ -38,14 +42,14 @@ final class RegexCache: Sendable {
         guard cost <= budget / 8 else { return compiled }
         entries.withLock { entries in
             if entries.cost + cost > budget { entries = Entries() }
-            if entries.compiled.updateValue(compiled, forKey: pattern) == nil { entries.cost += cost }
+            if entries.compiled.updateValue(compiled, forKey: key) == nil { entries.cost += cost }
         }
         return compiled
     }
 
     /// The patterns kept now and what they cost together.
     var occupancy: (patterns: Set<String>, cost: Int) {
-        entries.withLock { (Set($0.compiled.keys), $0.cost) }
+        entries.withLock { (Set($0.compiled.keys.map(\.string)), $0.cost) }
     }
 
     static func cost(of pattern: String, _ compiled: Compiled) -> Int {

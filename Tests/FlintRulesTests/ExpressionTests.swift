@@ -604,4 +604,15 @@ struct RegexCacheTests {
         #expect(cache.occupancy.patterns == ["user\(uid)__.*"])
         #expect(uid > 20)
     }
+
+    @Test func canonicallyEquivalentPatternsAreKeptApart() throws {
+        // Swift's `==` holds these equal; as patterns they are not.
+        let cache = RegexCache(budget: 800)
+        let iota = try #require(try? cache.regex("\u{03B9}").get())
+        let prosgegrammeni = try #require(try? cache.regex("\u{1FBE}").get())
+        #expect(iota.matchesWhole("\u{03B9}") && !iota.matchesWhole("\u{1FBE}"))
+        #expect(prosgegrammeni.matchesWhole("\u{1FBE}") && !prosgegrammeni.matchesWhole("\u{03B9}"))
+        // Two entries (a set of strings would count them as one).
+        #expect(cache.occupancy.cost == RegexCache.cost(of: "\u{03B9}", .success(iota)) + RegexCache.cost(of: "\u{1FBE}", .success(prosgegrammeni)))
+    }
 }
