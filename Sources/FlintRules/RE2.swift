@@ -32,15 +32,9 @@ public struct RE2: Sendable {
         /// False once the set is as `(?i)` makes it (folded, or a class that folds no further).
         var foldsWithCase = true
 
-        func contains(_ c: Unicode.Scalar, caseInsensitive: Bool) -> Bool {
-            var hit = test(c)
-            if !hit, caseInsensitive {
-                for variant in RE2.caseVariants(c) where variant != c && test(variant) {
-                    hit = true
-                    break
-                }
-            }
-            return hit != negated
+        /// Case folding is built into the set when it is parsed (`folded`), not asked here.
+        func contains(_ c: Unicode.Scalar) -> Bool {
+            test(c) != negated
         }
 
         private func test(_ c: Unicode.Scalar) -> Bool {
@@ -59,9 +53,9 @@ public struct RE2: Sendable {
     }
 
     private enum Instruction: Sendable {
-        case char(Unicode.Scalar, caseInsensitive: Bool)
+        case char(Unicode.Scalar)
         case any(dotAll: Bool)
-        case set(CharSet, caseInsensitive: Bool)
+        case set(CharSet)
         case assert(Anchor)
         case split(Int, Int)  // prefer the first
         case jump(Int)
@@ -364,7 +358,7 @@ public struct RE2: Sendable {
                 // The characters and ranges fold together; the named classes among the
                 // predicates were folded one by one.
                 let characters = CharSet(ranges: set.ranges)
-                let folded: @Sendable (Unicode.Scalar) -> Bool = { c in RE2.caseVariants(c).contains { characters.contains($0, caseInsensitive: false) } }
+                let folded: @Sendable (Unicode.Scalar) -> Bool = { c in RE2.caseVariants(c).contains { characters.contains($0) } }
                 return CharSet(predicates: [folded] + set.predicates, negated: set.negated)
             }
             return set
@@ -375,7 +369,7 @@ public struct RE2: Sendable {
         /// every case variant of what it negates, so `(?i)[[:^alpha:]]` takes neither `s` nor `ſ`.
         func member(_ item: CharSet) -> @Sendable (Unicode.Scalar) -> Bool {
             let item = flags.caseInsensitive && item.foldsWithCase ? item.folded() : item
-            return { item.contains($0, caseInsensitive: false) }
+            return { item.contains($0) }
         }
 
         /// Where the `:]` closing a `[:` at `i` starts: the first one, even past a `]`, and even
@@ -580,9 +574,9 @@ public struct RE2: Sendable {
         mutating func compile(_ node: Node, flags: Flags) {
             switch node {
             case .empty: break
-            case .char(let c): emit(.char(c, caseInsensitive: false))
+            case .char(let c): emit(.char(c))
             case .any: emit(.any(dotAll: false))
-            case .set(let set): emit(.set(set, caseInsensitive: false))
+            case .set(let set): emit(.set(set))
             case .anchor(let anchor): emit(.assert(anchor))
             case .concat(let items): for item in items { compile(item, flags: flags) }
             case .alternate(let branches):
@@ -738,12 +732,12 @@ public struct RE2: Sendable {
                         matched = caps
                         cut = true
                     }
-                case .char(let c, _):
+                case .char(let c):
                     if position < text.count, text[position] == c { add(&next, pc + 1, caps, position + 1) }
                 case .any(let dotAll):
                     if position < text.count, dotAll || text[position] != "\n" { add(&next, pc + 1, caps, position + 1) }
-                case .set(let set, let ci):
-                    if position < text.count, set.contains(text[position], caseInsensitive: ci) { add(&next, pc + 1, caps, position + 1) }
+                case .set(let set):
+                    if position < text.count, set.contains(text[position]) { add(&next, pc + 1, caps, position + 1) }
                 case .assert, .split, .jump, .save:
                     break
                 }
@@ -839,8 +833,8 @@ public struct RE2: Sendable {
         return orbits.filter { $0.value.count > 1 }
     }()
 
-    /// `\p{name}`: a general category (one or two letters), `Any`, a script by its long name,
-    /// or any of these negated with `^`.
+    /// `\p{name}`: a general category (one or two letters), `Any`, or a script by its long
+    /// name (`\p{^name}` is negated where the escape is read).
     static func unicodeClass(_ name: String) -> (@Sendable (Unicode.Scalar) -> Bool)? {
         if name == "Any" { return { _ in true } }
         if let categories = generalCategories[name] { return { categories.contains($0.properties.generalCategory) } }
