@@ -805,13 +805,15 @@ public struct RE2: Sendable {
     /// A scalar's simple case folding, from the mappings Swift has: the lowercase of its
     /// uppercase, where each is one scalar. Dotted and dotless i fold only in Turkish, which RE2
     /// leaves out, so they stay alone.
+    /// A case mapping that is one scalar; nil when it is several (`ß` uppercases to `SS`).
+    private static func single(_ mapping: String) -> Unicode.Scalar? {
+        var scalars = mapping.unicodeScalars.makeIterator()
+        guard let first = scalars.next(), scalars.next() == nil else { return nil }
+        return first
+    }
+
     private static func foldKey(_ c: Unicode.Scalar) -> UInt32 {
         guard c.value != 0x130, c.value != 0x131, c.properties.changesWhenCaseMapped else { return c.value }
-        func single(_ s: String) -> Unicode.Scalar? {
-            var scalars = s.unicodeScalars.makeIterator()
-            guard let first = scalars.next(), scalars.next() == nil else { return nil }
-            return first
-        }
         let upper = single(c.properties.uppercaseMapping) ?? c
         return (single(upper.properties.lowercaseMapping) ?? upper).value
     }
@@ -858,11 +860,6 @@ public struct RE2: Sendable {
     @Sendable static func variantsOutsidePairs(_ c: Unicode.Scalar) -> [Unicode.Scalar] {
         let variants = caseVariants(c)
         guard variants.count == 2 else { return variants }
-        func single(_ s: String) -> Unicode.Scalar? {
-            var scalars = s.unicodeScalars.makeIterator()
-            guard let first = scalars.next(), scalars.next() == nil else { return nil }
-            return first
-        }
         func pairs(_ lower: Unicode.Scalar, _ upper: Unicode.Scalar) -> Bool {
             single(upper.properties.lowercaseMapping) == lower
                 && (single(lower.properties.uppercaseMapping) == upper || single(lower.properties.titlecaseMapping) == upper)
