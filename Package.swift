@@ -82,6 +82,7 @@ let package = Package(
         .target(
             name: "FlintProto",
             dependencies: [
+                "FlintModel",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -204,7 +205,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FlintProtoTests",
-            dependencies: ["FlintProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: ["FlintModel", "FlintProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strict),
         .testTarget(
             name: "FlintFirestoreTests",

@@ -1,8 +1,11 @@
-/// A string that orders and compares by its UTF-8 bytes, for use as a sorted key.
-public struct UTF8Key: Comparable, Hashable, Sendable, CustomStringConvertible {
+/// A string that orders and compares by its UTF-8 bytes, for use as a sorted key. Unlike
+/// `String`, it tells canonically equivalent spellings apart (`é` as one scalar, or as `e` and a
+/// combining accent), as Firestore's names do.
+public struct UTF8Key: Comparable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let string: String
 
     public init(_ string: String) { self.string = string }
+    public init(stringLiteral string: String) { self.string = string }
 
     /// The first eight UTF-8 bytes, big-endian, zero-padded: byte order as integer order.
     public var prefix: UInt64 {

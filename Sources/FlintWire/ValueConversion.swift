@@ -23,7 +23,7 @@ public enum Wire {
 
     /// A document's fields as a write stores them, checked as the reference checks a write's
     /// fields: each value as it is read, then arrays in arrays.
-    public static func writtenFields(_ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {
+    public static func writtenFields(_ p: [UTF8Key: Google_Firestore_V1_Value], _ db: DatabaseID) throws(FlintError) -> MapValue {
         let map = try fields(p, db)
         try Validation.validateFields(map, .anywhere)
         return map
@@ -31,7 +31,7 @@ public enum Wire {
 
     /// A document's fields, read as `value` reads a map's.
     public static func fields(
-        _ p: [String: Google_Firestore_V1_Value], _ db: DatabaseID, checkingIDLengths: Bool = true
+        _ p: [UTF8Key: Google_Firestore_V1_Value], _ db: DatabaseID, checkingIDLengths: Bool = true
     ) throws(FlintError) -> MapValue {
         let reading = ValueReading(db: db, checkingIDLengths: checkingIDLengths, inNameOrder: false)
         do throws(FlintError) {
@@ -109,10 +109,10 @@ public enum Wire {
         return p
     }
 
-    public static func proto(_ m: MapValue) -> [String: Google_Firestore_V1_Value] {
-        var out: [String: Google_Firestore_V1_Value] = [:]
+    public static func proto(_ m: MapValue) -> [UTF8Key: Google_Firestore_V1_Value] {
+        var out: [UTF8Key: Google_Firestore_V1_Value] = [:]
         out.reserveCapacity(m.count)
-        for e in m.entries { out[e.key] = proto(e.value) }
+        for e in m.entries { out[UTF8Key(e.key)] = proto(e.value) }
         return out
     }
 
@@ -222,13 +222,13 @@ private struct ValueReading {
         }
     }
 
-    func fields(_ p: [String: Google_Firestore_V1_Value], nested: Bool) throws(FlintError) -> MapValue {
+    func fields(_ p: [UTF8Key: Google_Firestore_V1_Value], nested: Bool) throws(FlintError) -> MapValue {
         var map = MapValue()
         map.reserveCapacity(p.count)
         if inNameOrder {
-            for (k, v) in p.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) { map[k] = try field(k, v, nested: nested) }
+            for (k, v) in p.sorted(by: { $0.key < $1.key }) { map[k.string] = try field(k.string, v, nested: nested) }
         } else {
-            for (k, v) in p { map[k] = try field(k, v, nested: nested) }
+            for (k, v) in p { map[k.string] = try field(k.string, v, nested: nested) }
         }
         return map
     }

@@ -1,4 +1,5 @@
 import FlintEngine
+import FlintModel
 import FlintProto
 import FlintServer
 import FlintTesting
@@ -50,7 +51,7 @@ struct ListenStateDifferentialTests {
     /// targets current on the present stream, and the read time of its last consistent snapshot.
     final class Client: Sendable {
         struct State {
-            var held: [Int32: [String: [String: Value]]] = [:]
+            var held: [Int32: [String: [UTF8Key: Value]]] = [:]
             var tokens: [Int32: Data] = [:]
             var current: Set<Int32> = []
             var snapshot: Google_Protobuf_Timestamp?
@@ -139,7 +140,7 @@ struct ListenStateDifferentialTests {
         case 11..<16:
             write.update.name = name
             let path = Bool.random(using: &rng) ? "a" : "b"
-            write.update.fields = [path: path == "a" ? integer(Int.random(in: 0...5, using: &rng)) : text(["x", "y", "z"].randomElement(using: &rng)!)]
+            write.update.fields = [UTF8Key(path): path == "a" ? integer(Int.random(in: 0...5, using: &rng)) : text(["x", "y", "z"].randomElement(using: &rng)!)]
             write.updateMask.fieldPaths = [path]
         default:
             write.delete = name
@@ -147,8 +148,8 @@ struct ListenStateDifferentialTests {
         return write
     }
 
-    static func fields(_ rng: inout SeededGenerator) -> [String: Value] {
-        var fields: [String: Value] = [:]
+    static func fields(_ rng: inout SeededGenerator) -> [UTF8Key: Value] {
+        var fields: [UTF8Key: Value] = [:]
         if Int.random(in: 0..<10, using: &rng) > 0 { fields["a"] = integer(Int.random(in: 0...5, using: &rng)) }
         if Int.random(in: 0..<5, using: &rng) > 0 { fields["b"] = text(["x", "y", "z"].randomElement(using: &rng)!) }
         if Bool.random(using: &rng) {

@@ -1,3 +1,4 @@
+import FlintModel
 import FlintProto
 import Foundation
 import SwiftProtobuf
@@ -68,6 +69,32 @@ struct RESTJSONMappingTests {
         status.code = 5
         status.message = "no"
         #expect(try status.jsonString() == #"{"code":5,"message":"no"}"#)
+    }
+
+    /// Swift strings are equal when canonically equivalent; Firestore's names are not, so a
+    /// document may hold `é` written as one scalar and as `e` with a combining accent.
+    @Test func namesThatDifferOnlyInNormalizationStayApart() throws {
+        let composed = UTF8Key("\u{E9}"), decomposed = UTF8Key("e\u{301}")
+        let angstrom = UTF8Key("\u{212B}"), ring = UTF8Key("\u{C5}")
+        let json = #"{"fields":{"\#(composed)":{"integerValue":"1"},"\#(decomposed)":{"integerValue":"2"},"#
+            + #""m":{"mapValue":{"fields":{"\#(angstrom)":{"integerValue":"3"},"\#(ring)":{"integerValue":"4"}}}}}}"#
+        let read = try Google_Firestore_V1_Document(jsonString: json)
+        let binary = try Google_Firestore_V1_Document(serializedBytes: try read.serializedBytes() as [UInt8])
+        let again = try Google_Firestore_V1_Document(jsonString: try read.jsonString())
+        for doc in [read, binary, again] {
+            #expect(doc.fields.count == 3)
+            #expect(doc.fields[composed]?.integerValue == 1)
+            #expect(doc.fields[decomposed]?.integerValue == 2)
+            #expect(doc.fields["m"]?.mapValue.fields[angstrom]?.integerValue == 3)
+            #expect(doc.fields["m"]?.mapValue.fields[ring]?.integerValue == 4)
+        }
+        // Written in the order of their UTF-8 bytes: `e` (0x65) before `m`, `m` before `é` (0xC3 0xA9).
+        var ordered = JSONEncodingOptions()
+        ordered.useDeterministicOrdering = true
+        let written = try read.jsonString(options: ordered)
+        let keys = [decomposed, "m", composed].map { #""\#($0.string)":"# }
+        let places = keys.compactMap { written.range(of: $0, options: .literal)?.lowerBound }
+        #expect(places.count == 3 && places == places.sorted(), "\(written)")
     }
 
     @Test func unknownFieldsAndBadValuesAreRejected() {

@@ -1,4 +1,5 @@
 import FlintEngine
+import FlintModel
 import FlintProto
 import FlintServer
 import Foundation
@@ -36,7 +37,7 @@ struct GRPCTests {
         }
     }
 
-    static func write(_ id: String, _ fields: [String: Google_Firestore_V1_Value]) -> Google_Firestore_V1_Write {
+    static func write(_ id: String, _ fields: [UTF8Key: Google_Firestore_V1_Value]) -> Google_Firestore_V1_Write {
         var w = Google_Firestore_V1_Write()
         w.update.name = root + "/" + id
         w.update.fields = fields
@@ -139,6 +140,29 @@ struct GRPCTests {
         func deserialize<Bytes: GRPCContiguousBytes>(_ bytes: Bytes) throws -> [UInt8] { bytes.withUnsafeBytes { Array($0) } }
     }
 
+    /// Names that differ only in Unicode normalization (`é` as one scalar or as `e` and an
+    /// accent) are different fields: a commit keeps both, where a map keyed by Swift strings
+    /// would keep one and acknowledge the write.
+    @Test func namesThatDifferOnlyInNormalizationAreKeptApart() async throws {
+        let composed = UTF8Key("\u{E9}"), decomposed = UTF8Key("e\u{301}")
+        try await Self.withFlintChannel { client, _ in
+            let firestore = Google_Firestore_V1_Firestore.Client(wrapping: client)
+            var inner = Google_Firestore_V1_Value()
+            inner.mapValue.fields = [UTF8Key("\u{212B}"): Self.int(3), UTF8Key("\u{C5}"): Self.int(4)]
+            var commit = Google_Firestore_V1_CommitRequest()
+            commit.database = Self.database
+            commit.writes = [Self.write("n/d", [composed: Self.int(1), decomposed: Self.int(2), "m": inner])]
+            _ = try await firestore.commit(commit)
+
+            var get = Google_Firestore_V1_GetDocumentRequest()
+            get.name = Self.root + "/n/d"
+            let doc = try await firestore.getDocument(get)
+            #expect(doc.fields.count == 3)
+            #expect(doc.fields[composed]?.integerValue == 1 && doc.fields[decomposed]?.integerValue == 2)
+            #expect(doc.fields["m"]?.mapValue.fields == inner.mapValue.fields)
+        }
+    }
+
     /// A document's fields, and the entries of a map inside it, are encoded in key order, so
     /// clients that keep the wire order see the same document the same way on every run.
     @Test func mapEntriesAreEncodedInKeyOrder() async throws {
@@ -146,8 +170,8 @@ struct GRPCTests {
         try await Self.withFlintChannel { client, _ in
             let firestore = Google_Firestore_V1_Firestore.Client(wrapping: client)
             var inner = Google_Firestore_V1_Value()
-            inner.mapValue.fields = Dictionary(uniqueKeysWithValues: letters.map { ("inner_" + $0, Self.int(1)) })
-            var fields = Dictionary(uniqueKeysWithValues: letters.map { ("field_" + $0, Self.int(1)) })
+            inner.mapValue.fields = Dictionary(uniqueKeysWithValues: letters.map { (UTF8Key("inner_" + $0), Self.int(1)) })
+            var fields = Dictionary(uniqueKeysWithValues: letters.map { (UTF8Key("field_" + $0), Self.int(1)) })
             fields["nested"] = inner
             var commit = Google_Firestore_V1_CommitRequest()
             commit.database = Self.database

@@ -20,7 +20,7 @@ struct WireReadingOrderTests {
         return v
     }
 
-    static func map(_ fields: [String: Google_Firestore_V1_Value]) -> Google_Firestore_V1_Value {
+    static func map(_ fields: [UTF8Key: Google_Firestore_V1_Value]) -> Google_Firestore_V1_Value {
         var m = Google_Firestore_V1_MapValue()
         m.fields = fields
         var v = Google_Firestore_V1_Value()
@@ -28,7 +28,7 @@ struct WireReadingOrderTests {
         return v
     }
 
-    static func update(_ fields: [String: Google_Firestore_V1_Value] = [:], mask: [String]? = nil) -> Google_Firestore_V1_Write {
+    static func update(_ fields: [UTF8Key: Google_Firestore_V1_Value] = [:], mask: [String]? = nil) -> Google_Firestore_V1_Write {
         var w = Google_Firestore_V1_Write()
         var doc = Google_Firestore_V1_Document()
         doc.name = name
@@ -70,8 +70,8 @@ struct WireReadingOrderTests {
 
     @Test func aValueWithSeveralFaultsIsRefusedForTheFirstByName() {
         // Twenty reserved names: in hash order, the first by name would come first one run in twenty.
-        var fields: [String: Google_Firestore_V1_Value] = [:]
-        for i in (0..<20).reversed() { fields["__f\(i + 10)__"] = Self.int(1) }
+        var fields: [UTF8Key: Google_Firestore_V1_Value] = [:]
+        for i in (0..<20).reversed() { fields[UTF8Key("__f\(i + 10)__")] = Self.int(1) }
         fields["ok"] = Self.int(1)
         #expect(Self.message { _ = try Wire.fields(fields, Self.db) } == "field name __f10__ is reserved")
         #expect(Self.message { _ = try Wire.value(Self.map(fields), Self.db) } == "field name '__f10__' is reserved.")
