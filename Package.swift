@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "FlintExport",
             dependencies: [
-                "FlintModel", "FlintEngine", "FlintFixtures", "FlintProto",
+                "FlintModel", "FlintEngine", "FlintFixtures", "FlintProto", "FlintWire",
                 .product(name: "CompressNIO", package: "compress-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

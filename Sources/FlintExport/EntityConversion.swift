@@ -63,7 +63,8 @@ enum EntityConversion {
 
     private static func fields(_ entity: Flint_Export_ExportedEntity) throws(FlintError) -> MapValue {
         var fields: [(String, Value)] = []
-        var arrays: [String: (index: Int, values: [Value], vector: Bool)] = [:]
+        // Keyed by bytes: names that differ only in normalization are two arrays.
+        var arrays: [UTF8Key: (index: Int, values: [Value], vector: Bool)] = [:]
         for property in entity.property + entity.rawProperty {
             let value = try value(property)
             guard property.multiple else {
@@ -71,11 +72,12 @@ enum EntityConversion {
                 continue
             }
             // Elements come as separate properties of one name, in order.
-            if arrays[property.name] == nil {
-                arrays[property.name] = (fields.count, [], property.meaning == Meaning.vector)
+            let name = UTF8Key(property.name)
+            if arrays[name] == nil {
+                arrays[name] = (fields.count, [], property.meaning == Meaning.vector)
                 fields.append((property.name, .null))
             }
-            arrays[property.name]!.values.append(value)
+            arrays[name]!.values.append(value)
         }
         for (_, array) in arrays {
             if array.vector {
