@@ -250,9 +250,9 @@ extension Database {
         }
         // As the emulator gives it: limit null when absent, offset 0, orderBy a map from field
         // path to "ASC" or "DESC".
-        var orderBy: [String: RulesValue] = [:]
-        for o in query.orderBy { orderBy[o.field.segments.joined(separator: ".")] = .string(o.descending ? "DESC" : "ASC") }
-        let queryMap: [String: RulesValue] = [
+        var orderBy: [UTF8Key: RulesValue] = [:]
+        for o in query.orderBy { orderBy[UTF8Key(o.field.segments.joined(separator: "."))] = .string(o.descending ? "DESC" : "ASC") }
+        let queryMap: [UTF8Key: RulesValue] = [
             "limit": query.limit.map { .int(Int64($0)) } ?? .null, "offset": .int(Int64(query.offset)), "orderBy": .map(orderBy),
         ]
         let now = RulesTimestamp(clock.now())
@@ -293,7 +293,7 @@ extension Database {
     /// pinned to its value; a field any other filter touches is a constraint holding every
     /// fact the filters give, equalities included, as the reference models it.
     struct Way {
-        var data: [String: RulesValue] = [:]
+        var data: [UTF8Key: RulesValue] = [:]
         var name: DocumentKey?
 
         /// A field an equality filter pins. Against null or NaN no value matches, and the
@@ -353,7 +353,7 @@ extension Database {
 
         private static func identity(_ value: RulesValue) -> String {
             switch value {
-            case .map(let fields): "{" + fields.keys.sorted().map { "\($0): \(identity(fields[$0]!))" }.joined(separator: ", ") + "}"
+            case .map(let fields): "{" + fields.keys.sorted().map { "\($0.string): \(identity(fields[$0]!))" }.joined(separator: ", ") + "}"
             case .constraint(let c): "<" + c.facts.map { "\($0.op.rawValue) \($0.value.reportText)" }.sorted().joined(separator: ", ") + ">"
             default: value.reportText
             }
@@ -363,29 +363,29 @@ extension Database {
         mutating func merge(_ other: Way, under prefix: [String] = []) {
             if prefix.isEmpty { name = name ?? other.name }
             for (key, value) in other.data {
-                let path = FieldPath(unchecked: prefix + [key])
+                let path = FieldPath(unchecked: prefix + [key.string])
                 switch value {
-                case .map(let fields): merge(Way(data: fields), under: prefix + [key])
+                case .map(let fields): merge(Way(data: fields), under: prefix + [key.string])
                 case .constraint(let c): constrain(path, c.facts)
                 default: pinExactly(path, value)
                 }
             }
         }
 
-        static func get(_ map: [String: RulesValue], _ path: ArraySlice<String>) -> RulesValue? {
-            guard let first = path.first, let v = map[first] else { return nil }
+        static func get(_ map: [UTF8Key: RulesValue], _ path: ArraySlice<String>) -> RulesValue? {
+            guard let first = path.first, let v = map[UTF8Key(first)] else { return nil }
             if path.count == 1 { return v }
             guard case .map(let inner) = v else { return nil }
             return get(inner, path.dropFirst())
         }
 
-        static func set(_ map: inout [String: RulesValue], _ path: ArraySlice<String>, _ value: RulesValue) {
-            guard let first = path.first else { return }
+        static func set(_ map: inout [UTF8Key: RulesValue], _ path: ArraySlice<String>, _ value: RulesValue) {
+            guard let first = path.first.map({ UTF8Key($0) }) else { return }
             if path.count == 1 {
                 map[first] = value
                 return
             }
-            var inner: [String: RulesValue] = [:]
+            var inner: [UTF8Key: RulesValue] = [:]
             if case .map(let existing)? = map[first] { inner = existing }
             set(&inner, path.dropFirst(), value)
             map[first] = .map(inner)

@@ -349,7 +349,7 @@ public final class Coverage: Sendable {
             return items.isEmpty ? #"{"setValue":{}}"# : #"{"setValue":{"values":["# + items.map(json).joined(separator: ",") + "]}}"
         case .map(let m):
             if m.isEmpty { return #"{"mapValue":{}}"# }
-            return #"{"mapValue":{"fields":{"# + m.keys.sorted().map { str($0) + ":" + json(m[$0]!) }.joined(separator: ",") + "}}}"
+            return #"{"mapValue":{"fields":{"# + m.keys.sorted().map { str($0.string) + ":" + json(m[$0]!) }.joined(separator: ",") + "}}}"
         case .mapDiff(let d):
             let statuses = d.statuses
             if statuses.isEmpty { return #"{"mapDiffValue":{}}"# }

@@ -90,7 +90,7 @@ public struct RulesRequest: Sendable {
     }
 
     var requestMap: RulesValue {
-        var m: [String: RulesValue] = [
+        var m: [UTF8Key: RulesValue] = [
             "auth": auth, "method": .string(method.rawValue), "path": .path(fullPath), "time": .timestamp(time),
             "headers": .map([:]), "inTransaction": .bool(inTransaction), "fields": .null,
         ]
@@ -301,7 +301,7 @@ extension Ruleset {
         var out: [([(name: String, value: RulesValue)], Int)] = []
         switch first {
         case .literal(let word):
-            guard at < path.count, case .name(let segment) = path[at], segment == word else { return [] }
+            guard at < path.count, case .name(let segment) = path[at], equalUTF8(segment, word) else { return [] }
             return match(rest, path, at + 1, version: version)
         case .variable(let name):
             guard at < path.count else { return [] }
@@ -359,9 +359,10 @@ extension RulesValue {
         }
     }
 
-    public static func fields(_ m: MapValue) -> [String: RulesValue] {
-        var out: [String: RulesValue] = [:]
-        for e in m.entries { out[e.key] = RulesValue(e.value) }
+    public static func fields(_ m: MapValue) -> [UTF8Key: RulesValue] {
+        var out: [UTF8Key: RulesValue] = [:]
+        out.reserveCapacity(m.count)
+        for e in m.entries { out[UTF8Key(e.key)] = RulesValue(e.value) }
         return out
     }
 

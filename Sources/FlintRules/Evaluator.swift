@@ -1,3 +1,5 @@
+import FlintModel
+
 /// Reads documents for `get`, `exists`, `getAfter` and `existsAfter`: the resource map
 /// (`data`, `id`, `__name__`) or nil when the document does not exist.
 public protocol DocumentReader {
@@ -120,14 +122,14 @@ final class Evaluator {
             }
             return .list(out)
         case .map(let entries):
-            var out: [String: RulesValue] = [:]
+            var out: [UTF8Key: RulesValue] = [:]
             for (k, v) in entries {
                 let key = evaluate(k, scope)
                 if key.isError { return key }
                 guard case .string(let name) = key else { return .error("Map keys must be strings.") }
                 let value = evaluate(v, scope)
                 if value.isError { return value }
-                out[name] = value
+                out[UTF8Key(name)] = value
             }
             return .map(out)
         case .path(let parts):

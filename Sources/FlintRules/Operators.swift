@@ -1,3 +1,5 @@
+import FlintModel
+
 /// Equality, ordering and arithmetic of rules values, with the rules language's error texts.
 enum Operators {
     static func unsupported(_ received: String, _ expected: String) -> RulesValue {
@@ -286,7 +288,7 @@ enum Operators {
         case .constraint(let c): return c.contained.contains { equal($0, item) } ? .bool(true) : .error(notImplied)
         case .map(let m):
             guard case .string(let key) = item else { return unsupported("map.in(\(item.typeName))", "map.in(string)") }
-            return .bool(m[key] != nil)
+            return .bool(m[UTF8Key(key)] != nil)
         default: return Stdlib.notFound("in")
         }
     }

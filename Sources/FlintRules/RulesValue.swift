@@ -10,8 +10,9 @@ public indirect enum RulesValue: Sendable {
     case string(String)
     case bytes([UInt8])
     case list([RulesValue])
-    /// Keys are strings; `keys()` answers them sorted.
-    case map([String: RulesValue])
+    /// Keys are strings, told apart by their bytes as Firestore tells names apart (`é` as one
+    /// scalar and as `e` with a combining accent are two keys); `keys()` answers them in byte order.
+    case map([UTF8Key: RulesValue])
     /// Unique elements in first-seen order.
     case set([RulesValue])
     case mapDiff(MapDiff)
@@ -60,8 +61,8 @@ public indirect enum RulesValue: Sendable {
 }
 
 public struct MapDiff: Sendable {
-    public var new: [String: RulesValue]
-    public var old: [String: RulesValue]
+    public var new: [UTF8Key: RulesValue]
+    public var old: [UTF8Key: RulesValue]
 
     /// What became of a key, named as the reference's `debug()` names it.
     enum Status: String {
@@ -72,9 +73,9 @@ public struct MapDiff: Sendable {
     var statuses: [(key: String, status: Status)] {
         Set(new.keys).union(old.keys).sorted().map { key in
             switch (new[key], old[key]) {
-            case (let n?, let o?): (key, Operators.equal(n, o, numbers: .everywhere) ? .unchanged : .changed)
-            case (_?, nil): (key, .added)
-            default: (key, .removed)
+            case (let n?, let o?): (key.string, Operators.equal(n, o, numbers: .everywhere) ? .unchanged : .changed)
+            case (_?, nil): (key.string, .added)
+            default: (key.string, .removed)
             }
         }
     }
@@ -92,8 +93,11 @@ public struct RulesPath: Sendable, Equatable {
 
     public init(_ segments: [String]) { self.segments = segments }
 
-    /// Paths are equal by what they name; what was bound to make them does not count.
-    public static func == (a: RulesPath, b: RulesPath) -> Bool { a.segments == b.segments && a.captures == b.captures }
+    /// Paths are equal by what they name, segment by segment in bytes (`é` as one scalar and as
+    /// `e` with a combining accent name two documents); what was bound to make them does not count.
+    public static func == (a: RulesPath, b: RulesPath) -> Bool {
+        a.segments.elementsEqual(b.segments, by: equalUTF8) && a.captures == b.captures
+    }
 
     /// The first variable left unbound, by position.
     var unbound: String? { captures.min { $0.key < $1.key }?.value }

@@ -1,3 +1,4 @@
+import FlintModel
 import Foundation
 
 /// The rules standard library: member access, indexing, the methods of each type and the
@@ -18,7 +19,7 @@ enum Stdlib {
         switch base {
         case .error: return base
         case .null: return .error("Null value error.")
-        case .map(let m): return m[name] ?? .error("Property \(name) is undefined on object.")
+        case .map(let m): return m[UTF8Key(name)] ?? .error("Property \(name) is undefined on object.")
         case .path(let p): return p.unboundError ?? .error("Property \(name) is undefined on object.")
         case .constraint: return .error("Property \(name) is undefined on object.")
         default: return .error("Type error. Received: [\(base.typeName)] Expected: [map,path].")
@@ -28,7 +29,7 @@ enum Stdlib {
     static func index(_ base: RulesValue, _ i: RulesValue) -> RulesValue {
         switch (base, i) {
         case (.null, _): return .error("Null value error.")
-        case (.map(let m), .string(let key)): return m[key] ?? .error("Property \(key) is undefined on object.")
+        case (.map(let m), .string(let key)): return m[UTF8Key(key)] ?? .error("Property \(key) is undefined on object.")
         case (.list(let items), .int(let n)):
             guard n >= 0, n < items.count else { return outOfBounds(n, items.count) }
             return items[Int(n)]
@@ -219,7 +220,7 @@ enum Stdlib {
         case .set(let items): return message("set_value", items.map { message("values", [debugDescription($0)]) })
         case .map(let m):
             return message("map_value", m.keys.sorted().map { key in
-                message("fields", ["key: " + textQuoted(Array(key.utf8), keepingUTF8: true), message("value", [debugDescription(m[key]!)])])
+                message("fields", ["key: " + textQuoted(Array(key.string.utf8), keepingUTF8: true), message("value", [debugDescription(m[key]!)])])
             })
         case .mapDiff(let d):
             return message("map_diff_value", d.statuses.map { key, status in
@@ -417,13 +418,13 @@ enum Stdlib {
             guard name == "bind" else { return notFound(name) }
             guard args.count == 1, case .map(let bindings) = args[0] else { return mismatch("path.bind", args, method: true) }
             // The reference refuses a name bound before, then every name the template lacks.
-            let keys = bindings.keys.sorted()
+            let keys = bindings.keys.sorted().map(\.string)
             if let again = keys.first(where: p.bound.contains) { return .error("Variable \(again) is already bound.") }
             let missing = keys.filter { !p.hasVariable($0) }
             if !missing.isEmpty { return .error("Variable(s) \(missing.joined(separator: ",")) do not exist in the path template.") }
             var bound = p
             for (key, value) in bindings.sorted(by: { $0.key < $1.key }) {
-                let next = bound.binding(key, to: value)
+                let next = bound.binding(key.string, to: value)
                 guard case .path(let path) = next else { return next }
                 bound = path
             }
@@ -507,12 +508,13 @@ enum Stdlib {
         }
     }
 
-    static func mapMethod(_ m: [String: RulesValue], _ name: String, _ args: [RulesValue]) -> RulesValue {
-        // Keys in UTF-16 order, as the reference lists them.
-        let sortedKeys = { m.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) } }
+    static func mapMethod(_ m: [UTF8Key: RulesValue], _ name: String, _ args: [RulesValue]) -> RulesValue {
+        // Keys in code point order (their UTF-8 bytes'), as the reference lists them: `Ａ`
+        // (U+FF21) before `😀` (U+1F600), which UTF-16 would put first.
+        let sortedKeys = { m.keys.sorted() }
         switch name {
         case "size": return .int(Int64(m.count))
-        case "keys": return .list(sortedKeys().map { .string($0) })
+        case "keys": return .list(sortedKeys().map { .string($0.string) })
         case "values":
             return .list(sortedKeys().map { m[$0]! })
         case "get":
@@ -529,7 +531,7 @@ enum Stdlib {
             }
             var current: RulesValue = .map(m)
             for key in path {
-                guard case .map(let inner) = current, let next = inner[key] else { return args[1] }
+                guard case .map(let inner) = current, let next = inner[UTF8Key(key)] else { return args[1] }
                 current = next
             }
             return current

@@ -14,7 +14,7 @@ private func errors(_ source: String) -> [String] {
 
 private let time = RulesTimestamp(seconds: 1_700_000_000, nanos: 0)
 
-private func user(_ uid: String, _ claims: [String: RulesValue] = [:]) -> RulesValue {
+private func user(_ uid: String, _ claims: [UTF8Key: RulesValue] = [:]) -> RulesValue {
     .map(["uid": .string(uid), "token": .map(claims.merging(["sub": .string(uid)]) { a, _ in a })])
 }
 
@@ -31,6 +31,26 @@ private struct Documents: DocumentReader {
 }
 
 struct RulesetTests {
+    /// A match's fixed segment names its document by bytes: the Kelvin sign (U+212A), which
+    /// Swift's strings hold equal to `K`, is another document, as on the reference. So is a
+    /// document whose data holds `é` and `e` with a combining accent: two fields.
+    @Test func segmentsAndFieldNamesAreComparedByTheirBytes() throws {
+        let rules = try compile("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /a/K { allow read: if true; }
+                match /b/{id} { allow read: if resource.data.size() == 2 && resource.data['e\\u0301'] == 2; }
+              }
+            }
+            """)
+        let reader = Documents()
+        #expect(rules.decide(get("a/K"), reader: reader).allowed)
+        #expect(!rules.decide(get("a/\u{212A}"), reader: reader).allowed)
+        let both = RulesValue.resource(database: "(default)", path: ["b", "x"], fields: ["\u{E9}": 1, "e\u{301}": 2])
+        #expect(rules.decide(get("b/x", resource: both), reader: reader).allowed)
+    }
+
     @Test func nestedMatchesWildcardsAndTheDenialMessage() throws {
         let rules = try compile("""
             rules_version = '2';
@@ -125,7 +145,7 @@ struct RulesetTests {
             }
             """)
         let reader = Documents()
-        let doc = { (fields: [String: RulesValue]) in RulesValue.map(["data": .map(fields), "id": .string("p")]) }
+        let doc = { (fields: [UTF8Key: RulesValue]) in RulesValue.map(["data": .map(fields), "id": .string("p")]) }
         var create = RulesRequest(method: .create, database: "(default)", target: .document(["posts", "p"]), auth: user("ann"), time: time,
             requestResource: doc(["author": .string("ann"), "createdAt": .timestamp(time)]))
         #expect(rules.decide(create, reader: reader).allowed)
