@@ -49,10 +49,12 @@ trap 'rm -f "$descriptors"' EXIT
   echo '        """'
   echo '}'
 } >"$out/served_descriptors.swift"
-# The maps of values are keyed by exact UTF-8 names, not Swift strings (see ProtobufExactString.swift).
+# The maps of values (a document's fields, a map value's, an aggregation's results) are keyed by
+# exact UTF-8 names, not Swift strings (see ProtobufExactString.swift).
 sed -i -e 's/_ProtobufMessageMap<SwiftProtobuf\.ProtobufString,Google_Firestore_V1_Value>/_ProtobufMessageMap<ProtobufExactString,Google_Firestore_V1_Value>/g' \
   -e 's/Dictionary<String,Google_Firestore_V1_Value>/Dictionary<UTF8Key,Google_Firestore_V1_Value>/g' \
-  -e 's/^import SwiftProtobuf$/import SwiftProtobuf\nimport FlintModel/' "$out/google_firestore_v1_document.pb.swift"
+  -e 's/^import SwiftProtobuf$/import SwiftProtobuf\nimport FlintModel/' \
+  "$out/google_firestore_v1_document.pb.swift" "$out/google_firestore_v1_aggregation_result.pb.swift"
 # Answers are encoded with map entries in key order (see OrderedProtobufSerializer.swift).
 sed -i 's/GRPCProtobuf\.ProtobufSerializer</OrderedProtobufSerializer</g' "$out"/*.grpc.swift
 echo "generated $(ls "$out" | wc -l) files in $out"

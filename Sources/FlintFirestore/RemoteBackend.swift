@@ -152,7 +152,7 @@ struct RemoteBackend: FirestoreBackend {
             try await client.runAggregationQuery(request, metadata: metadata(auth)) { response in
                 var values: [String: Value] = [:]
                 for try await message in response.messages where message.hasResult {
-                    for (alias, v) in message.result.aggregateFields { values[alias] = try Wire.value(v, db) }
+                    for (alias, v) in message.result.aggregateFields { values[alias.string] = try Wire.value(v, db) }
                 }
                 return values
             }

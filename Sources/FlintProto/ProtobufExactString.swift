@@ -1,13 +1,13 @@
 public import FlintModel
 public import SwiftProtobuf
 
-/// The key type of the maps that hold Firestore values (a document's fields, a map value's): a
-/// string on the wire, kept as a `UTF8Key`.
+/// The key type of the maps that hold Firestore values (a document's fields, a map value's, an
+/// aggregation's results): a string on the wire, kept as a `UTF8Key`.
 ///
 /// With `String` keys, the library's dictionaries hold canonically equivalent names (`é` written
 /// as one scalar, or as `e` and a combining accent) as one key, so a document with both would
 /// lose one field as it is read, or be refused as a malformed map. Firestore keeps both.
-/// `scripts/gen-protos.sh` puts this type into the generated code of those two maps.
+/// `scripts/gen-protos.sh` puts this type into the generated code of those maps.
 public struct ProtobufExactString: MapKeyType {
     public typealias BaseType = UTF8Key
 

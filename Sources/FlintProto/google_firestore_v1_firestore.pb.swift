@@ -795,6 +795,17 @@ public nonisolated struct Google_Firestore_V1_RunAggregationQueryResponse: Senda
   /// Clears the value of `readTime`. Subsequent reads from it will return its default value.
   public mutating func clearReadTime() {self._readTime = nil}
 
+  /// Declared by the reference emulator's served descriptor, and set on its last answer.
+  public var continuationSelector: Google_Firestore_V1_RunAggregationQueryResponse.OneOf_ContinuationSelector? = nil
+
+  public var done: Bool {
+    get {
+      if case .done(let v)? = continuationSelector {return v}
+      return false
+    }
+    set {continuationSelector = .done(newValue)}
+  }
+
   public var explainMetrics: Google_Firestore_V1_ExplainMetrics {
     get {_explainMetrics ?? Google_Firestore_V1_ExplainMetrics()}
     set {_explainMetrics = newValue}
@@ -805,6 +816,12 @@ public nonisolated struct Google_Firestore_V1_RunAggregationQueryResponse: Senda
   public mutating func clearExplainMetrics() {self._explainMetrics = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  /// Declared by the reference emulator's served descriptor, and set on its last answer.
+  public nonisolated enum OneOf_ContinuationSelector: Equatable, Sendable {
+    case done(Bool)
+
+  }
 
   public init() {}
 
@@ -2434,7 +2451,7 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryRequest: SwiftProto
 
 nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RunAggregationQueryResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}result\0\u{1}transaction\0\u{3}read_time\0\u{4}\u{7}explain_metrics\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}result\0\u{1}transaction\0\u{3}read_time\0\u{2}\u{2}done\0\u{4}\u{5}explain_metrics\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2445,6 +2462,14 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProt
       case 1: try { try decoder.decodeSingularMessageField(value: &self._result) }()
       case 2: try { try decoder.decodeSingularBytesField(value: &self.transaction) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._readTime) }()
+      case 5: try {
+        var v: Bool?
+        try decoder.decodeSingularBoolField(value: &v)
+        if let v = v {
+          if self.continuationSelector != nil {try decoder.handleConflictingOneOf()}
+          self.continuationSelector = .done(v)
+        }
+      }()
       case 10: try { try decoder.decodeSingularMessageField(value: &self._explainMetrics) }()
       default: break
       }
@@ -2465,6 +2490,9 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProt
     try { if let v = self._readTime {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
     } }()
+    try { if case .done(let v)? = self.continuationSelector {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 5)
+    } }()
     try { if let v = self._explainMetrics {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     } }()
@@ -2475,6 +2503,7 @@ nonisolated extension Google_Firestore_V1_RunAggregationQueryResponse: SwiftProt
     if lhs._result != rhs._result {return false}
     if lhs.transaction != rhs.transaction {return false}
     if lhs._readTime != rhs._readTime {return false}
+    if lhs.continuationSelector != rhs.continuationSelector {return false}
     if lhs._explainMetrics != rhs._explainMetrics {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

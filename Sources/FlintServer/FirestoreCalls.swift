@@ -144,8 +144,9 @@ struct FirestoreCalls: Sendable {
     func batchWrite(_ r: Google_Firestore_V1_BatchWriteRequest) async throws(FlintError) -> Google_Firestore_V1_BatchWriteResponse {
         let id = try ResourceName.parseDatabase(r.database)
         // The reference compares the names as sent before reading any write, so a repeated
-        // name is what it reports first, even a malformed one.
-        var names = Set<String>()
+        // name is what it reports first, even a malformed one. Names are told apart by their
+        // bytes: `é` as one scalar and as `e` with a combining accent are two documents.
+        var names = Set<UTF8Key>()
         for w in r.writes {
             let name: String
             switch w.operation {
@@ -154,7 +155,7 @@ struct FirestoreCalls: Sendable {
             case .transform(let t)?: name = t.document
             case nil: continue
             }
-            if !names.insert(name).inserted {
+            if !names.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("the same document cannot be written more than once in a single request")
             }
         }
@@ -270,9 +271,11 @@ struct FirestoreCalls: Sendable {
             query, aggregations: aggregations, readTime: readTime, transaction: transaction,
             explain: explain, auth: auth)
         var response = Google_Firestore_V1_RunAggregationQueryResponse()
-        // A plan alone (explain without analyze) has no result.
+        // A plan alone (explain without analyze) has no result. The answer with the result is
+        // the last, and marked done, as the reference marks it.
         if explain?.analyze != false {
-            for (alias, value) in result.values { response.result.aggregateFields[alias] = Wire.proto(value) }
+            for (alias, value) in result.values { response.result.aggregateFields[UTF8Key(alias)] = Wire.proto(value) }
+            response.done = true
         }
         response.readTime = Wire.proto(result.readTime)
         if let metrics = result.explainMetrics { response.explainMetrics = Wire.proto(metrics) }

@@ -8,7 +8,8 @@ import Testing
 
 /// Field names that differ only in Unicode normalization (`é` as one scalar, or as `e` and a
 /// combining accent; the Ångström sign and `Å`), written over gRPC and REST to both servers,
-/// then read back, filtered on and masked. Swift's strings hold each pair equal.
+/// then read back, filtered on and masked; documents and aggregations so named. Swift's strings
+/// hold each pair equal.
 struct NormalizationDifferentialTests {
     static let composed = "\u{E9}", decomposed = "e\u{301}", angstrom = "\u{212B}", ring = "\u{C5}"
 
@@ -69,6 +70,18 @@ struct NormalizationDifferentialTests {
             lines.append("\(path.unicodeScalars.map { $0.value }) == \(value): \(answer.status), \(found) documents")
         }
 
+        // Two documents so named in one batch; two aggregations so named.
+        let root = database + "/documents/b/"
+        let batch = #"{"writes":[{"update":{"name":"\#(root + composed)"}},{"update":{"name":"\#(root + decomposed)"}}]}"#
+        lines.append("batchWrite: \(try await RawHTTP.send("POST", rest + ":batchWrite", batch).status)")
+        let aggregation = #"{"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"b"}]},"#
+            + #""aggregations":[{"alias":"\#(composed)","count":{}},{"alias":"\#(decomposed)","count":{"upTo":"1"}}]}}"#
+        let counted = try await RawHTTP.exchange("POST", rest + ":runAggregationQuery", headers: ["Content-Type": "application/json"], body: aggregation)
+        // The array's one answer, read as the message it is.
+        let answer = String(decoding: counted.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).dropFirst().dropLast()
+        let result = try Google_Firestore_V1_RunAggregationQueryResponse(jsonString: String(answer))
+        lines.append("aggregation: \(counted.status) " + describe(result.result.aggregateFields))
+
         let mask = "%60" + decomposed.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "%60"
         let masked = try await RawHTTP.send("PATCH", rest + "/n/rest?updateMask.fieldPaths=" + mask, #"{"fields":{}}"#)
         lines.append("masked: \(masked.status) " + (try await read("rest")))
@@ -85,6 +98,7 @@ struct NormalizationDifferentialTests {
         #expect(expected.dropFirst().first == "rest: 200 " + pairs)
         // Each filter finds both documents by its own name only.
         #expect(expected.dropFirst(2).prefix(5).map { $0.hasSuffix(": 200, 2 documents") } == [true, false, true, true, false])
+        #expect(expected.dropLast().suffix(2) == ["batchWrite: 200", "aggregation: 200 U+65 U+301=1, U+E9=2"])
         #expect(expected.last == "masked: 200 U+6D={U+C5=4, U+212B=3}, U+E9=1")
         let flinted = try await Self.outcomes(port: flint, project: project)
         #expect(flinted == expected)

@@ -197,6 +197,7 @@ struct RESTTests {
                 {"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"q"}]},"aggregations":[{"alias":"n","count":{}},{"alias":"s","sum":{"field":{"fieldPath":"v"}}},{"avg":{"field":{"fieldPath":"v"}}}]}}
                 """) as? [[String: Any]]
             let fields = (agg?.first?["result"] as? [String: Any])?["aggregateFields"] as? [String: Any]
+            #expect(agg?.map { $0.keys.sorted() } == [["done", "readTime", "result"]])
             #expect(fields?["n"] as? [String: String] == ["integerValue": "2"])
             #expect(fields?["s"] as? [String: Double] == ["doubleValue": 3.5])
             // The first aggregation without an alias is field_1, wherever it stands.
@@ -342,7 +343,7 @@ struct RESTTests {
             #expect(queried?.map { $0.keys.sorted() } == [["transaction"], ["document", "done", "readTime"]])
             let counted = try await Self.call(client, .post, Self.base + ":runAggregationQuery",
                 #"{"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"t"}]},"aggregations":[{"count":{}}]},"newTransaction":{"readOnly":{}}}"#) as? [[String: Any]]
-            #expect(counted?.map { $0.keys.sorted() } == [["transaction"], ["readTime", "result"]])
+            #expect(counted?.map { $0.keys.sorted() } == [["transaction"], ["done", "readTime", "result"]])
             let refused = try await Self.call(client, .post, Self.base + ":commit", """
                 {"transaction":"\(readOnly)","writes":[{"delete":"\(Self.name)/t/a"}]}
                 """, expect: .badRequest)
@@ -417,7 +418,7 @@ struct RESTTests {
         let composed = "\u{E9}", decomposed = "e\u{301}"
         try await withServer { client in
             func text(_ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> String {
-                try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) }) { response in
+                try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer owner"], body: body.map { ByteBuffer(string: $0) }) { response in
                     #expect(response.status == .ok, "\(method) \(uri): \(String(buffer: response.body))")
                     return String(buffer: response.body)
                 }
@@ -443,6 +444,15 @@ struct RESTTests {
             _ = try await text(.patch, Self.base + "/n/d?updateMask.fieldPaths=%60\(mask)%60", #"{"fields":{}}"#)
             fields = try await stored()
             #expect(fields.keys.sorted() == ["m", UTF8Key(composed)])
+
+            // Two documents so named in one batch are two writes; two aggregations so named, two results.
+            let batch = #"{"writes":[{"update":{"name":"\#(Self.name)/b/\#(composed)"}},{"update":{"name":"\#(Self.name)/b/\#(decomposed)"}}]}"#
+            _ = try await text(.post, Self.base + ":batchWrite", batch)
+            let aggregation = #"{"structuredAggregationQuery":{"structuredQuery":{"from":[{"collectionId":"b"}]},"#
+                + #""aggregations":[{"alias":"\#(composed)","count":{}},{"alias":"\#(decomposed)","count":{"upTo":"1"}}]}}"#
+            let answer = try await text(.post, Self.base + ":runAggregationQuery", aggregation)
+            let results = try Google_Firestore_V1_RunAggregationQueryResponse(jsonString: String(answer.dropFirst().dropLast())).result.aggregateFields
+            #expect(results.count == 2 && results[UTF8Key(composed)]?.integerValue == 2 && results[UTF8Key(decomposed)]?.integerValue == 1)
         }
     }
 
