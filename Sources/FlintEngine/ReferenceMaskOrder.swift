@@ -17,41 +17,44 @@ enum ReferenceMaskOrder {
     }
 
     /// One level of the tree: its names in the order put, which end a path, and what lies
-    /// below the others.
+    /// below the others. Names are told apart by their bytes, as the mask's paths are.
     struct Level {
         var names: [String] = []
-        var named: Set<String> = []
-        var ends: Set<String> = []
-        var below: [String: Level] = [:]
+        var named: Set<UTF8Key> = []
+        var ends: Set<UTF8Key> = []
+        var below: [UTF8Key: Level] = [:]
 
         mutating func put(_ tails: [ArraySlice<String>]) {
             for tail in tails where tail.count == 1 {
                 let name = tail[tail.startIndex]
-                if named.insert(name).inserted { names.append(name) }
-                ends.insert(name)
-                below[name] = nil
+                let key = UTF8Key(name)
+                if named.insert(key).inserted { names.append(name) }
+                ends.insert(key)
+                below[key] = nil
             }
             // The longer paths, by the name they lead through, in the order the names come.
             var leads: [String] = []
-            var through: [String: [ArraySlice<String>]] = [:]
+            var through: [UTF8Key: [ArraySlice<String>]] = [:]
             for tail in tails where tail.count > 1 {
                 let name = tail[tail.startIndex]
-                if ends.contains(name) { continue }
-                if through[name] == nil { leads.append(name) }
-                through[name, default: []].append(tail.dropFirst())
+                let key = UTF8Key(name)
+                if ends.contains(key) { continue }
+                if through[key] == nil { leads.append(name) }
+                through[key, default: []].append(tail.dropFirst())
             }
             for name in leads {
-                if named.insert(name).inserted { names.append(name) }
-                below[name, default: Level()].put(through[name] ?? [])
+                let key = UTF8Key(name)
+                if named.insert(key).inserted { names.append(name) }
+                below[key, default: Level()].put(through[key] ?? [])
             }
         }
 
         func list(prefix: [String], into out: inout [FieldPath]) {
             for name in ReferenceMaskOrder.javaHashMapOrder(names) {
-                if ends.contains(name) {
+                if ends.contains(UTF8Key(name)) {
                     out.append(FieldPath(unchecked: prefix + [name]))
                 } else {
-                    below[name]?.list(prefix: prefix + [name], into: &out)
+                    below[UTF8Key(name)]?.list(prefix: prefix + [name], into: &out)
                 }
             }
         }
