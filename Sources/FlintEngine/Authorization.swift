@@ -261,9 +261,10 @@ extension Database {
         let budget = RulesReadBudget(limit: 10)
         // A denial names the ways allowed before it, each as `false`, as the reference does.
         var allowedBefore: [String] = []
-        // A way met again (`a in [1, 2] || a == 1`) is decided once, as on the reference.
-        var seen = Set<String>()
-        for way in Self.ways(query.filter) where seen.insert(way.identity).inserted {
+        // A way met again (`a in [1, 2] || a == 1`) is decided once, as on the reference. Its
+        // identity holds field names, compared by their bytes.
+        var seen = Set<UTF8Key>()
+        for way in Self.ways(query.filter) where seen.insert(UTF8Key(way.identity)).inserted {
             var request = RulesRequest(
                 method: .list, database: id.database, target: target,
                 auth: Self.authValue(auth), time: now, query: .map(queryMap))

@@ -12,14 +12,14 @@ extension FilterRules {
     /// One pass: each part's shape is made once, on the way up.
     private static func withoutRepeats(_ filter: Filter) -> (filter: Filter, shape: FilterShape) {
         switch filter {
-        case .unary(let u): return (filter, .unary(u.field.canonical, u.op))
+        case .unary(let u): return (filter, .unary(u.field, u.op))
         case .field(var f):
             guard f.op == .in || f.op == .notIn || f.op == .arrayContainsAny, case .array(let items) = f.value else {
-                return (filter, .single(f.field.canonical, f.op, Identical(f.value)))
+                return (filter, .single(f.field, f.op, Identical(f.value)))
             }
             var seen = Set<Identical>()
             f.value = .array(items.filter { seen.insert(Identical($0)).inserted })
-            return (.field(f), .list(f.field.canonical, f.op, seen))
+            return (.field(f), .list(f.field, f.op, seen))
         case .composite(let c):
             var seen = Set<FilterShape>()
             var children: [Filter] = []
@@ -51,10 +51,11 @@ private struct Identical: Hashable {
 }
 
 /// A filter's identity for spotting repeats: composites as sets of their parts, list operands
-/// as sets of their values.
+/// as sets of their values. Fields are compared by their names' bytes, so `é` and `e` with a
+/// combining accent are two fields.
 private indirect enum FilterShape: Hashable {
-    case list(String, FieldFilter.Operator, Set<Identical>)
-    case single(String, FieldFilter.Operator, Identical)
-    case unary(String, UnaryFilter.Operator)
+    case list(FieldPath, FieldFilter.Operator, Set<Identical>)
+    case single(FieldPath, FieldFilter.Operator, Identical)
+    case unary(FieldPath, UnaryFilter.Operator)
     case composite(CompositeFilter.Operator, Set<FilterShape>)
 }

@@ -324,6 +324,18 @@ struct RulesEnforcementTests {
         #expect(listing?.code == .permissionDenied)
     }
 
+    /// An OR's branches on `é` as one scalar and as `e` with a combining accent are two ways,
+    /// each judged: the second is denied, as on the reference.
+    @Test func waysOnFieldsThatDifferOnlyInNormalizationAreEachJudged() async throws {
+        let db = Self.database(matching: [#"match /l/{d} { allow list: if resource.data['\u00e9'] == 1; }"#], project: "ways")
+        let composed = FieldFilter(try FieldPath(["\u{E9}"]), .equal, 1), decomposed = FieldFilter(try FieldPath(["e\u{301}"]), .equal, 1)
+        let one = Query(collectionID: "l", filter: .composite(CompositeFilter(.or, [.field(composed), .field(composed)])))
+        #expect(try await db.runQuery(one, auth: .unauthenticated).documents.isEmpty)
+        let two = Query(collectionID: "l", filter: .composite(CompositeFilter(.or, [.field(composed), .field(decomposed)])))
+        #expect(await Self.denial { _ = try await db.runQuery(two, auth: .unauthenticated) }
+            == FlintError(.permissionDenied, "\nfalse for 'list' @ L4, Property \u{E9} is undefined on object. for 'list' @ L4"))
+    }
+
     /// A listing is judged as a query whose limit is its page size (30 when none is asked,
     /// at most 150) and whose order is its `orderBy`; missing documents are for the owner only.
     /// Each verdict is the reference's.

@@ -68,4 +68,15 @@ struct FilterSemanticsTests {
         #expect(try await database.ids(Query(collectionID: "c", filter: F("m.l.z", .equal, "q"))) == ["a"])
         #expect(try await database.ids(Query(collectionID: "c", filter: F("m.k", .greaterThanOrEqual, 1))) == ["a", "b"])
     }
+
+    /// `é` as one scalar and as `e` with a combining accent are two fields, so two filters that
+    /// differ only so are not repeats: an OR of them matches either.
+    @Test func fieldsThatDifferOnlyInNormalizationAreTwoFilters() async throws {
+        let composed = try FieldPath(["\u{E9}"]), decomposed = try FieldPath(["e\u{301}"])
+        let database = try await database(["a": ["\u{E9}": 1], "b": ["e\u{301}": 1], "c": ["\u{E9}": 2]])
+        let either = Filter.composite(CompositeFilter(.or, [.field(FieldFilter(composed, .equal, 1)), .field(FieldFilter(decomposed, .equal, 1))]))
+        #expect(try await database.ids(Query(collectionID: "c", filter: either)) == ["a", "b"])
+        let both = Filter.composite(CompositeFilter(.and, [.field(FieldFilter(composed, .equal, 1)), .field(FieldFilter(decomposed, .equal, 1))]))
+        #expect(try await database.ids(Query(collectionID: "c", filter: both)) == [])
+    }
 }
