@@ -616,7 +616,7 @@ public actor Database {
         try authorizeQuery(asQuery, auth: request.auth, at: readTime)
         try NormalizedQuery.checkKeyScan(orderBy, filter: nil)
         // A token holds the last listed document's path below the parent: collection id, document id.
-        let after = token.map { ResourcePath($0.after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)) }
+        let after = token.map { ResourcePath($0.after.split(onASCII: "/").map(String.init)) }
         guard after.map({ $0.count == 2 }) ?? true else { throw .invalidArgument("invalid page token") }
         let collections = store.collectionPaths(under: request.parent, withID: request.collectionID, anyDepth: false).sorted()
 

@@ -67,9 +67,9 @@ public struct ResourceName: Sendable, Hashable {
         init(_ name: String, kind: String) {
             self.name = name
             self.kind = kind
-            // Split on the byte: "/" is ASCII, and splitting by Character would run grapheme
-            // breaking over every name of every request.
-            parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
+            // Split on the byte: splitting by Character would run grapheme breaking over every
+            // name of every request, and miss a `/` that a combining mark follows.
+            parts = name.split(onASCII: "/")
         }
 
         /// Where element `i` starts; worked out only for a message. Positions count UTF-16

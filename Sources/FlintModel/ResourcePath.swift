@@ -70,7 +70,7 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Parses `coll/doc/...` with validation of every id; for tests, fixtures and the CLI.
     public init(parsing text: String) throws(FlintError) {
-        let segments = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let segments = text.split(onASCII: "/").map(String.init)
         for (i, s) in segments.enumerated() { try Validation.validateSegment(s, at: i) }
         try self.init(ResourcePath(segments))
     }

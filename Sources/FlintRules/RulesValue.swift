@@ -107,7 +107,7 @@ public struct RulesPath: Sendable, Equatable {
 
     /// `'/a/b'` or `'a/b'`.
     public init(parsing text: String) {
-        segments = text.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        segments = text.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
     }
 
     /// `path(text)`: segments split on `/` after an optional leading one, each trimmed as Java
@@ -116,7 +116,7 @@ public struct RulesPath: Sendable, Equatable {
     /// error, and so is a `%` escape that does not decode.
     static func template(_ text: String) -> RulesValue {
         guard !text.isEmpty else { return .error("Empty Path Template is not allowed.") }
-        var parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        var parts = text.split(onASCII: "/")
         if text.hasPrefix("/") { parts.removeFirst() }
         var path = RulesPath([])
         for part in parts {

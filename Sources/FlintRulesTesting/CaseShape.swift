@@ -52,7 +52,7 @@ extension RulesTestRunner {
             if path.hasPrefix("/") {
                 return "\(place)path \"\(path)\" starts with \"/\"; a path starts at its collection, such as \"users/alice\""
             }
-            let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let segments = path.split(onASCII: "/").map(String.init)
             do throws(FlintError) {
                 for (i, segment) in segments.enumerated() { try Validation.validateSegment(segment, at: i) }
             } catch {

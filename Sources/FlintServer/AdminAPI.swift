@@ -44,7 +44,7 @@ struct AdminAPI: Sendable {
     /// The segments of a decoded `projects/{p}/databases/{d}/documents[/{path}]`, the path
     /// whole as a sixth; nil for a path of another shape.
     static func documentsSegments(_ decoded: String) -> [Substring]? {
-        let segments = decoded.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+        let segments = decoded.split(onASCII: "/", maxSplits: 5)
         guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases", segments[4] == "documents" else { return nil }
         return segments
     }
@@ -62,13 +62,11 @@ struct AdminAPI: Sendable {
     /// collection id is not, so an id no collection can have (`.`, `__x__`) names nothing to
     /// clear (nil). A trailing `/` after the root or a document names that parent.
     static func subtreeToClear(_ decoded: String, below rest: Substring?) throws(FlintError) -> ResourceName? {
-        guard let rest, !rest.split(separator: "/", omittingEmptySubsequences: false).count.isMultiple(of: 2),
-            let parentEnd = decoded.lastIndex(of: "/")
-        else {
+        guard let rest, !rest.split(onASCII: "/").count.isMultiple(of: 2), let (parentName, id) = decoded.splitAtLast(ofASCII: "/") else {
             return try ResourceName.parse(decoded, kind: "Document parent", checkingIDLengths: false)
         }
-        let parent = try ResourceName.parse(String(decoded[..<parentEnd]), kind: "Document parent", checkingIDLengths: false)
-        if decoded.index(after: parentEnd) == decoded.endIndex { return parent }
+        let parent = try ResourceName.parse(String(parentName), kind: "Document parent", checkingIDLengths: false)
+        if id.isEmpty { return parent }
         return try? ResourceName.parse(decoded, kind: "Document parent", checkingIDLengths: false)
     }
 
@@ -338,7 +336,7 @@ struct AdminAPI: Sendable {
         guard let decoded = String(rest.dropLast(verb.count)).removingPercentEncoding else {
             throw .invalidArgument("Invalid project id in \(path).")
         }
-        let parts = decoded.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = decoded.split(onASCII: "/").map(String.init)
         if parts.count == 1 { return parts }
         guard parts.count == 3, parts[1] == "databases" else { throw notFound }
         return [parts[0], parts[2]]

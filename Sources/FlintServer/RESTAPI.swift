@@ -116,7 +116,7 @@ struct RESTAPI: Sendable {
             return Target(database: parsed.database, path: parsed.path, verb: verb, name: text)
         }
         var segments: [String] = []
-        for raw in rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2) {
+        for raw in rawPath.split(onASCII: "/").dropFirst(2) {
             guard raw.utf8.contains(UInt8(ascii: "%")) else {
                 segments.append(String(raw))
                 continue
@@ -141,7 +141,7 @@ struct RESTAPI: Sendable {
     /// `documents` is told of later, with the methods there are); the reference answers any
     /// other path `404`, whatever its method, before it reads the ids.
     private static func checkRoutable(_ name: String, _ rawPath: String) throws(FlintError) {
-        let parts = name.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: false)
+        let parts = name.split(onASCII: "/", maxSplits: 5)
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases",
             parts[4] == "documents" || (parts[4].hasPrefix("documents:") && parts.count == 5)
         else {
@@ -187,7 +187,7 @@ struct RESTAPI: Sendable {
         do {
             return try ResourceName.parse(name, kind: kind, checkingIDLengths: false)
         } catch {
-            if let colon = name[(name.lastIndex(of: "/") ?? name.startIndex)...].firstIndex(of: ":"),
+            if let colon = (name.splitAtLast(ofASCII: "/")?.after ?? name[...]).firstIndex(of: ":"),
                 (try? ResourceName.parse(String(name[..<colon]), checkingIDLengths: false)) != nil
             {
                 let word = name[name.index(after: colon)...]
@@ -198,12 +198,12 @@ struct RESTAPI: Sendable {
             }
             // A create's parent is everything before the collection id; a problem there is
             // told of the parent, as the reference reads it first.
-            if method == .post, verb == nil, !wholeParent, let slash = name.lastIndex(of: "/") {
+            if method == .post, verb == nil, !wholeParent, let (parent, id) = name.splitAtLast(ofASCII: "/") {
                 // A collection id of `.` or `..` is told of before the parent, as the reference
                 // tells it.
-                let collectionID = String(name[name.index(after: slash)...])
+                let collectionID = String(id)
                 if collectionID == "." || collectionID == ".." { try Validation.validateCollectionID(collectionID) }
-                _ = try ResourceName.parse(String(name[..<slash]), kind: kind, checkingIDLengths: false)
+                _ = try ResourceName.parse(String(parent), kind: kind, checkingIDLengths: false)
             }
             throw error
         }
@@ -499,7 +499,7 @@ struct RESTAPI: Sendable {
     /// would read, for the body's faults alone.
     private static func checkBody(_ request: Request) async throws(FlintError) {
         guard request.method == .post || request.method == .patch else { return }
-        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        let segments = request.uri.path.split(onASCII: "/").dropFirst(2)
         var verb: String?
         if request.method == .post, let raw = segments.last, let last = String(raw).removingPercentEncoding {
             verb = methodAfterColon(in: last, atRoot: segments.count == 5, method: .post)?.word

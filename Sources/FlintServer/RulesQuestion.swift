@@ -84,7 +84,7 @@ struct RulesQuestion {
         -> (DatabaseID, ResourcePath)
     {
         let trimmed = text.hasPrefix("/") ? String(text.dropFirst()) : text
-        let parts = trimmed.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = trimmed.split(onASCII: "/")
         var database = named ?? DatabaseID(project: project)
         var segments: [String]
         if parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents" {

@@ -14,6 +14,22 @@ struct PathTests {
         #expect(key.collection.canonical == "users/alice/posts")
     }
 
+    /// An id may start with a combining mark, which joins the `/` before it into one Swift
+    /// `Character`; names split on the `/` byte all the same.
+    @Test func idsStartingWithACombiningMarkAreSplitOff() throws {
+        let mark = "\u{301}"
+        let (_, key) = try ResourceName.parseDocument(Self.root + "/\(mark)c/\(mark)d")
+        #expect(key.path.segments.map { Array($0.utf8) } == [Array((mark + "c").utf8), Array((mark + "d").utf8)])
+        #expect(try DocumentKey(parsing: "\(mark)c/\(mark)d").path.segments.count == 2)
+        #expect("a/\(mark)b//c".split(onASCII: "/").map(String.init) == ["a", mark + "b", "", "c"])
+        #expect("a/\(mark)b/c".split(onASCII: "/", maxSplits: 1).map(String.init) == ["a", mark + "b/c"])
+        let text = "a/\(mark)b"
+        #expect(text.splitAtLast(ofASCII: "/").map { [Array($0.before.utf8), Array($0.after.utf8)] } == [Array("a".utf8), Array((mark + "b").utf8)])
+        #expect(text.splitAtLast(ofASCII: ":") == nil)
+        // Splitting by Character finds one part where there are two.
+        #expect(text.split(separator: "/").count == 1)
+    }
+
     /// Messages and codes as the reference emulator gives them.
     @Test(arguments: [
         ("/c", "Document name \"projects/p1/databases/(default)/documents/c\" lacks \"/\" at index 43."),

@@ -456,6 +456,23 @@ struct RESTTests {
         }
     }
 
+    /// An id may start with a combining mark (U+0301), which Swift joins with the `/` before it
+    /// into one `Character`: such names are still routed, created, listed and cleared.
+    @Test func idsStartingWithACombiningMarkAreRouted() async throws {
+        let mark = "%CC%81"
+        try await withServer { client in
+            let patched = try await Self.call(client, .patch, Self.base + "/\(mark)c/\(mark)d", #"{"fields":{}}"#) as? [String: Any]
+            #expect((patched?["name"] as? String).map { Array($0.utf8) } == Array((Self.name + "/\u{301}c/\u{301}d").utf8))
+            try await Self.call(client, .get, Self.base + "/\(mark)c/\(mark)d")
+            let created = try await Self.call(client, .post, Self.base + "/\(mark)c/\(mark)d/\(mark)s?documentId=w", #"{"fields":{}}"#) as? [String: Any]
+            #expect((created?["name"] as? String).map { Array($0.utf8) } == Array((Self.name + "/\u{301}c/\u{301}d/\u{301}s/w").utf8))
+            let ids = try await Self.call(client, .post, Self.base + "/\(mark)c/\(mark)d:listCollectionIds", "{}", auth: "Bearer owner") as? [String: Any]
+            #expect((ids?["collectionIds"] as? [String])?.map { Array($0.utf8) } == [Array("\u{301}s".utf8)])
+            try await Self.call(client, .delete, "/emulator/v1/projects/p1/databases/(default)/documents/\(mark)c")
+            try await Self.call(client, .get, Self.base + "/\(mark)c/\(mark)d", expect: .notFound)
+        }
+    }
+
     /// Query parameters may be named by their proto fields too (`update_mask.field_paths`,
     /// `PageSize`), a time by its message's fields, and anything else below a mask makes the mask
     /// present but empty, as on the reference.
