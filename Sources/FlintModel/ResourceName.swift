@@ -92,8 +92,9 @@ public struct ResourceName: Sendable, Hashable {
         /// `databases`, not the word.
         func literal(_ i: Int, _ word: String) throws(FlintError) {
             let found = try element(i, "\"\(word)\"")
-            guard found != word[...] else { return }
-            if found.hasPrefix(word) { throw fail("lacks \"/\" at index \(start(i) + word.utf16.count).") }
+            guard !found.utf8.elementsEqual(word.utf8) else { return }
+            // By bytes: `documents` and a combining mark end in another Character than `s`.
+            if found.utf8.starts(with: word.utf8) { throw fail("lacks \"/\" at index \(start(i) + word.utf16.count).") }
             throw fail("lacks \"\(word)\" at index \(start(i)).")
         }
 

@@ -56,6 +56,8 @@ struct PathTests {
         ("/😀/d/s", "Document name \"projects/p1/databases/(default)/documents/😀/d/s\" lacks \"/\" at index 48."),
         ("/é//d", "Document name \"projects/p1/databases/(default)/documents/é//d\" lacks a resource id at index 44."),
         ("x/c/d", "Document name \"projects/p1/databases/(default)/documentsx/c/d\" lacks \"/\" at index 41."),
+        // A combining mark after the word is read past it too, as by bytes.
+        ("\u{301}/c/d", "Document name \"projects/p1/databases/(default)/documents\u{301}/c/d\" lacks \"/\" at index 41."),
         ("/😀/./d", "Document name \"projects/p1/databases/(default)/documents/😀/./d\" contains a resource id \".\" at index 45."),
     ])
     func rejectsBadDocumentNames(suffix: String, message: String) {
