@@ -1,3 +1,4 @@
+import FlintModel
 import FlintProto
 import Foundation
 import SwiftProtobuf
@@ -75,7 +76,7 @@ enum Seeds {
         return v
     }
 
-    static var fields: [String: Google_Firestore_V1_Value] {
+    static var fields: [UTF8Key: Google_Firestore_V1_Value] {
         var map = Google_Firestore_V1_MapValue()
         map.fields = ["b": value { $0.booleanValue = true }, "when": value { $0.timestampValue = .init(seconds: 1_700_000_000, nanos: 5000) }]
         var array = Google_Firestore_V1_ArrayValue()
@@ -88,6 +89,8 @@ enum Seeds {
             "map": value { $0.mapValue = map }, "list": value { $0.arrayValue = array }, "raw": value { $0.bytesValue = Data([0, 255]) },
             "ref": value { $0.referenceValue = documents + "/users/u2" }, "where": value { $0.geoPointValue = point },
             "none": value { $0.nullValue = .nullValue }, "embedding": vector([0.5, -1, 2]),
+            // Two names that differ only in Unicode normalization.
+            "\u{E9}": value { $0.integerValue = 1 }, "e\u{301}": value { $0.integerValue = 2 },
         ]
     }
 
