@@ -13,13 +13,13 @@ public func compileAndDecide(_ source: String) {
 
 private let time = RulesTimestamp(seconds: 1_700_000_000, nanos: 123_456_000)
 
-private let data: [String: RulesValue] = [
+private let data: [UTF8Key: RulesValue] = [
     "owner": .string("u1"), "n": .int(3), "x": .float(-0.5), "tags": .list([.string("a"), .int(1)]),
     "nested": .map(["b": .bool(true), "at": .timestamp(time)]), "none": .null, "raw": .bytes([0, 255]),
     "where": .latlng(1, 2), "ref": .path(RulesPath(["databases", "(default)", "documents", "users", "u2"])),
 ]
 
-private func stored(_ path: [String], _ fields: [String: RulesValue]) -> RulesValue {
+private func stored(_ path: [String], _ fields: [UTF8Key: RulesValue]) -> RulesValue {
     .map([
         "data": .map(fields), "id": .string(path.last ?? ""),
         "__name__": .path(RulesPath(["databases", "(default)", "documents"] + path)),
