@@ -20,6 +20,8 @@ struct DurableTests {
             "bytes": .bytes([0, 255, 7]), "ref": .reference(DocumentReference(database: db, key: try DocumentKey(parsing: "a/b/c/d"))),
             "geo": .geoPoint(try GeoPoint(latitude: 48.8, longitude: 2.3)), "array": [1, "two", [3.0], ["k": .null]],
             "map": ["nested": ["deep": 1]], "vector": .vector([0.1, 0.2]), "": "empty key",
+            // Names that differ only in normalization, and a reference to ids that begin with a combining mark.
+            "\u{E9}": 1, "e\u{301}": 2, "marked": .reference(DocumentReference(database: db, key: try DocumentKey(parsing: "\u{301}a/\u{301}b"))),
         ]
         let decoded = try ValueCodec.decode(ValueCodec.encode(fields), database: db)
         #expect(decoded.entries.count == fields.entries.count)
