@@ -19,42 +19,39 @@ enum ReferenceMaskOrder {
     /// One level of the tree: its names in the order put, which end a path, and what lies
     /// below the others. Names are told apart by their bytes, as the mask's paths are.
     struct Level {
-        var names: [String] = []
+        var names: [UTF8Key] = []
         var named: Set<UTF8Key> = []
         var ends: Set<UTF8Key> = []
         var below: [UTF8Key: Level] = [:]
 
         mutating func put(_ tails: [ArraySlice<String>]) {
             for tail in tails where tail.count == 1 {
-                let name = tail[tail.startIndex]
-                let key = UTF8Key(name)
-                if named.insert(key).inserted { names.append(name) }
-                ends.insert(key)
-                below[key] = nil
+                let name = UTF8Key(tail[tail.startIndex])
+                if named.insert(name).inserted { names.append(name) }
+                ends.insert(name)
+                below[name] = nil
             }
             // The longer paths, by the name they lead through, in the order the names come.
-            var leads: [String] = []
+            var leads: [UTF8Key] = []
             var through: [UTF8Key: [ArraySlice<String>]] = [:]
             for tail in tails where tail.count > 1 {
-                let name = tail[tail.startIndex]
-                let key = UTF8Key(name)
-                if ends.contains(key) { continue }
-                if through[key] == nil { leads.append(name) }
-                through[key, default: []].append(tail.dropFirst())
+                let name = UTF8Key(tail[tail.startIndex])
+                if ends.contains(name) { continue }
+                if through[name] == nil { leads.append(name) }
+                through[name, default: []].append(tail.dropFirst())
             }
             for name in leads {
-                let key = UTF8Key(name)
-                if named.insert(key).inserted { names.append(name) }
-                below[key, default: Level()].put(through[key] ?? [])
+                if named.insert(name).inserted { names.append(name) }
+                below[name, default: Level()].put(through[name] ?? [])
             }
         }
 
         func list(prefix: [String], into out: inout [FieldPath]) {
             for name in ReferenceMaskOrder.javaHashMapOrder(names) {
-                if ends.contains(UTF8Key(name)) {
-                    out.append(FieldPath(unchecked: prefix + [name]))
+                if ends.contains(name) {
+                    out.append(FieldPath(unchecked: prefix + [name.string]))
                 } else {
-                    below[UTF8Key(name)]?.list(prefix: prefix + [name], into: &out)
+                    below[name]?.list(prefix: prefix + [name.string], into: &out)
                 }
             }
         }
@@ -65,12 +62,12 @@ enum ReferenceMaskOrder {
     /// size, which starts at 16 and doubles whenever the count passes three quarters of it; keys
     /// sharing a bucket in the order put. (Masks of 3 to 26 names confirm the growth: a table
     /// sized for the final count at once differs at 12 and 25.)
-    static func javaHashMapOrder(_ keys: [String]) -> [String] {
+    static func javaHashMapOrder(_ keys: [UTF8Key]) -> [UTF8Key] {
         var buckets = 16
         while keys.count * 4 > buckets * 3 { buckets *= 2 }
         let mask = UInt32(buckets - 1)
         return keys.enumerated()
-            .map { (bucket: spread(javaHash($0.element)) & mask, index: $0.offset, key: $0.element) }
+            .map { (bucket: spread(javaHash($0.element.string)) & mask, index: $0.offset, key: $0.element) }
             .sorted { ($0.bucket, $0.index) < ($1.bucket, $1.index) }
             .map(\.key)
     }

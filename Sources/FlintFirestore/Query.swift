@@ -174,7 +174,7 @@ public class Query: @unchecked Sendable {
             throw invalidArgument(
                 "Invalid query. When querying with FieldPath.documentID() you must provide a valid document ID, but it was an empty string or not a string.")
         }
-        let path = s.allDescendants ? ResourcePath(id.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)) : s.parent.appending(s.collectionID).appending(id)
+        let path = s.allDescendants ? ResourcePath(id.split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)) : s.parent.appending(s.collectionID).appending(id)
         guard s.allDescendants || !id.contains("/") else {
             throw invalidArgument("Invalid query. When querying a collection by FieldPath.documentID() you must provide a plain document ID, but '\(id)' contains a '/' character.")
         }

@@ -12,7 +12,7 @@ public final class DocumentReference: Sendable, Hashable, CustomStringConvertibl
 
     init(path: String, _ firestore: Firestore) {
         self.firestore = firestore
-        let segments = path.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
+        let segments = path.split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)
         pathValue = ResourcePath(segments)
         if path.isEmpty || segments.isEmpty {
             problem = invalidArgument("Document path cannot be empty.")
@@ -155,7 +155,7 @@ public enum FirestoreSource: Sendable {
 /// A collection: a query over its documents, and where new documents go.
 public final class CollectionReference: Query, @unchecked Sendable {
     init(path: String, _ firestore: Firestore) {
-        let segments = path.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
+        let segments = path.split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)
         var problem: FirestoreErrorCode?
         if segments.isEmpty {
             problem = invalidArgument("Collection path cannot be empty.")

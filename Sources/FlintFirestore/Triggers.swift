@@ -97,7 +97,7 @@ public final class DocumentTriggers: Sendable {
     public func document(_ pattern: String) -> DocumentTrigger { DocumentTrigger(triggers: self, pattern: pattern) }
 
     func register(_ pattern: String, _ handler: Handler) {
-        let segments = pattern.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
+        let segments = pattern.split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)
         precondition(segments.count % 2 == 0 && !segments.isEmpty, "A trigger pattern names documents: \(pattern)")
         state.withLock { $0.registrations.append(Registration(pattern: pattern, segments: segments, handler: handler)) }
     }

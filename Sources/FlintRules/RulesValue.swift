@@ -107,7 +107,7 @@ public struct RulesPath: Sendable, Equatable {
 
     /// `'/a/b'` or `'a/b'`.
     public init(parsing text: String) {
-        segments = text.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
+        segments = text.split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
     /// `path(text)`: segments split on `/` after an optional leading one, each trimmed as Java

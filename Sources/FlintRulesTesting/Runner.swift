@@ -241,7 +241,7 @@ public enum RulesTestRunner {
     ]
 
     static func query(_ test: RulesCase) throws(FlintError) -> Query {
-        let segments = (test.path ?? "").split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
+        let segments = (test.path ?? "").split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)
         guard let collection = segments.last else { throw .invalidArgument("a list needs the collection's path") }
         var filters: [Filter] = []
         for clause in test.where ?? [] {

@@ -165,7 +165,7 @@ public struct RulesTestContext: Sendable {
         _ collectionPath: String, where clauses: [(String, String, Value)] = [], orderBy: [(String, descending: Bool)] = [],
         limit: Int? = nil, group: Bool = false
     ) async throws -> [Document] {
-        let segments = collectionPath.split(onASCII: "/").filter { !$0.isEmpty }.map(String.init)
+        let segments = collectionPath.split(onASCII: "/", omittingEmptySubsequences: true).map(String.init)
         var filters: [Filter] = []
         for (field, op, value) in clauses {
             guard let o = RulesTestRunner.operators[op] else { throw FlintError.invalidArgument("Unknown operator \(op).") }

@@ -23,6 +23,7 @@ struct PathTests {
         #expect(try DocumentKey(parsing: "\(mark)c/\(mark)d").path.segments.count == 2)
         #expect("a/\(mark)b//c".split(onASCII: "/").map(String.init) == ["a", mark + "b", "", "c"])
         #expect("a/\(mark)b/c".split(onASCII: "/", maxSplits: 1).map(String.init) == ["a", mark + "b/c"])
+        #expect("/a//\(mark)b/".split(onASCII: "/", omittingEmptySubsequences: true).map(String.init) == ["a", mark + "b"])
         let text = "a/\(mark)b"
         #expect(text.splitAtLast(ofASCII: "/").map { [Array($0.before.utf8), Array($0.after.utf8)] } == [Array("a".utf8), Array((mark + "b").utf8)])
         #expect(text.splitAtLast(ofASCII: ":") == nil)
