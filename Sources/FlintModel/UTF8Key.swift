@@ -19,9 +19,10 @@ public struct UTF8Key: Comparable, Hashable, Sendable, CustomStringConvertible, 
         return n == 0 ? 0 : p << (8 * (8 - n))
     }
 
-    public static func < (a: UTF8Key, b: UTF8Key) -> Bool { compareUTF8(a.string, b.string) < 0 }
-    public static func == (a: UTF8Key, b: UTF8Key) -> Bool { equalUTF8(a.string, b.string) }
-    public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
+    // Inlinable: rules maps and the wire's maps of values look keys up on every request.
+    @inlinable public static func < (a: UTF8Key, b: UTF8Key) -> Bool { compareUTF8(a.string, b.string) < 0 }
+    @inlinable public static func == (a: UTF8Key, b: UTF8Key) -> Bool { equalUTF8(a.string, b.string) }
+    @inlinable public func hash(into h: inout Hasher) { hashUTF8(string, into: &h) }
     public var description: String { string }
 }
 

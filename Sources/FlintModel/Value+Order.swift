@@ -219,6 +219,7 @@ extension MapValue {
 }
 
 /// Hashes a string's UTF-8 bytes, matching `equalUTF8`.
+@inlinable
 public func hashUTF8(_ s: String, into h: inout Hasher) {
     let done: Void? = s.utf8.withContiguousStorageIfAvailable { h.combine(bytes: UnsafeRawBufferPointer($0)) }
     if done == nil { for b in s.utf8 { h.combine(b) } }
