@@ -8,12 +8,21 @@ extension Substring {
             .map { Substring($0) }
     }
 
-    /// The text before and after the last `separator`, an ASCII character, found by its byte
-    /// (see `split(onASCII:maxSplits:omittingEmptySubsequences:)`); nil when there is none. Both share this text's indices.
+    /// The text before and after the first `separator`, an ASCII character, found by its byte
+    /// (see `split(onASCII:)`); nil when there is none. Both share this text's indices.
+    public func splitAtFirst(ofASCII separator: Unicode.Scalar) -> (before: Substring, after: Substring)? {
+        precondition(separator.isASCII)
+        return utf8.firstIndex(of: UInt8(separator.value)).map(around)
+    }
+
+    /// The same around the last `separator`.
     public func splitAtLast(ofASCII separator: Unicode.Scalar) -> (before: Substring, after: Substring)? {
         precondition(separator.isASCII)
-        guard let at = utf8.lastIndex(of: UInt8(separator.value)) else { return nil }
-        return (Substring(utf8[..<at]), Substring(utf8[utf8.index(after: at)...]))
+        return utf8.lastIndex(of: UInt8(separator.value)).map(around)
+    }
+
+    private func around(_ at: Index) -> (before: Substring, after: Substring) {
+        (Substring(utf8[..<at]), Substring(utf8[utf8.index(after: at)...]))
     }
 }
 
@@ -21,6 +30,11 @@ extension String {
     /// See `Substring.split(onASCII:maxSplits:omittingEmptySubsequences:)`.
     public func split(onASCII separator: Unicode.Scalar, maxSplits: Int = .max, omittingEmptySubsequences: Bool = false) -> [Substring] {
         self[...].split(onASCII: separator, maxSplits: maxSplits, omittingEmptySubsequences: omittingEmptySubsequences)
+    }
+
+    /// See `Substring.splitAtFirst(ofASCII:)`.
+    public func splitAtFirst(ofASCII separator: Unicode.Scalar) -> (before: Substring, after: Substring)? {
+        self[...].splitAtFirst(ofASCII: separator)
     }
 
     /// See `Substring.splitAtLast(ofASCII:)`.

@@ -165,9 +165,9 @@ struct RESTAPI: Sendable {
     /// The method named after the first colon of a decoded last id, if it is one, and that colon.
     private static func methodAfterColon(in lastID: String, atRoot: Bool, method: HTTPRequest.Method) -> (word: String, colon: String.Index)? {
         // By bytes, as names are read: a colon a combining mark follows is still a colon.
-        guard let colon = lastID.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let word = String(Substring(lastID.utf8[lastID.utf8.index(after: colon)...]))
-        return isVerb(word, atRoot: atRoot, method: method) ? (word, colon) : nil
+        guard let (id, after) = lastID.splitAtFirst(ofASCII: ":") else { return nil }
+        let word = String(after)
+        return isVerb(word, atRoot: atRoot, method: method) ? (word, id.endIndex) : nil
     }
 
     /// The path less its last `/`, written or percent-encoded: the reference decodes a path
@@ -188,10 +188,9 @@ struct RESTAPI: Sendable {
         do {
             return try ResourceName.parse(name, kind: kind, checkingIDLengths: false)
         } catch {
-            if let colon = (name.splitAtLast(ofASCII: "/")?.after ?? name[...]).utf8.firstIndex(of: UInt8(ascii: ":")),
-                (try? ResourceName.parse(String(name[..<colon]), checkingIDLengths: false)) != nil
+            if let (id, word) = (name.splitAtLast(ofASCII: "/")?.after ?? name[...]).splitAtFirst(ofASCII: ":"),
+                (try? ResourceName.parse(String(name[..<id.endIndex]), checkingIDLengths: false)) != nil
             {
-                let word = Substring(name.utf8[name.utf8.index(after: colon)...])
                 // A method of Firestore's, but with a `/` after it.
                 if verbs.contains(String(word)) { throw FlintError(.notFound, "Nothing may follow :\(word) in a path.") }
                 throw FlintError(

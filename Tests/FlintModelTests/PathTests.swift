@@ -27,6 +27,7 @@ struct PathTests {
         let text = "a/\(mark)b"
         #expect(text.splitAtLast(ofASCII: "/").map { [Array($0.before.utf8), Array($0.after.utf8)] } == [Array("a".utf8), Array((mark + "b").utf8)])
         #expect(text.splitAtLast(ofASCII: ":") == nil)
+        #expect("a:\(mark)b:c".splitAtFirst(ofASCII: ":").map { [Array($0.before.utf8), Array($0.after.utf8)] } == [Array("a".utf8), Array((mark + "b:c").utf8)])
         // Splitting by Character finds one part where there are two.
         #expect(text.split(separator: "/").count == 1)
     }
