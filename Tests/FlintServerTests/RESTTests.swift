@@ -122,6 +122,11 @@ struct RESTTests {
             #expect(Self.error(refused)?.1 == "Metadata operations require admin authentication.")
             let ordered = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20desc") as? [String: Any]
             #expect((ordered?["documents"] as? [[String: Any]])?.compactMap { ($0["name"] as? String)?.split(separator: "/").last.map(String.init) } == ["a", "b", "c"])
+            // Later pages keep the order (the reference fails them with 500 when there is an orderBy).
+            let firstOrdered = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20desc&pageSize=2") as? [String: Any]
+            let orderedToken = try #require(firstOrdered?["nextPageToken"] as? String)
+            let nextOrdered = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20desc&pageSize=2&pageToken=\(orderedToken)") as? [String: Any]
+            #expect((nextOrdered?["documents"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [Self.name + "/l/c"])
             let bad = try await Self.call(client, .get, Self.base + "/l?orderBy=n%20sideways", expect: .badRequest)
             #expect(Self.error(bad)?.1 == "Invalid order by clause \"n sideways\".")
             // A trailing `/` on the root or a document lists every collection directly below.
