@@ -6,8 +6,9 @@
 # the server's calls, and HTTP requests to its router). Findings land in
 # .build/fuzz/TARGET/findings; replay one with
 #   fuzz/.build/release/FuzzNAME FILE
-# The corpus in .build/fuzz/TARGET/corpus grows across runs. Not part of scripts/test.sh: a run
-# proves nothing in a fixed time; what it finds becomes a unit test.
+# The corpus in .build/fuzz/TARGET/corpus grows across runs. Not part of scripts/test.sh (which
+# only type-checks the targets, scripts/check-fuzz.sh): a run proves nothing in a fixed time;
+# what it finds becomes a unit test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

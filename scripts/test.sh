@@ -45,6 +45,8 @@ stage() {
 export PYTHONFAULTHANDLER=1
 
 swift build --build-tests
+# The fuzz targets (a package of their own, built only by scripts/fuzz.sh) still compile.
+scripts/check-fuzz.sh
 # The differential suites start Google's emulator (a JVM that takes both cores for seconds while
 # it warms up); they run after the others so its start does not starve their waits.
 stage 25m swift test --skip-build --skip FlintDifferentialTests
