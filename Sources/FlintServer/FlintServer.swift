@@ -54,6 +54,7 @@ public struct FlintServer: Sendable {
         router.middlewares.add(RequestLog(logger: logger, metrics: metrics))
         router.middlewares.add(ClosingConnections())
         router.middlewares.add(GzipResponses())
+        router.middlewares.add(CompressedRequests())
         // Browsers (the web SDK, the Lite SDK) preflight every cross-origin call.
         router.middlewares.add(CrossOriginAccess())
         router.middlewares.add(UnroutedRequests())

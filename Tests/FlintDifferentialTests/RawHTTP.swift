@@ -20,10 +20,17 @@ enum RawHTTP {
     static func exchange(_ method: String, _ url: String, headers: [String: String], body: String? = nil) async throws -> (
         status: Int, headers: [String: String], body: Data
     ) {
+        try await exchange(method, url, headers: headers, bytes: body.map { Data($0.utf8) })
+    }
+
+    /// The same, with a body of any bytes (a compressed one).
+    static func exchange(_ method: String, _ url: String, headers: [String: String], bytes: Data?) async throws -> (
+        status: Int, headers: [String: String], body: Data
+    ) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body.map { Data($0.utf8) }
+        request.httpBody = bytes
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         var answered: [String: String] = [:]
