@@ -34,8 +34,10 @@ func auth(_ byte: UInt8) -> AuthContext {
 /// and imports (which write and read directories; any path with "port"), the WebChannel's
 /// streams (which wait for events) and `/shutdown`.
 func http(_ router: RouterResponder<BasicRequestContext>, _ body: Data, _ who: UInt8) async {
-    let text = String(decoding: body, as: UTF8.self)
-    let (head, payload) = text.firstRange(of: "\n\n").map { (text[..<$0.lowerBound], text[$0.upperBound...]) } ?? (text[...], "")
+    // The body's bytes as they are: a compressed one is not text.
+    let split = body.firstRange(of: Data("\n\n".utf8))
+    let head = String(decoding: split.map { body[..<$0.lowerBound] } ?? body, as: UTF8.self)
+    let payload = split.map { body[$0.upperBound...] } ?? Data()
     var lines = head.split(separator: "\n", omittingEmptySubsequences: false)
     guard !lines.isEmpty else { return }
     let start = lines.removeFirst().split(separator: " ", maxSplits: 1)
@@ -52,7 +54,7 @@ func http(_ router: RouterResponder<BasicRequestContext>, _ body: Data, _ who: U
     if who % 4 == 0, fields[.authorization] == nil { fields[.authorization] = "Bearer owner" }
     let request = Request(
         head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: fields),
-        body: RequestBody(buffer: ByteBuffer(string: String(payload))))
+        body: RequestBody(buffer: ByteBuffer(bytes: payload)))
     // Finished afterwards: an open embedded channel and its pipeline hold each other.
     let channel = EmbeddedChannel()
     let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))

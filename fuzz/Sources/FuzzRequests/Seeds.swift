@@ -50,10 +50,21 @@ enum Seeds {
                 (0, "GET /emulator/v1/projects/p:indexUsage?database=\(database)\n\n"),
             ]),
         ]
-        for (name, requests) in rest {
+        // Compressed bodies: `{"fields": {"n": {"integerValue": "1"}}}` as gzip and as zlib.
+        let gzip: [UInt8] = [
+            0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0x56, 0x4a, 0xcb, 0x4c, 0xcd, 0x49, 0x29, 0x56,
+            0xb2, 0x52, 0xa8, 0x56, 0xca, 0x03, 0x93, 0x99, 0x79, 0x25, 0xa9, 0xe9, 0xa9, 0x45, 0x61, 0x89, 0x39, 0xa5, 0xa9,
+            0x40, 0x01, 0x25, 0x43, 0xa5, 0xda, 0xda, 0x5a, 0x00, 0x23, 0x59, 0xc4, 0x96, 0x28, 0x00, 0x00, 0x00,
+        ]
+        let zlib: [UInt8] = [0x78, 0x9c] + gzip[10..<47] + [0x0b, 0xe2, 0x0d, 0x08]
+        let compressed: [(UInt8, [UInt8])] = [
+            (0, Array("PATCH \(v1)/users/u3\ncontent-encoding: gzip\n\n".utf8) + gzip),
+            (0, Array("PATCH \(v1)/users/u4\ncontent-encoding: deflate\n\n".utf8) + zlib),
+            (0, Array("PATCH \(v1)/users/u5\ncontent-encoding: gzip\n\n".utf8) + gzip + gzip.prefix(20)),
+        ]
+        for (name, requests) in rest.map({ ($0.0, $0.1.map { ($0.0, Array($0.1.utf8)) }) }) + [("rest-compressed", compressed)] {
             var bytes: [UInt8] = []
-            for (who, text) in requests {
-                let body = Array(text.utf8)
+            for (who, body) in requests {
                 bytes += [13, who, UInt8(body.count >> 8), UInt8(body.count & 0xff)] + body
             }
             try Data(bytes).write(to: URL(fileURLWithPath: directory + "/" + name))
