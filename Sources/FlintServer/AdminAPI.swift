@@ -165,12 +165,7 @@ struct AdminAPI: Sendable {
         do throws(FlintError) {
             try Self.checkAuthorization(request)
             let target = try Self.rulesTarget(request)
-            let body: Data
-            do {
-                body = Data(buffer: try await request.body.collect(upTo: Limits.maxRequestBytes))
-            } catch {
-                throw .invalidArgument("The rules body could not be read: it must be JSON under 10 MiB.")
-            }
+            let body = Data(buffer: try await RESTAPI.body(request))
             let load = try RulesLoad(body)
             // A body's database beside the path's or the parameter's must be the same one (the
             // reference hangs on two different ones).
@@ -384,7 +379,7 @@ struct AdminAPI: Sendable {
         do {
             let path = request.uri.path
             let project: String? = path == "/emulator/v1" + verb ? nil : try Self.rulesProject(path, verb: verb)
-            let bytes = try await request.body.collect(upTo: 1 << 20)
+            let bytes = try await RESTAPI.body(request, upTo: 1 << 20)
             let transfer = try TransferRequest(Data(buffer: bytes), naming: verb == ":export")
             let summary = try await body(transfer, project)
             let report: [String: Any] = [
@@ -403,8 +398,7 @@ struct AdminAPI: Sendable {
     func evaluateRules(_ request: Request) async -> Response {
         do throws(FlintError) {
             let project = try Self.rulesProject(request.uri.path, verb: ":evaluateRules")
-            let bytes: ByteBuffer
-            do { bytes = try await request.body.collect(upTo: Limits.maxRequestBytes) } catch { throw .invalidArgument("The body could not be read.") }
+            let bytes = try await RESTAPI.body(request)
             let question = try RulesQuestion(Data(buffer: bytes), project: project)
             guard let explanation = await engine.database(question.database).explainRules(
                 method: question.method, path: question.path.segments, auth: question.auth, data: question.data)

@@ -519,10 +519,11 @@ struct RESTAPI: Sendable {
         }
     }
 
-    /// A request's whole body, refusing more than 10 MiB without reading it all.
-    static func body(_ request: Request) async throws(FlintError) -> ByteBuffer {
-        do { return try await request.body.collect(upTo: Limits.maxRequestBytes) } catch is NIOTooManyBytesError {
-            throw .invalidArgument("Request payload size exceeds the limit: \(Limits.maxRequestBytes) bytes.")
+    /// A request's whole body (inflated, when it came compressed), refusing more than `limit`
+    /// bytes (10 MiB unless said) without reading it all.
+    static func body(_ request: Request, upTo limit: Int = Limits.maxRequestBytes) async throws(FlintError) -> ByteBuffer {
+        do { return try await request.body.collect(upTo: limit) } catch is NIOTooManyBytesError {
+            throw .invalidArgument("Request payload size exceeds the limit: \(limit) bytes.")
         } catch {
             // Broken chunked framing, or a connection that ended mid-body.
             throw .invalidArgument("The request body could not be read (\(error)).")

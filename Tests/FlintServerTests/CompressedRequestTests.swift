@@ -77,6 +77,16 @@ struct CompressedRequestTests {
             #expect(bomb.readableBytes < 1 << 20)
             #expect(try await Self.write(client, "bomb", bomb, coding: "gzip") == (.badRequest, "Request payload size exceeds the limit: 10485760 bytes."))
             #expect(try await Self.write(client, "after", Self.body(7), coding: "identity") == (.ok, "7"))
+            // The admin routes read bodies the same way and say the same.
+            for (method, path) in [(HTTPRequest.Method.put, ":securityRules"), (.post, ":evaluateRules"), (.post, ":export")] {
+                let message = try await client.execute(uri: "/emulator/v1/projects/compressed" + path, method: method,
+                                                       headers: [.contentEncoding: "gzip"], body: ByteBuffer(string: "{}")) { response in
+                    #expect(response.status == .badRequest, "\(path)")
+                    let json = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                    return (json?["error"] as? [String: Any])?["message"] as? String
+                }
+                #expect(message == "The request body could not be read (the body is not valid gzip data).", "\(path)")
+            }
         }
     }
 
