@@ -44,8 +44,8 @@ struct CompressedBodyDifferentialTests {
                 let headers = ["Content-Type": "application/json", "Content-Encoding": coding]
                 let answer = try await RawHTTP.exchange("PATCH", document, headers: headers, bytes: Data(buffer: bytes))
                 let stored = try await RawHTTP.send("GET", document, nil)
-                let n = (((stored.json as? [String: Any])?["fields"] as? [String: Any])?["n"] as? [String: Any])?["integerValue"] as? String
-                answers.append(["\(answer.status)", n ?? "missing"])
+                let value = (((stored.json as? [String: Any])?["fields"] as? [String: Any])?["n"] as? [String: Any])?["integerValue"] as? String
+                answers.append(["\(answer.status)", value ?? "missing"])
             }
             #expect(answers[1] == answers[0], "\(coding) case \(n)")
             if answers[0][0] == "200" { inflated += 1 }
