@@ -129,7 +129,7 @@ public struct FlintServer: Sendable {
                             try await writer.writeResponse(HTTPResponse(status: .expectationFailed, headerFields: [.contentLength: "0"]))
                             return
                         }
-                        try await responder(request, writer, channel)
+                        try await responder(request.withoutFragment, writer, channel)
                     },
                     // Text messages must be UTF-8 (RFC 6455): one that is not is closed with 1007
                     // rather than read with its bad bytes replaced, which would change the values sent.

@@ -104,6 +104,19 @@ struct RESTTests {
         }
     }
 
+    /// A fragment written into a raw request's target is cut off, as the reference cuts it: it
+    /// is no part of the id, and a query after it is part of the fragment.
+    @Test func aFragmentInTheTargetIsCutOff() async throws {
+        try await withServer { client in
+            try await Self.call(client, .patch, Self.base + "/c/f#x", #"{"fields":{"x":{"integerValue":"1"},"y":{"integerValue":"2"}}}"#)
+            let read = try await Self.call(client, .get, Self.base + "/c/f#x?mask.fieldPaths=x") as? [String: Any]
+            #expect(read?["name"] as? String == Self.name + "/c/f")
+            #expect((read?["fields"] as? [String: Any])?.keys.sorted() == ["x", "y"])
+            // Percent-encoded, `#` is part of the id.
+            try await Self.call(client, .get, Self.base + "/c/f%23x", expect: .notFound)
+        }
+    }
+
     @Test func listingsAndCollectionIDs() async throws {
         try await withServer { client in
             try await Self.call(client, .post, Self.base + ":commit", """
