@@ -89,8 +89,9 @@ struct RandomAggregationDifferentialTests {
             if !expected.hasPrefix("200") { refused += 1 }
             if expected.contains("doubleValue") { numbers += 1 }
         }
-        // Refusals and answers both, or the test compares little.
+        // Refusals and answers both, or the test compares little. About 45 answers hold an
+        // average on most seeds; seed 9238 has 27, so the floor sits well below that.
         #expect(refused > 5 && refused < 60, "\(refused) of 150 refused")
-        #expect(numbers > 30, "\(numbers) answers with a sum or an average")
+        #expect(numbers > 20, "\(numbers) answers with a sum or an average")
     }
 }
