@@ -158,6 +158,10 @@ public struct FlintServer: Sendable {
         // The reference takes gzip-compressed requests and refuses deflate. Answers stay plain for
         // clients that list identity first in grpc-accept-encoding, as the C-core clients do.
         config.compression.enabledAlgorithms = [.gzip]
+        // Server SDKs open a stream per listener and per call, all on one connection. Left
+        // unset, no limit is advertised but SwiftNIO enforces 100, and each stream past it
+        // makes the connection end with a protocol error. The reference advertises 2³¹ − 1.
+        config.http2.maxConcurrentStreams = Int(Int32.max)
         var router = RPCRouter<GRPCTransport>()
         for service in [GRPCFirestoreService(engine: engine, draining: draining)] + Self.reflection.rpcServices {
             service.registerMethods(with: &router)

@@ -245,4 +245,43 @@ struct ListenTests {
             }
         }
     }
+
+    /// Server SDKs open a listen call per listener, all on one connection. More of them than
+    /// SwiftNIO's default limit of 100 streams are all open at once and all answered (the
+    /// limit used to be enforced without being advertised, so the client held the rest back).
+    @Test func moreListenCallsThanAHundredAreOpenAtOnceOnOneConnection() async throws {
+        try await GRPCTests.withFlint { firestore, _ in
+            let count = 150
+            let answered = Answered()
+            await withTaskGroup(of: Void.self) { group in
+                for i in 0..<count {
+                    group.addTask {
+                        // Each call stays open, reading, until the group is cancelled.
+                        try? await firestore.listen(requestProducer: { writer in
+                            try await writer.write(Self.documentsTarget(1, [GRPCTests.root + "/many/d\(i)"]))
+                            while !Task.isCancelled { try await Task.sleep(for: .milliseconds(20)) }
+                        }) { response in
+                            for try await _ in response.messages { await answered.add(i) }
+                        }
+                    }
+                }
+                #expect(await answered.count(reaching: count, within: 20) == count)
+                group.cancelAll()
+            }
+        }
+    }
+}
+
+/// Which calls have had an answer.
+private actor Answered {
+    private var calls: Set<Int> = []
+
+    func add(_ call: Int) { calls.insert(call) }
+
+    /// How many calls have been answered once `count` are, or when the deadline passes.
+    func count(reaching count: Int, within seconds: Double) async -> Int {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while calls.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        return calls.count
+    }
 }
