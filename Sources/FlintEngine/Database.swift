@@ -757,7 +757,7 @@ public actor Database {
         _ query: Query, aggregating: [FieldPath], readTime: Timestamp?, transaction: TransactionID?, explain: ExplainOptions?,
         auth: AuthContext
     ) throws(FlintError) -> QueryResult {
-        let normalized = try NormalizedQuery(query, database: id, aggregating: aggregating)
+        let normalized = try NormalizedQuery(query, database: id, aggregating: aggregating, heldToRules: auth != .owner)
         try checkIndexes(normalized)
         let requested = try self.readTime(readTime, transaction)
         try authorizeQuery(normalized.query, auth: auth, at: requested)

@@ -2,8 +2,10 @@ import FlintModel
 
 /// How the reference sizes a filter. Identical filters side by side in one AND or OR are one
 /// (in any order), and so are identical values in one list operand; identical means the same
-/// value of the same type, so `1` and `1.0` stay two. Counts and disjunctions are reckoned on
-/// the filter with those repeats removed, which selects the same documents.
+/// value of the same type, so `1` and `1.0` stay two (but `-0.0` is `0.0`, as the reference
+/// reads it). Counts are reckoned on the filter with those repeats removed, which selects the
+/// same documents; an OR of array-contains filters on one field is then the same as the
+/// array-contains-any of their values.
 extension FilterRules {
     /// The filter without repeated siblings or list values. Composites are kept, even of one
     /// filter: an OR of one still rules out not-in.
@@ -26,7 +28,59 @@ extension FilterRules {
             for child in c.filters.map(withoutRepeats) where seen.insert(child.shape).inserted {
                 children.append(child.filter)
             }
-            return (.composite(CompositeFilter(c.op, children)), .composite(c.op, seen))
+            return (.composite(CompositeFilter(c.op, children)), shape(c.op, seen))
+        }
+    }
+
+    /// A composite's shape; an OR of nothing but array-contains filters on one field is shaped
+    /// as the array-contains-any of their values, which the reference makes of it.
+    private static func shape(_ op: CompositeFilter.Operator, _ parts: Set<FilterShape>) -> FilterShape {
+        guard op == .or, case .single(let field, .arrayContains, _)? = parts.first else { return .composite(op, parts) }
+        var values = Set<Identical>()
+        for part in parts {
+            guard case .single(field, .arrayContains, let value) = part else { return .composite(op, parts) }
+            values.insert(value)
+        }
+        return .list(field, .arrayContainsAny, values)
+    }
+
+    /// How many disjunctions the reference makes of a filter: the filter in disjunctive normal
+    /// form, each `in` value an equality and each array-contains-any value an array-contains,
+    /// with repeated terms and repeated conjunctions (as sets) counted once. Parts of an AND
+    /// that come out the same are one part, and an AND whose parts would multiply out to more
+    /// than twice the limit is refused before it is expanded, in the reference's shorter words.
+    static func disjunctionCount(_ filter: Filter) throws(FlintError) -> Int {
+        try disjunctions(filter).count
+    }
+
+    private static func disjunctions(_ filter: Filter) throws(FlintError) -> Set<Set<Term>> {
+        switch filter {
+        case .unary(let u):
+            return [[.unary(u.field, u.op)]]
+        case .field(let f):
+            switch (f.op, f.value) {
+            case (.in, .array(let items)): return Set(items.map { [.field(f.field, .equal, Identical($0))] })
+            case (.arrayContainsAny, .array(let items)): return Set(items.map { [.field(f.field, .arrayContains, Identical($0))] })
+            default: return [[.field(f.field, f.op, Identical(f.value))]]
+            }
+        case .composite(let c):
+            var parts: [Set<Set<Term>>] = []
+            for child in c.filters {
+                let part = try disjunctions(child)
+                if !parts.contains(part) { parts.append(part) }
+            }
+            if parts.isEmpty { return [[]] }
+            if c.op == .or { return parts.reduce(into: []) { $0.formUnion($1) } }
+            var product = 1
+            for part in parts {
+                product *= part.count
+                if product > 2 * NormalizedQuery.maxDisjunctions {
+                    throw .invalidArgument("Too many disjunctions after normalization, the maximum is \(NormalizedQuery.maxDisjunctions)")
+                }
+            }
+            return parts.reduce([[]]) { expanded, part in
+                Set(expanded.flatMap { conjunction in part.map { conjunction.union($0) } })
+            }
         }
     }
 
@@ -42,12 +96,19 @@ extension FilterRules {
     }
 }
 
-/// A value equal only to an identical one; its hash is the value's, which identical values share.
+/// A value equal only to an identical one, `-0.0` being `0.0`; its hash is the value's, which
+/// identical values share.
 private struct Identical: Hashable {
     let value: Value
     init(_ value: Value) { self.value = value }
-    static func == (a: Identical, b: Identical) -> Bool { a.value.isIdentical(to: b.value) }
+    static func == (a: Identical, b: Identical) -> Bool { a.value.isIdentical(to: b.value, signedZeros: false) }
     func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
+
+/// One condition of a disjunction in normal form.
+private enum Term: Hashable {
+    case field(FieldPath, FieldFilter.Operator, Identical)
+    case unary(FieldPath, UnaryFilter.Operator)
 }
 
 /// A filter's identity for spotting repeats: composites as sets of their parts, list operands

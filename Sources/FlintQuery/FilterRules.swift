@@ -194,10 +194,10 @@ enum FilterRules {
         try sizes(filter)
     }
 
-    /// At most 30 disjunctions, the last of the filter's checks (after the kindless rules).
-    /// Called with the `deduplicated` filter, so repeats do not count.
+    /// At most 30 disjunctions, counted as `disjunctionCount` tells; the last of the filter's
+    /// checks, or (for a query held to rules) the last but the equality on `__name__`.
     static func validateDisjunctions(_ filter: Filter) throws(FlintError) {
-        let count = disjunctionCount(filter)
+        let count = try disjunctionCount(filter)
         if count > NormalizedQuery.maxDisjunctions {
             throw .invalidArgument(
                 "Too many disjunctions after normalization. Result had \(count) disjunctions which is more than the maximum of \(NormalizedQuery.maxDisjunctions)"
@@ -257,22 +257,6 @@ enum FilterRules {
         guard operands.contains(where: { StorageSize.value($0) > Limits.maxQueryValueBytes }) else { return }
         let suffix = f.op == .arrayContains || f.op == .arrayContainsAny ? "[*]" : ""
         throw .invalidArgument("value for \(f.field.dotted)\(suffix) is too large to be used in a query")
-    }
-
-    /// Disjunctions in disjunctive normal form, counting each `in` and array-contains-any value.
-    static func disjunctionCount(_ filter: Filter) -> Int {
-        switch filter {
-        case .field(let f):
-            if f.op == .in || f.op == .arrayContainsAny, case .array(let items) = f.value { return max(items.count, 1) }
-            return 1
-        case .unary: return 1
-        case .composite(let c):
-            if c.filters.isEmpty { return 1 }
-            switch c.op {
-            case .or: return c.filters.reduce(0) { min($0 + disjunctionCount($1), Int(Int32.max)) }
-            case .and: return c.filters.reduce(1) { min($0 * disjunctionCount($1), Int(Int32.max)) }
-            }
-        }
     }
 
     /// The most array-contains and array-contains-any filters any one disjunction holds,

@@ -22,12 +22,14 @@ public struct NormalizedQuery: Sendable {
     /// the same one: those of `checkShape`, then offset and limit, the count of filters and
     /// orders, array-contains, the name scan a group below a document is held to, what
     /// `__name__` is compared with, operand sizes, the kindless rules, an equality on
-    /// `__name__` beside inequalities, disjunctions, then order.
+    /// `__name__` beside inequalities, disjunctions, then order. A query `heldToRules` (any
+    /// caller but the owner) has its disjunctions counted before the equality on `__name__`,
+    /// as the reference counts them first when it readies a query for the rules.
     ///
     /// `aggregating` are the fields a sum or average reads. Production reads them from their
     /// index, so they join the order as inequality fields do: a document without one is not
     /// aggregated (nor counted beside it), and a limit takes the first documents in that order.
-    public init(_ query: Query, database: DatabaseID, aggregating: [FieldPath] = []) throws(FlintError) {
+    public init(_ query: Query, database: DatabaseID, aggregating: [FieldPath] = [], heldToRules: Bool = false) throws(FlintError) {
         try Self.checkShape(query, database: database)
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
@@ -47,8 +49,9 @@ public struct NormalizedQuery: Sendable {
         if query.collectionID == nil { try Self.checkKindless(query) }
         let inequalities = deduplicated.filter.map(FilterRules.inequalityFields) ?? []
         if let filter = deduplicated.filter {
+            if heldToRules { try FilterRules.validateDisjunctions(filter) }
             try FilterRules.validateKeyEquality(filter, inequalities: inequalities)
-            try FilterRules.validateDisjunctions(filter)
+            if !heldToRules { try FilterRules.validateDisjunctions(filter) }
         }
         self.query = deduplicated
 

@@ -185,4 +185,62 @@ struct QueryCheckOrderDifferentialTests {
             #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(body.prefix(200))")
         }
     }
+
+}
+
+/// Disjunctions counted as the reference counts them (shared values, conjunctions as sets, parts
+/// of an AND that come out the same, `-0.0` and `0.0`, more than 60 refused before expanding),
+/// and what comes first beside an equality on `__name__`: sent by the owner and by a caller held
+/// to rules, for whom the reference counts disjunctions first.
+struct DisjunctionCountDifferentialTests {
+    typealias Q = QueryLimitsDifferentialTests
+
+    static func and(_ filters: [String]) -> String { Q.where(Q.composite("AND", filters)) }
+    static func or(_ filters: [String]) -> String { Q.composite("OR", filters) }
+    static func ints(_ values: some Sequence<Int>) -> [Int] { Array(values) }
+    static func has(_ field: String, _ value: Int) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "\#(value)"}}}"#
+    }
+    static func zero(_ sign: String) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "a"}, "op": "EQUAL", "value": {"doubleValue": \#(sign)0.0}}}"#
+    }
+
+    static var cases: [String] {
+        let z16 = Q.list("z", "IN", ints(0..<16))
+        var filters: [String] = []
+        filters.append(and([or([Q.equal("a"), Q.list("a", "IN", [1, 2])]), z16]))
+        filters.append(and([Q.list("a", "IN", ints(1...7)), Q.list("a", "IN", ints(2...8))]))
+        filters.append(and([Q.list("a", "IN", ints(1...6)), Q.list("a", "IN", [1, 2, 3, 4, 5, 7])]))
+        filters.append(and([Q.list("a", "IN", ints(1...6)), Q.list("a", "IN", [1, 2, 3, 4, 5, 7]), Q.list("c", "IN", [1, 2])]))
+        filters.append(and([Q.list("a", "IN", ints(1...8)), or((1...8).map { Q.equal("a", #"{"integerValue": "\#($0)"}"#) })]))
+        filters.append(and([or([Q.composite("AND", [Q.equal("a"), Q.equal("a")]), Q.equal("a")]), Q.list("z", "IN", ints(0..<30))]))
+        filters.append(and([or([has("c", 1), Q.list("c", "ARRAY_CONTAINS_ANY", [1, 2])]), z16]))
+        filters.append(and([or([zero("-"), zero("")]), z16]))
+        filters.append(and([Q.list("a", "IN", ints(0..<7)), Q.list("b", "IN", ints(0..<9))]))
+        filters.append(and([Q.list("a", "IN", ints(0..<2)), Q.list("b", "IN", ints(0..<30))]))
+        filters.append(Q.where(or([Q.list("a", "IN", ints(0..<30)), Q.list("b", "IN", ints(0..<30)), Q.equal("c")])))
+        filters.append(and([Q.list("c", "ARRAY_CONTAINS_ANY", [1, 2]), or([has("c", 2), has("c", 1)])]))
+        filters.append(and([has("c", 1), or([has("c", 1)])]))
+        filters.append(and([Q.list("c", "ARRAY_CONTAINS_ANY", [1]), or([or([has("c", 1)])])]))
+        filters.append(and([Q.nameEquals, Q.greater("a"), Q.list("b", "IN", ints(0..<6)), Q.list("c", "IN", ints(0..<6))]))
+        filters.append(and([Q.list("b", "IN", ints(0..<8)), Q.list("c", "IN", ints(0..<8)), Q.greater("a"), Q.nameEquals]))
+        return filters.map { Q.query($0) }
+    }
+
+    @Test func disjunctionsAreCountedAsOnTheReference() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "disjunctions") else { return }
+        defer { stop() }
+        let root = "/v1/projects/flint-query-limits/databases/(default)/documents:runQuery"
+        var refused = 0
+        for authorization in ["Bearer owner", nil] {
+            for body in Self.cases {
+                let expected = try await RawHTTP.send("POST", reference.base + root, body, authorization: authorization)
+                let found = try await RawHTTP.send("POST", flint + root, body, authorization: authorization)
+                #expect(found.status == expected.status, "\(authorization ?? "no auth") \(body)")
+                #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(authorization ?? "no auth") \(body)")
+                if expected.status != 200 { refused += 1 }
+            }
+        }
+        #expect(refused == 2 * 11)
+    }
 }

@@ -165,6 +165,55 @@ struct QueryValidationTests {
         }
     }
 
+    /// Disjunctions are counted as the reference counts them: in normal form, each `in` value an
+    /// equality and each array-contains-any value an array-contains, with repeated terms and
+    /// conjunctions (as sets) once, and parts of an AND that come out the same as one part.
+    /// An AND that would multiply out past 60 is refused before it is expanded.
+    @Test func disjunctionsAreCountedAsTheReferenceCountsThem() async throws {
+        let database = try await database(mixed)
+        let ints = { (r: ClosedRange<Int64>) in Value.array(r.map { .integer($0) }) }
+        let z16 = F("z", .in, ints(0...15))
+        let had = { (n: Int) in "Too many disjunctions after normalization. Result had \(n) disjunctions which is more than the maximum of 30" }
+        let cases: [(String, Filter, String?)] = [
+            ("an equality and an in share their values", AND(OR(F("a", .equal, 1), F("a", .in, [1, 2])), z16), had(32)),
+            ("conjunctions are sets", AND(F("a", .in, ints(1...7)), F("a", .in, ints(2...8))), had(34)),
+            ("a repeated term within a conjunction", AND(OR(AND(F("a", .equal, 1), F("a", .equal, 1)), F("a", .equal, 1)), F("z", .in, ints(0...29))), nil),
+            ("parts of an AND that come out the same", AND(F("a", .in, ints(1...8)), .composite(CompositeFilter(.or, (1...8).map { F("a", .equal, .integer($0)) }))), nil),
+            ("array-contains-any and array-contains share their values", AND(OR(F("c", .arrayContains, 1), F("c", .arrayContainsAny, [1, 2])), z16), had(32)),
+            ("-0.0 is 0.0", AND(F("a", .in, [.double(-0.0), .double(0.0)]), z16), nil),
+            ("1 and 1.0 are two", AND(F("a", .in, [1, 1.0]), z16), had(32)),
+            ("sixty are expanded", AND(F("a", .in, ints(0...1)), F("b", .in, ints(0...29))), had(60)),
+            ("more than sixty are not", AND(F("a", .in, ints(0...6)), F("b", .in, ints(0...8))),
+             "Too many disjunctions after normalization, the maximum is 30"),
+            ("an OR's sum is not held to sixty", OR(F("a", .in, ints(0...29)), F("b", .in, ints(0...29)), F("c", .equal, 1)), had(61)),
+            // An OR of array-contains on one field is that field's array-contains-any.
+            ("array-contains in an OR beside the same array-contains-any", AND(F("c", .arrayContainsAny, [1, 2]), OR(F("c", .arrayContains, 2), F("c", .arrayContains, 1))), nil),
+            ("array-contains beside an OR of it", AND(F("c", .arrayContains, 1), OR(F("c", .arrayContains, 1))),
+             "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."),
+        ]
+        for (name, filter, message) in cases {
+            let query = Query(collectionID: "c", filter: filter)
+            if let message {
+                await #expect(throws: FlintError.invalidArgument(message), "\(name)") { try await database.runQuery(query) }
+            } else {
+                await #expect(throws: Never.self, "\(name)") { try await database.runQuery(query) }
+            }
+        }
+    }
+
+    /// For any caller but the owner the reference counts disjunctions before it looks for an
+    /// equality on `__name__` beside inequalities; for the owner, after.
+    @Test func disjunctionsComeBeforeAKeyEqualityForCallersHeldToRules() async throws {
+        let database = try await database(mixed)
+        let query = Query(collectionID: "c", filter: AND(F("__name__", .equal, ref("c/a")), F("v", .lessThan, 1), F("w", .in, [0, 1, 2, 3, 4, 5]), F("x", .in, [0, 1, 2, 3, 4, 5])))
+        await #expect(throws: FlintError.invalidArgument("Too many disjunctions after normalization. Result had 36 disjunctions which is more than the maximum of 30")) {
+            try await database.runQuery(query, auth: .unauthenticated)
+        }
+        await #expect(throws: FlintError.invalidArgument("Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")) {
+            try await database.runQuery(query, auth: .owner)
+        }
+    }
+
     /// Names the reference lets through: `____`, `__name__` as a whole path or inside the vector
     /// field of a nearest-neighbour search, and a reserved segment inside a distance field.
     @Test func namesThatAreNotReservedAreAccepted() async throws {

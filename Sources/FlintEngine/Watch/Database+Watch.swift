@@ -42,7 +42,7 @@ extension Database {
                 try authorizeReads(keys, auth: auth, at: nil, inTransaction: false)
                 matcher = .documents(Set(keys), keys)
             case .query(let query):
-                let normalized = try NormalizedQuery(query, database: self.id)
+                let normalized = try NormalizedQuery(query, database: self.id, heldToRules: auth != .owner)
                 try checkIndexes(normalized)
                 try authorizeQuery(normalized.query, auth: auth, at: nil)
                 try normalized.checkKeyScan()
