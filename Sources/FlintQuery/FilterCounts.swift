@@ -17,10 +17,10 @@ extension FilterRules {
         case .unary(let u): return (filter, .unary(u.field, u.op))
         case .field(var f):
             guard f.op == .in || f.op == .notIn || f.op == .arrayContainsAny, case .array(let items) = f.value else {
-                return (filter, .single(f.field, f.op, Identical(f.value)))
+                return (filter, .single(f.field, f.op, Identical(f.value, arrayContains: f.op == .arrayContains)))
             }
             var seen = Set<Identical>()
-            f.value = .array(items.filter { seen.insert(Identical($0)).inserted })
+            f.value = .array(items.filter { seen.insert(Identical($0, arrayContains: f.op == .arrayContainsAny)).inserted })
             return (.field(f), .list(f.field, f.op, seen))
         case .composite(let c):
             var seen = Set<FilterShape>()
@@ -59,9 +59,9 @@ extension FilterRules {
             return [[.unary(u.field, u.op)]]
         case .field(let f):
             switch (f.op, f.value) {
-            case (.in, .array(let items)): return Set(items.map { [.field(f.field, .equal, Identical($0))] })
-            case (.arrayContainsAny, .array(let items)): return Set(items.map { [.field(f.field, .arrayContains, Identical($0))] })
-            default: return [[.field(f.field, f.op, Identical(f.value))]]
+            case (.in, .array(let items)): return Set(items.map { [Term(f.field, .equal, $0)] })
+            case (.arrayContainsAny, .array(let items)): return Set(items.map { [Term(f.field, .arrayContains, $0)] })
+            default: return [[Term(f.field, f.op, f.value)]]
             }
         case .composite(let c):
             var parts: [Set<Set<Term>>] = []
@@ -97,18 +97,43 @@ extension FilterRules {
 }
 
 /// A value equal only to an identical one, `-0.0` being `0.0`; its hash is the value's, which
-/// identical values share.
+/// identical values share. What an array-contains looks for is one value whenever no array can
+/// hold it (null, NaN, an empty array), as the reference reads it.
 private struct Identical: Hashable {
     let value: Value
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value, arrayContains: Bool = false) {
+        self.value = arrayContains && Term.unmatchable(value, arrayContains: true) ? .null : value
+    }
     static func == (a: Identical, b: Identical) -> Bool { a.value.isIdentical(to: b.value, signedZeros: false) }
     func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
-/// One condition of a disjunction in normal form.
+/// One condition of a disjunction in normal form. A comparison with null or NaN, whatever its
+/// operator, is one condition on its field, as is an array-contains of null, NaN or an empty
+/// array: none selects anything, and the reference counts each kind once.
 private enum Term: Hashable {
     case field(FieldPath, FieldFilter.Operator, Identical)
     case unary(FieldPath, UnaryFilter.Operator)
+    case unmatched(FieldPath, arrayContains: Bool)
+
+    init(_ field: FieldPath, _ op: FieldFilter.Operator, _ value: Value) {
+        let comparison: Bool = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].contains(op)
+        if (comparison || op == .arrayContains) && Self.unmatchable(value, arrayContains: op == .arrayContains) {
+            self = .unmatched(field, arrayContains: op == .arrayContains)
+        } else {
+            self = .field(field, op, Identical(value))
+        }
+    }
+
+    /// Null and NaN meet no comparison; an array-contains cannot meet an empty array either.
+    static func unmatchable(_ value: Value, arrayContains: Bool) -> Bool {
+        switch value {
+        case .null: true
+        case .double(let d): d.isNaN
+        case .array(let items): arrayContains && items.isEmpty
+        default: false
+        }
+    }
 }
 
 /// A filter's identity for spotting repeats: composites as sets of their parts, list operands

@@ -189,9 +189,9 @@ struct QueryCheckOrderDifferentialTests {
 }
 
 /// Disjunctions counted as the reference counts them (shared values, conjunctions as sets, parts
-/// of an AND that come out the same, `-0.0` and `0.0`, more than 60 refused before expanding),
-/// and what comes first beside an equality on `__name__`: sent by the owner and by a caller held
-/// to rules, for whom the reference counts disjunctions first.
+/// of an AND that come out the same, `-0.0` and `0.0`, operands no value meets, more than 60
+/// refused before expanding), and what comes first beside an equality on `__name__`: sent by
+/// the owner and by a caller held to rules, for whom the reference counts disjunctions first.
 struct DisjunctionCountDifferentialTests {
     typealias Q = QueryLimitsDifferentialTests
 
@@ -222,6 +222,16 @@ struct DisjunctionCountDifferentialTests {
         filters.append(and([Q.list("c", "ARRAY_CONTAINS_ANY", [1, 2]), or([has("c", 2), has("c", 1)])]))
         filters.append(and([has("c", 1), or([has("c", 1)])]))
         filters.append(and([Q.list("c", "ARRAY_CONTAINS_ANY", [1]), or([or([has("c", 1)])])]))
+        // Operands no value meets (null, NaN; for array-contains an empty array too).
+        let null = #"{"nullValue": null}"#, nan = #"{"doubleValue": "NaN"}"#, empty = #"{"arrayValue": {}}"#
+        let within = { (field: String, op: String, value: String) in
+            #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": \#(value)}}"#
+        }
+        filters.append(and([within("c", "ARRAY_CONTAINS", nan), within("c", "ARRAY_CONTAINS", empty)]))
+        filters.append(and([or([within("a", "EQUAL", null), within("a", "GREATER_THAN", nan)]), z16]))
+        let unmet = #"{"arrayValue": {"values": [\#(null), \#(nan), \#(empty), {"stringValue": "s"}]}}"#
+        filters.append(and([within("c", "ARRAY_CONTAINS_ANY", unmet), z16]))
+        filters.append(and(Q.equalities(99) + [within("c", "ARRAY_CONTAINS", nan), within("c", "ARRAY_CONTAINS", null)]))
         filters.append(and([Q.nameEquals, Q.greater("a"), Q.list("b", "IN", ints(0..<6)), Q.list("c", "IN", ints(0..<6))]))
         filters.append(and([Q.list("b", "IN", ints(0..<8)), Q.list("c", "IN", ints(0..<8)), Q.greater("a"), Q.nameEquals]))
         return filters.map { Q.query($0) }
@@ -241,6 +251,6 @@ struct DisjunctionCountDifferentialTests {
                 if expected.status != 200 { refused += 1 }
             }
         }
-        #expect(refused == 2 * 11)
+        #expect(refused == 2 * 12)
     }
 }

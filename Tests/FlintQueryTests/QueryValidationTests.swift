@@ -190,6 +190,14 @@ struct QueryValidationTests {
             ("array-contains in an OR beside the same array-contains-any", AND(F("c", .arrayContainsAny, [1, 2]), OR(F("c", .arrayContains, 2), F("c", .arrayContains, 1))), nil),
             ("array-contains beside an OR of it", AND(F("c", .arrayContains, 1), OR(F("c", .arrayContains, 1))),
              "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."),
+            // Comparisons no value meets are one condition on their field, whatever the operator;
+            // so are array-contains no array meets, which are even one filter.
+            ("null and NaN compared", AND(OR(F("a", .equal, .null), F("a", .greaterThan, .double(.nan)), F("a", .in, [.null])), z16), nil),
+            ("null and NaN on two fields", AND(OR(F("a", .equal, .null), F("b", .equal, .null)), z16), had(32)),
+            ("an equality and an array-contains with null", AND(OR(F("a", .equal, .null), F("a", .arrayContains, .null)), z16), had(32)),
+            ("null, NaN and [] looked for in arrays", AND(F("c", .arrayContainsAny, [.null, .double(.nan), [], "s"]), z16), had(32)),
+            ("two array-contains no array meets", AND(F("c", .arrayContains, .double(.nan)), F("c", .arrayContains, [])), nil),
+            ("an empty array compared is a value", AND(OR(F("a", .equal, []), F("a", .equal, .null)), z16), had(32)),
         ]
         for (name, filter, message) in cases {
             let query = Query(collectionID: "c", filter: filter)
