@@ -47,30 +47,44 @@ extension FilterRules {
     /// How many disjunctions the reference makes of a filter: the filter in disjunctive normal
     /// form, each `in` value an equality and each array-contains-any value an array-contains,
     /// with repeated terms and repeated conjunctions (as sets) counted once. Parts of an AND
-    /// that come out the same are one part, and an AND whose parts would multiply out to more
-    /// than twice the limit is refused before it is expanded, in the reference's shorter words.
+    /// (ANDs within it opened up) that come out the same are one part, and an AND whose parts
+    /// would multiply out to more than twice the limit is refused before it is expanded, in the
+    /// reference's shorter words.
     static func disjunctionCount(_ filter: Filter) throws(FlintError) -> Int {
         try disjunctions(filter).count
     }
 
-    private static func disjunctions(_ filter: Filter) throws(FlintError) -> Set<Set<Term>> {
+    /// The conjunctions, each once, in order. A single condition an AND wraps alone stays
+    /// apart from the same condition standing in an OR (`a == 1 OR (a == 1 AND a == 1)` is 2),
+    /// until an AND around them multiplies them out.
+    private static func disjunctions(_ filter: Filter) throws(FlintError) -> [Conjunction] {
         switch filter {
         case .unary(let u):
-            return [[.unary(u.field, u.op)]]
+            return [Conjunction([.unary(u.field, u.op)])]
         case .field(let f):
             switch (f.op, f.value) {
-            case (.in, .array(let items)): return Set(items.map { [Term(f.field, .equal, $0)] })
-            case (.arrayContainsAny, .array(let items)): return Set(items.map { [Term(f.field, .arrayContains, $0)] })
-            default: return [[Term(f.field, f.op, f.value)]]
+            case (.in, .array(let items)): return distinct(items.map { Conjunction([Term(f.field, .equal, $0)]) })
+            case (.arrayContainsAny, .array(let items)): return distinct(items.map { Conjunction([Term(f.field, .arrayContains, $0)]) })
+            default: return [Conjunction([Term(f.field, f.op, f.value)])]
             }
+        case .composite(let c) where c.op == .or:
+            var conjunctions: [Conjunction] = []
+            for child in c.filters { conjunctions += try disjunctions(child) }
+            return distinct(conjunctions)
         case .composite(let c):
-            var parts: [Set<Set<Term>>] = []
-            for child in c.filters {
-                let part = try disjunctions(child)
-                if !parts.contains(part) { parts.append(part) }
+            let children = conjoined(c.filters)
+            if children.count == 1, !Self.isComposite(children[0]) {
+                // Only a single condition that can be met stays wrapped; a list of values is an
+                // OR already, and conditions no value meets are one however they are written.
+                let alone = try disjunctions(children[0])
+                guard alone.count == 1, !alone[0].terms.contains(where: \.isUnmatched) else { return alone }
+                return [Conjunction(alone[0].terms, wrapped: true)]
             }
-            if parts.isEmpty { return [[]] }
-            if c.op == .or { return parts.reduce(into: []) { $0.formUnion($1) } }
+            var parts: [[Set<Term>]] = []
+            for child in children {
+                let part = try disjunctions(child).map(\.terms)
+                if !parts.contains(where: { Set($0) == Set(part) }) { parts.append(part) }
+            }
             var product = 1
             for part in parts {
                 product *= part.count
@@ -78,9 +92,41 @@ extension FilterRules {
                     throw .invalidArgument("Too many disjunctions after normalization, the maximum is \(NormalizedQuery.maxDisjunctions)")
                 }
             }
-            return parts.reduce([[]]) { expanded, part in
-                Set(expanded.flatMap { conjunction in part.map { conjunction.union($0) } })
+            let expanded = parts.reduce([Set<Term>()]) { expanded, part in
+                expanded.flatMap { conjunction in part.map { withoutBooleansBesideUnmatched(conjunction.union($0)) } }
             }
+            return distinct(expanded.map { Conjunction($0) })
+        }
+    }
+
+    private static func isComposite(_ filter: Filter) -> Bool {
+        if case .composite = filter { true } else { false }
+    }
+
+    /// The conjunctions without repeats, in order.
+    private static func distinct(_ conjunctions: [Conjunction]) -> [Conjunction] {
+        var seen = Set<Conjunction>()
+        return conjunctions.filter { seen.insert($0).inserted }
+    }
+
+    /// The parts of an AND with the ANDs among them opened up, as the reference multiplies them.
+    private static func conjoined(_ filters: [Filter]) -> [Filter] {
+        filters.flatMap { filter -> [Filter] in
+            if case .composite(let c) = filter, c.op == .and { conjoined(c.filters) } else { [filter] }
+        }
+    }
+
+    /// A conjunction holding a comparison no value meets on a field holds no equality with a
+    /// boolean on that field besides: the reference counts `b == null AND b == true` as
+    /// `b == null` alone (but keeps `b == 1` beside it).
+    private static func withoutBooleansBesideUnmatched(_ conjunction: Set<Term>) -> Set<Term> {
+        let unmatched = Set(conjunction.compactMap { term -> FieldPath? in
+            if case .unmatched(let field, arrayContains: false) = term { field } else { nil }
+        })
+        if unmatched.isEmpty { return conjunction }
+        return conjunction.filter { term in
+            guard case .field(let field, .equal, let operand) = term, case .boolean = operand.value else { return true }
+            return !unmatched.contains(field)
         }
     }
 
@@ -108,6 +154,16 @@ private struct Identical: Hashable {
     func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
+/// One disjunction in normal form: its conditions, and whether an AND wrapped them alone.
+private struct Conjunction: Hashable {
+    let terms: Set<Term>
+    var wrapped = false
+    init(_ terms: Set<Term>, wrapped: Bool = false) {
+        self.terms = terms
+        self.wrapped = wrapped
+    }
+}
+
 /// One condition of a disjunction in normal form. A comparison with null or NaN, whatever its
 /// operator, is one condition on its field, as is an array-contains of null, NaN or an empty
 /// array: none selects anything, and the reference counts each kind once.
@@ -115,6 +171,10 @@ private enum Term: Hashable {
     case field(FieldPath, FieldFilter.Operator, Identical)
     case unary(FieldPath, UnaryFilter.Operator)
     case unmatched(FieldPath, arrayContains: Bool)
+
+    var isUnmatched: Bool {
+        if case .unmatched = self { true } else { false }
+    }
 
     init(_ field: FieldPath, _ op: FieldFilter.Operator, _ value: Value) {
         let comparison: Bool = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].contains(op)

@@ -198,6 +198,19 @@ struct QueryValidationTests {
             ("null, NaN and [] looked for in arrays", AND(F("c", .arrayContainsAny, [.null, .double(.nan), [], "s"]), z16), had(32)),
             ("two array-contains no array meets", AND(F("c", .arrayContains, .double(.nan)), F("c", .arrayContains, [])), nil),
             ("an empty array compared is a value", AND(OR(F("a", .equal, []), F("a", .equal, .null)), z16), had(32)),
+            // Beside a condition no value meets on its field, an equality with a boolean is no
+            // further condition (but one with a number is).
+            ("a boolean beside null", AND(OR(F("b", .equal, true), F("b", .equal, .null)), OR(F("b", .equal, false), F("b", .equal, .double(.nan))),
+                                         F("z", .in, ints(0...14))), nil),
+            ("a number beside null", AND(OR(F("b", .equal, 1), F("b", .equal, .null)), OR(F("b", .equal, 2), F("b", .equal, .double(.nan))),
+                                        F("z", .in, ints(0...14))), had(60)),
+            // ANDs within an AND are opened up before their parts are multiplied.
+            ("an AND within an AND", AND(AND(F("a", .in, ints(1...6)), F("a", .in, [1, 2, 3, 4, 5, 7])), F("c", .in, [1, 2])),
+             "Too many disjunctions after normalization, the maximum is 30"),
+            ("an OR stops that", AND(OR(AND(F("a", .in, ints(1...6)), F("a", .in, [1, 2, 3, 4, 5, 7]))), F("c", .in, [1, 2])), had(52)),
+            // A single condition an AND wraps alone stays apart from the same one in the OR.
+            ("a condition and the same wrapped in an AND", OR(F("a", .equal, 1), AND(F("a", .equal, 1)), F("c", .in, ints(0...28))), had(31)),
+            ("a condition and the same in an OR", OR(F("a", .equal, 1), OR(F("a", .equal, 1)), F("c", .in, ints(0...28))), nil),
         ]
         for (name, filter, message) in cases {
             let query = Query(collectionID: "c", filter: filter)
