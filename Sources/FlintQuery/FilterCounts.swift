@@ -157,7 +157,7 @@ private struct Identical: Hashable {
 /// One disjunction in normal form: its conditions, and whether an AND wrapped them alone.
 private struct Conjunction: Hashable {
     let terms: Set<Term>
-    var wrapped = false
+    let wrapped: Bool
     init(_ terms: Set<Term>, wrapped: Bool = false) {
         self.terms = terms
         self.wrapped = wrapped
