@@ -185,7 +185,6 @@ struct QueryCheckOrderDifferentialTests {
             #expect(RawHTTP.message(found.json) == RawHTTP.message(expected.json), "\(body.prefix(200))")
         }
     }
-
 }
 
 /// Disjunctions counted as the reference counts them (shared values, conjunctions as sets, parts
@@ -198,12 +197,11 @@ struct DisjunctionCountDifferentialTests {
     static func and(_ filters: [String]) -> String { Q.where(Q.composite("AND", filters)) }
     static func or(_ filters: [String]) -> String { Q.composite("OR", filters) }
     static func ints(_ values: some Sequence<Int>) -> [Int] { Array(values) }
-    static func has(_ field: String, _ value: Int) -> String {
-        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "ARRAY_CONTAINS", "value": {"integerValue": "\#(value)"}}}"#
+    static func filter(_ field: String, _ op: String, _ value: String) -> String {
+        #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": \#(value)}}"#
     }
-    static func zero(_ sign: String) -> String {
-        #"{"fieldFilter": {"field": {"fieldPath": "a"}, "op": "EQUAL", "value": {"doubleValue": \#(sign)0.0}}}"#
-    }
+    static func has(_ field: String, _ value: Int) -> String { filter(field, "ARRAY_CONTAINS", #"{"integerValue": "\#(value)"}"#) }
+    static func zero(_ sign: String) -> String { filter("a", "EQUAL", #"{"doubleValue": \#(sign)0.0}"#) }
 
     static var cases: [String] {
         let z16 = Q.list("z", "IN", ints(0..<16))
@@ -224,14 +222,11 @@ struct DisjunctionCountDifferentialTests {
         filters.append(and([Q.list("c", "ARRAY_CONTAINS_ANY", [1]), or([or([has("c", 1)])])]))
         // Operands no value meets (null, NaN; for array-contains an empty array too).
         let null = #"{"nullValue": null}"#, nan = #"{"doubleValue": "NaN"}"#, empty = #"{"arrayValue": {}}"#
-        let within = { (field: String, op: String, value: String) in
-            #"{"fieldFilter": {"field": {"fieldPath": "\#(field)"}, "op": "\#(op)", "value": \#(value)}}"#
-        }
-        filters.append(and([within("c", "ARRAY_CONTAINS", nan), within("c", "ARRAY_CONTAINS", empty)]))
-        filters.append(and([or([within("a", "EQUAL", null), within("a", "GREATER_THAN", nan)]), z16]))
+        filters.append(and([filter("c", "ARRAY_CONTAINS", nan), filter("c", "ARRAY_CONTAINS", empty)]))
+        filters.append(and([or([filter("a", "EQUAL", null), filter("a", "GREATER_THAN", nan)]), z16]))
         let unmet = #"{"arrayValue": {"values": [\#(null), \#(nan), \#(empty), {"stringValue": "s"}]}}"#
-        filters.append(and([within("c", "ARRAY_CONTAINS_ANY", unmet), z16]))
-        filters.append(and(Q.equalities(99) + [within("c", "ARRAY_CONTAINS", nan), within("c", "ARRAY_CONTAINS", null)]))
+        filters.append(and([filter("c", "ARRAY_CONTAINS_ANY", unmet), z16]))
+        filters.append(and(Q.equalities(99) + [filter("c", "ARRAY_CONTAINS", nan), filter("c", "ARRAY_CONTAINS", null)]))
         filters.append(and([Q.nameEquals, Q.greater("a"), Q.list("b", "IN", ints(0..<6)), Q.list("c", "IN", ints(0..<6))]))
         filters.append(and([Q.list("b", "IN", ints(0..<8)), Q.list("c", "IN", ints(0..<8)), Q.greater("a"), Q.nameEquals]))
         return filters.map { Q.query($0) }
