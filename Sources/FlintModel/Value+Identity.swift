@@ -9,22 +9,26 @@
 /// the reference has read (it reads every `-0.0` as `0.0`).
 extension Value {
     public func isIdentical(to other: Value, signedZeros: Bool = true) -> Bool {
-        func same(_ a: Double, _ b: Double) -> Bool { a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) || (!signedZeros && a == 0 && b == 0) }
         switch (self, other) {
-        case (.null, .null): return true
-        case (.boolean(let a), .boolean(let b)): return a == b
-        case (.integer(let a), .integer(let b)): return a == b
-        case (.double(let a), .double(let b)): return same(a, b)
-        case (.timestamp(let a), .timestamp(let b)): return a == b
-        case (.string(let a), .string(let b)): return equalUTF8(a, b)
-        case (.bytes(let a), .bytes(let b)): return a == b
-        case (.reference(let a), .reference(let b)): return a.database == b.database && a.key.path == b.key.path
-        case (.geoPoint(let a), .geoPoint(let b)): return same(a.latitude, b.latitude) && same(a.longitude, b.longitude)
-        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1, signedZeros: signedZeros) }
-        case (.map(let a), .map(let b)): return a.isIdentical(to: b, signedZeros: signedZeros)
-        case (.vector(let a), .vector(let b)): return a.count == b.count && zip(a, b).allSatisfy(same)
-        default: return false
+        case (.null, .null): true
+        case (.boolean(let a), .boolean(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): Self.sameBits(a, b, signedZeros)
+        case (.timestamp(let a), .timestamp(let b)): a == b
+        case (.string(let a), .string(let b)): equalUTF8(a, b)
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.reference(let a), .reference(let b)): a.database == b.database && a.key.path == b.key.path
+        case (.geoPoint(let a), .geoPoint(let b)):
+            Self.sameBits(a.latitude, b.latitude, signedZeros) && Self.sameBits(a.longitude, b.longitude, signedZeros)
+        case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1, signedZeros: signedZeros) }
+        case (.map(let a), .map(let b)): a.isIdentical(to: b, signedZeros: signedZeros)
+        case (.vector(let a), .vector(let b)): a.count == b.count && zip(a, b).allSatisfy { Self.sameBits($0, $1, signedZeros) }
+        default: false
         }
+    }
+
+    private static func sameBits(_ a: Double, _ b: Double, _ signedZeros: Bool) -> Bool {
+        a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) || (!signedZeros && a == 0 && b == 0)
     }
 }
 

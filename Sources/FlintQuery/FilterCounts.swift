@@ -177,10 +177,11 @@ private enum Term: Hashable {
     }
 
     init(_ field: FieldPath, _ op: FieldFilter.Operator, _ value: Value) {
-        let comparison: Bool = [.equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].contains(op)
-        if (comparison || op == .arrayContains) && Self.unmatchable(value, arrayContains: op == .arrayContains) {
-            self = .unmatched(field, arrayContains: op == .arrayContains)
-        } else {
+        switch op {
+        case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
+            let arrayContains = op == .arrayContains
+            self = Self.unmatchable(value, arrayContains: arrayContains) ? .unmatched(field, arrayContains: arrayContains) : .field(field, op, Identical(value))
+        case .notEqual, .in, .notIn, .arrayContainsAny:
             self = .field(field, op, Identical(value))
         }
     }
