@@ -295,7 +295,13 @@ extension Database {
     /// fact the filters give, equalities included, as the reference models it.
     struct Way {
         var data: [UTF8Key: RulesValue] = [:]
-        var name: DocumentKey?
+        /// The documents equalities on `__name__` name.
+        var names: Set<DocumentKey> = []
+
+        /// The one document the way is decided on: named by every equality on `__name__`, and
+        /// no range on it. Two documents, or a range beside one, name no document, so the way
+        /// is decided as a listing of the collection, as on the reference.
+        var name: DocumentKey? { names.count == 1 && data["__name__"] == nil ? names.first : nil }
 
         /// A field an equality filter pins. Against null or NaN no value matches, and the
         /// reference records the impossible fact instead (`IS_NULL` and `IS_NAN` do pin).
@@ -348,9 +354,9 @@ extension Database {
             Self.set(&data, path.segments[...], .constraint(constraint))
         }
 
-        /// The way as the reference tells repeats apart: the same document, and the same
-        /// fields with the same values or the same facts in any order.
-        var identity: String { (name?.path.canonical ?? "") + Self.identity(.map(data)) }
+        /// The way as the reference tells repeats apart: the same documents named, and the
+        /// same fields with the same values or the same facts in any order.
+        var identity: String { names.map(\.path.canonical).sorted().joined(separator: ", ") + Self.identity(.map(data)) }
 
         private static func identity(_ value: RulesValue) -> String {
             switch value {
@@ -362,7 +368,7 @@ extension Database {
 
         /// Adds everything `other` knows of its fields.
         mutating func merge(_ other: Way, under prefix: [String] = []) {
-            if prefix.isEmpty { name = name ?? other.name }
+            if prefix.isEmpty { names.formUnion(other.names) }
             for (key, value) in other.data {
                 let path = FieldPath(unchecked: prefix + [key.string])
                 switch value {
@@ -429,7 +435,7 @@ extension Database {
             switch f.op {
             case .equal:
                 if f.field.isDocumentID, case .reference(let r) = f.value {
-                    w.name = r.key
+                    w.names = [r.key]
                 } else {
                     w.pin(f.field, value)
                 }
@@ -437,7 +443,7 @@ extension Database {
                 guard case .array(let values) = f.value else { return [w] }
                 return values.map { v in
                     var one = Way()
-                    if f.field.isDocumentID, case .reference(let r) = v { one.name = r.key } else { one.pin(f.field, RulesValue(v)) }
+                    if f.field.isDocumentID, case .reference(let r) = v { one.names = [r.key] } else { one.pin(f.field, RulesValue(v)) }
                     return one
                 }
             case .arrayContains: w.holds(f.field, value)

@@ -437,6 +437,31 @@ struct RulesEnforcementTests {
         #expect(missing == FlintError(.permissionDenied, "\nevaluation error at L4:35 for 'list' @ L4, Variable read error. Variable: [resource]. for 'list' @ L4"))
     }
 
+    /// A way naming two documents, or one beside a range on `__name__`, names none: it is decided
+    /// as a listing, its id open. Ways naming the same documents in another order are one way.
+    @Test func aQueryWayNamingTwoDocumentsIsDecidedAsAListing() async throws {
+        let db = Self.database(matching: ["match /c/{d} { allow list: if d == 'x' || resource.data.a == 1; }"], project: "twonames")
+        let name = { (id: String) in Value.reference(DocumentReference(database: db.id, key: key("c/" + id))) }
+        let named = { (id: String) in Filter.field(FieldFilter(field("__name__"), .equal, name(id))) }
+        let a = { (n: Int64) in Filter.field(FieldFilter(field("a"), .equal, .integer(n))) }
+        let and = { (filters: [Filter]) in Filter.composite(CompositeFilter(.and, filters)) }
+        let after = Filter.field(FieldFilter(field("__name__"), .greaterThan, name("a")))
+        let listing = "Null value error. for 'list' @ L4"
+        let cases: [(Filter, String)] = [
+            (and([named("x"), named("x")]), ""),
+            (and([named("x"), named("y")]), listing),
+            (and([named("x"), after]), listing),
+            // x and y, then y and x (one way, allowed once), then a listing of a == 2.
+            (.composite(CompositeFilter(.or, [and([named("x"), named("y"), a(1)]), and([named("y"), named("x"), a(1)]), a(2)])), "false for 'list' @ L4, " + listing),
+            (.composite(CompositeFilter(.or, [and([named("x"), named("y"), a(1)]), and([named("x"), named("z"), a(1)]), a(2)])),
+             "false for 'list' @ L4, false for 'list' @ L4, " + listing),
+        ]
+        for (filter, denial) in cases {
+            let outcome = await Self.denial { _ = try await db.runQuery(Query(collectionID: "c", filter: filter), auth: .unauthenticated) }
+            #expect(outcome == (denial.isEmpty ? nil : FlintError(.permissionDenied, "\n" + denial)), "\(filter)")
+        }
+    }
+
     /// What a query leaves open, as the reference binds it: a wildcard for the document id is a
     /// null that fails where it is used; a recursive wildcard is a path whose open parts (the id,
     /// a group's parents) are unnamed captures, written empty and equal to nothing.
