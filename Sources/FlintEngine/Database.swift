@@ -601,7 +601,6 @@ public actor Database {
         if request.collectionID == nil, !orderBy.isEmpty, !orderBy.allSatisfy({ $0.field.isDocumentID && !$0.descending }) {
             throw .invalidArgument("kind is required for all orders except __key__ ascending")
         }
-        try NormalizedQuery.checkOrderTerms(orderBy)
         // With missing documents shown, the reference answers whole documents, mask or not.
         var request = request
         if request.showMissing { request.mask = nil }
@@ -614,7 +613,9 @@ public actor Database {
         // Rules see the listing as a query: its order, and the page size as its limit.
         let asQuery = Query(parent: request.parent, collectionID: request.collectionID, orderBy: orderBy, limit: limit)
         try authorizeQuery(asQuery, auth: request.auth, at: readTime)
+        // The order is planned once the read time and the rules have passed it, as a query's is.
         try NormalizedQuery.checkKeyScan(orderBy, filter: nil)
+        try NormalizedQuery.checkOrderTerms(orderBy)
         // A token holds the last listed document's path below the parent: collection id, document id.
         let after = token.map { ResourcePath($0.after.split(onASCII: "/").map(String.init)) }
         guard after.map({ $0.count == 2 }) ?? true else { throw .invalidArgument("invalid page token") }
@@ -757,11 +758,13 @@ public actor Database {
         _ query: Query, aggregating: [FieldPath], readTime: Timestamp?, transaction: TransactionID?, explain: ExplainOptions?,
         auth: AuthContext
     ) throws(FlintError) -> QueryResult {
-        let normalized = try NormalizedQuery(query, database: id, aggregating: aggregating, heldToRules: auth != .owner)
-        try checkIndexes(normalized)
+        // What the query is, then when and whether it may be read, then how it is planned, as
+        // the reference tells a query's faults.
+        let normalized = try NormalizedQuery.read(query, database: id, aggregating: aggregating, heldToRules: auth != .owner)
         let requested = try self.readTime(readTime, transaction)
         try authorizeQuery(normalized.query, auth: auth, at: requested)
-        try normalized.checkKeyScan()
+        try normalized.checkPlan()
+        try checkIndexes(normalized)
         // The actor runs nothing in between, so the latest state is the state at this time.
         let t = requested ?? currentReadTime()
         var stats = QueryStats()
@@ -889,6 +892,7 @@ public actor Database {
         _ query: Query, aggregations: [Aggregation], readTime: Timestamp? = nil, transaction: TransactionID? = nil,
         explain: ExplainOptions? = nil, auth: AuthContext = .owner
     ) throws(FlintError) -> AggregationResult {
+        try NormalizedQuery.checkOperators(query)
         try Aggregator.checkFirst(aggregations)
         try NormalizedQuery.checkShape(query, database: id)
         let aliases = try Aggregator.aliases(aggregations, of: query)

@@ -2,13 +2,15 @@ import FlintModel
 
 /// A filter's operators alone. The reference checks the rules across filters (one `!=`-like
 /// filter per query; not-in beside neither `in`, array-contains-any nor `or`) before it reads
-/// any filter's field or value, so `Wire` checks them on the operators before converting the
-/// rest. An operator that is not one of Firestore's is nil here and refused when its filter is
-/// read.
+/// anything else of the query, its collection included, so `Wire` checks them on the operators
+/// before converting the rest. What cannot be read yet (a filter of no kind, an operator that is
+/// not one of Firestore's, an empty `or`) is refused later, when its filter is read.
 public indirect enum FilterOperators: Sendable {
     case field(FieldFilter.Operator?)
     case unary(UnaryFilter.Operator?)
     case composite(CompositeFilter.Operator, [FilterOperators])
+
+    public static let emptyDisjunction = FlintError.invalidArgument("Composite filter must have at least one sub-filter.")
 
     public init(_ filter: Filter) {
         switch filter {
@@ -18,8 +20,7 @@ public indirect enum FilterOperators: Sendable {
         }
     }
 
-    /// An empty `or`, more than one `!=`, not-in or is-not filter, and not-in beside a
-    /// disjunction are refused, in that order.
+    /// More than one `!=`, not-in or is-not filter, then not-in beside a disjunction, are refused.
     public func check() throws(FlintError) {
         var notEqualCount = 0
         var hasNotIn = false
@@ -27,12 +28,8 @@ public indirect enum FilterOperators: Sendable {
         func walk(_ shape: FilterOperators) throws(FlintError) {
             switch shape {
             case .composite(let op, let children):
-                // Any OR, even of one filter, rules out not-in; an empty one is refused (an
-                // empty AND selects everything).
-                if op == .or {
-                    if children.isEmpty { throw .invalidArgument("Composite filter must have at least one sub-filter.") }
-                    hasDisjunctive = true
-                }
+                // Any OR, even of one filter or none, rules out not-in.
+                if op == .or { hasDisjunctive = true }
                 for child in children { try walk(child) }
             case .unary(let op):
                 if op == .isNotNull || op == .isNotNaN { notEqualCount += 1 }

@@ -118,21 +118,14 @@ enum FilterRules {
         }
     }
 
-    /// The first checks of a filter, in the reference's order: the rules across filters for `!=`
-    /// and not-in (`FilterOperators.check`, which the reference makes before it reads any field or
-    /// value), then each filter in turn: its field's reserved names and its list operand (so
-    /// `not-in` beside an empty `in` is told it cannot stand beside `in`). The rest come later
-    /// in a query's checks (`validateArrays`, `validateNames`, `validateSizes`,
-    /// `validateDisjunctions`).
-    static func validate(_ filter: Filter) throws(FlintError) {
-        try FilterOperators(filter).check()
-        try checkEach(filter)
-    }
-
-    /// One filter's own checks, as the reference reads it after the rules across filters.
+    /// One filter's own checks, as the reference reads it after the rules across filters: an
+    /// `or` needs a part (an empty `and` selects everything), a field no reserved name, a list
+    /// operand its size.
     static func checkEach(_ filter: Filter) throws(FlintError) {
         switch filter {
-        case .composite(let c): for child in c.filters { try checkEach(child) }
+        case .composite(let c):
+            if c.op == .or && c.filters.isEmpty { throw FilterOperators.emptyDisjunction }
+            for child in c.filters { try checkEach(child) }
         case .unary(let u): try Validation.checkNamedPath(u.field)
         case .field(let ff):
             try Validation.checkNamedPath(ff.field)
@@ -149,19 +142,38 @@ enum FilterRules {
         }
     }
 
-    /// Then, in the filter's order, `__name__` inside a longer path, and what each filter on
-    /// `__name__` compares with: references to documents of the query's `database`. A null or
-    /// NaN test on it is no such comparison.
-    static func validateNames(_ filter: Filter, database: DatabaseID) throws(FlintError) {
+    /// Then each filter in turn: `__name__` inside a longer path; for a filter on `__name__`,
+    /// what it compares with (references to documents of the query's `database`; a null or NaN
+    /// test is no such comparison); for any other, its operand's size, and, in a query with
+    /// no collection (`kindless`), that it cannot be. Called with the `deduplicated` filter.
+    static func validateEach(_ filter: Filter, database: DatabaseID, kindless: Bool) throws(FlintError) {
         switch filter {
-        case .composite(let c): for child in c.filters { try validateNames(child, database: database) }
+        case .composite(let c):
+            for child in c.filters { try validateEach(child, database: database, kindless: kindless) }
         case .unary(let u):
             try Validation.checkNameAlone(u.field)
             if u.field.isDocumentID { throw .invalidArgument("__key__ filter value must be a Key") }
+            if kindless { throw kindRequired(u.field) }
         case .field(let ff):
             try Validation.checkNameAlone(ff.field)
-            if ff.field.isDocumentID { try checkNameOperand(ff, database: database) }
+            if ff.field.isDocumentID { return try checkNameOperand(ff, database: database) }
+            // Each value of a list is read as a filter of its own, so without a collection only
+            // the first one's size is told.
+            for value in operands(ff) {
+                try checkOperandSize(value, of: ff)
+                if kindless { throw kindRequired(ff.field, suffix: arraySuffix(ff)) }
+            }
         }
+    }
+
+    /// The reference names a field as its segments joined by dots, with `[*]` for the array
+    /// operators.
+    private static func kindRequired(_ field: FieldPath, suffix: String = "") -> FlintError {
+        .invalidArgument("kind is required for filter: \(field.dotted)\(suffix)")
+    }
+
+    private static func arraySuffix(_ f: FieldFilter) -> String {
+        f.op == .arrayContains || f.op == .arrayContainsAny ? "[*]" : ""
     }
 
     /// An equality (or `in`) on `__name__` anywhere in the filter cannot stand beside inequalities
@@ -180,18 +192,6 @@ enum FilterRules {
             throw .invalidArgument(
                 "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
         }
-    }
-
-    /// Then operand sizes. Called with the `deduplicated` filter.
-    static func validateSizes(_ filter: Filter) throws(FlintError) {
-        func sizes(_ f: Filter) throws(FlintError) {
-            switch f {
-            case .field(let ff) where !ff.field.isDocumentID: try checkOperandSize(ff)
-            case .composite(let c): for child in c.filters { try sizes(child) }
-            case .field, .unary: break
-            }
-        }
-        try sizes(filter)
     }
 
     /// At most 30 disjunctions, counted as `disjunctionCount` tells; the last of the filter's
@@ -242,21 +242,21 @@ enum FilterRules {
         }
     }
 
-    /// An operand must fit an index entry: at most 1,500 bytes by storage size; each value of a
-    /// list operator on its own. The reference names the field as its segments joined by dots,
-    /// with `[*]` for the array operators.
-    static func checkOperandSize(_ f: FieldFilter) throws(FlintError) {
-        let operands: [Value]
+    /// The values a filter compares with: each of a list operator's, or its one operand.
+    private static func operands(_ f: FieldFilter) -> [Value] {
         switch f.op {
         case .in, .notIn, .arrayContainsAny:
-            guard case .array(let items) = f.value else { return }
-            operands = items
+            guard case .array(let items) = f.value else { return [] }
+            return items
         case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .arrayContains:
-            operands = [f.value]
+            return [f.value]
         }
-        guard operands.contains(where: { StorageSize.value($0) > Limits.maxQueryValueBytes }) else { return }
-        let suffix = f.op == .arrayContains || f.op == .arrayContainsAny ? "[*]" : ""
-        throw .invalidArgument("value for \(f.field.dotted)\(suffix) is too large to be used in a query")
+    }
+
+    /// An operand must fit an index entry: at most 1,500 bytes by storage size.
+    private static func checkOperandSize(_ value: Value, of f: FieldFilter) throws(FlintError) {
+        guard StorageSize.value(value) > Limits.maxQueryValueBytes else { return }
+        throw .invalidArgument("value for \(f.field.dotted)\(arraySuffix(f)) is too large to be used in a query")
     }
 
     /// The most array-contains and array-contains-any filters any one disjunction holds,

@@ -18,54 +18,90 @@ public struct NormalizedQuery: Sendable {
     /// together.
     public static let maxFiltersOrdersAndAncestor = 100
 
+    /// The fields of inequalities, which join the order after the explicit orderings.
+    let inequalities: [FieldPath]
+    /// Summed or averaged fields that neither the explicit order nor an inequality names.
+    let aggregated: [FieldPath]
+    /// Whether the disjunctions were counted as the query was read (see `read`).
+    let heldToRules: Bool
+
     /// Checks the query in the reference's order, so that a query with several faults is told
-    /// the same one: those of `checkShape`, then offset and limit, the count of filters and
-    /// orders, array-contains, the name scan a group below a document is held to, what
-    /// `__name__` is compared with, operand sizes, the kindless rules, an equality on
-    /// `__name__` beside inequalities, disjunctions, then order. A query `heldToRules` (any
-    /// caller but the owner) has its disjunctions counted before the equality on `__name__`,
-    /// as the reference counts them first when it readies a query for the rules.
+    /// the same one: first the checks `read` makes, then those of `checkPlan`.
     ///
     /// `aggregating` are the fields a sum or average reads. Production reads them from their
     /// index, so they join the order as inequality fields do: a document without one is not
     /// aggregated (nor counted beside it), and a limit takes the first documents in that order.
     public init(_ query: Query, database: DatabaseID, aggregating: [FieldPath] = [], heldToRules: Bool = false) throws(FlintError) {
-        try Self.checkShape(query, database: database)
+        self = try Self.read(query, database: database, aggregating: aggregating, heldToRules: heldToRules)
+        try checkPlan()
+    }
+
+    /// The checks the reference makes as it reads a query, before the read time and the rules
+    /// are looked at: those of `checkShape`, then that a group below a document filters and
+    /// orders on names alone, offset and limit, the count of filters and orders,
+    /// array-contains, the order of a query without a collection, each filter in turn (what
+    /// `__name__` is compared with; another field's operand size, and that a query without a
+    /// collection has no such filter), and the database a cursor names. A query `heldToRules`
+    /// (any caller but the owner) also has its disjunctions counted here, as the reference
+    /// counts them when it readies a query for the rules. The query that comes back still
+    /// needs `checkPlan`.
+    public static func read(
+        _ query: Query, database: DatabaseID, aggregating: [FieldPath] = [], heldToRules: Bool = false
+    ) throws(FlintError) -> NormalizedQuery {
+        try checkShape(query, database: database)
+        if query.allDescendants && query.parent.count > 0 { try checkScopedGroupFields(query) }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
-        self.database = database
-        self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
 
         // Repeats are counted once, and left out of what runs (they select nothing more).
         var deduplicated = query
         deduplicated.filter = query.filter.map(FilterRules.deduplicated)
-        try Self.checkSize(deduplicated)
+        try checkSize(deduplicated)
         if let filter = deduplicated.filter { try FilterRules.validateArrays(filter) }
-        if query.allDescendants && query.parent.count > 0 { try Self.checkScopedGroup(query) }
+        if query.collectionID == nil { try checkKindlessOrder(query.orderBy) }
         if let filter = deduplicated.filter {
-            try FilterRules.validateNames(filter, database: database)
-            try FilterRules.validateSizes(filter)
+            try FilterRules.validateEach(filter, database: database, kindless: query.collectionID == nil)
         }
-        if query.collectionID == nil { try Self.checkKindless(query) }
-        let inequalities = deduplicated.filter.map(FilterRules.inequalityFields) ?? []
-        if let filter = deduplicated.filter {
-            if heldToRules { try FilterRules.validateDisjunctions(filter) }
+        try checkCursorDatabases(query, database: database)
+        if heldToRules, let filter = deduplicated.filter { try FilterRules.validateDisjunctions(filter) }
+        return NormalizedQuery(reading: deduplicated, database: database, aggregating: aggregating, heldToRules: heldToRules)
+    }
+
+    /// The full order: the explicit one, then the inequality fields, then the summed fields
+    /// neither names, each group sorted, then `__name__`. `checkPlan` tells whether it is one
+    /// the reference serves.
+    private init(reading query: Query, database: DatabaseID, aggregating: [FieldPath], heldToRules: Bool) {
+        self.query = query
+        self.database = database
+        self.heldToRules = heldToRules
+        self.collection = query.allDescendants ? nil : query.collectionID.map { query.parent.appending($0) }
+        self.inequalities = query.filter.map(FilterRules.inequalityFields) ?? []
+        let seen = Set(query.orderBy.map(\.field))
+        self.aggregated = Array(Set(aggregating).subtracting(seen).subtracting(inequalities)).sorted()
+        let implicit = Array(Set(inequalities).subtracting(seen))
+            .sorted { a, b in a.isDocumentID != b.isDocumentID ? b.isDocumentID : a < b }
+        let direction = query.orderBy.last?.descending ?? false
+        var full = query.orderBy + (implicit + aggregated).map { Ordering($0, descending: direction) }
+        if full.last?.field.isDocumentID != true {
+            full.append(Ordering(.documentID, descending: full.last?.descending ?? false))
+        }
+        self.orderBy = full
+    }
+
+    /// The checks the reference makes as it plans a query, once the read time and the rules
+    /// have passed it: the ascending scan a group below a document is held to, a descending
+    /// scan of names, an equality on `__name__` beside inequalities, disjunctions (unless
+    /// `read` counted them), then the order: each field once, `__name__` last, and no summed
+    /// field after it.
+    public func checkPlan() throws(FlintError) {
+        if query.allDescendants && query.parent.count > 0 { try Self.checkScopedGroupOrder(query.orderBy) }
+        try Self.checkKeyScan(query.orderBy, filter: query.filter)
+        if let filter = query.filter {
             try FilterRules.validateKeyEquality(filter, inequalities: inequalities)
             if !heldToRules { try FilterRules.validateDisjunctions(filter) }
         }
-        self.query = deduplicated
-
-        let seen = try Self.checkOrderTerms(query.orderBy)
-
-        var full = query.orderBy
-        let direction = query.orderBy.last?.descending ?? false
-        // A descending scan of names alone is refused before any summed field is placed after
-        // the name, as the reference tells it.
-        if !aggregating.isEmpty { try Self.checkKeyScan(query.orderBy, filter: query.filter) }
-        // The order is the explicit one, then the inequality fields, then the summed fields
-        // neither names, each group sorted; a summed field cannot follow `__name__`, which any
-        // filter on `__name__` puts in the order first (as the reference tells it).
-        let aggregated = Array(Set(aggregating).subtracting(seen).subtracting(inequalities)).sorted()
+        try Self.checkOrderTerms(query.orderBy)
+        // Any filter on `__name__` puts it in the order first, so a summed field would follow it.
         if !aggregated.isEmpty,
             query.orderBy.last?.field.isDocumentID == true || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
         {
@@ -75,24 +111,20 @@ public struct NormalizedQuery: Sendable {
                 "This query requires an index that has fields [\(names.joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
             )
         }
-        let implicit = Array(Set(inequalities).subtracting(seen))
-            .sorted { a, b in a.isDocumentID != b.isDocumentID ? b.isDocumentID : a < b }
-        if query.orderBy.last?.field.isDocumentID == true, !implicit.isEmpty {
+        // An inequality field not ordered explicitly would join the order after the key.
+        if query.orderBy.last?.field.isDocumentID == true, !Set(inequalities).isSubset(of: query.orderBy.map(\.field)) {
             throw .invalidArgument("order by clause cannot contain more fields after the key")
         }
-        full += (implicit + aggregated).map { Ordering($0, descending: direction) }
-        if full.last?.field.isDocumentID != true {
-            full.append(Ordering(.documentID, descending: full.last?.descending ?? false))
-        }
-        self.orderBy = full
     }
 
-    /// The checks the reference makes first, as it reads a query part by part: the collection,
-    /// then the filters, the projection, the order, each cursor and the nearest-neighbour search,
-    /// each part's names and rules before the next part is read. (An aggregation's own fields are
-    /// read before the query; the rest of its checks follow these.) `Wire.query` makes the same
-    /// checks as it converts each part, so a part that cannot be read is told in the same turn.
+    /// The checks the reference makes first: the rules across filters (`checkOperators`), then,
+    /// as it reads the query part by part, the collection, the filters, the projection, the
+    /// order, each cursor and the nearest-neighbour search, each part's names and rules before
+    /// the next part is read. (An aggregation's own fields are read after the rules across
+    /// filters and before the rest.) `Wire.query` makes the same checks as it converts each
+    /// part, so a part that cannot be read is told in the same turn.
     public static func checkShape(_ query: Query, database: DatabaseID) throws(FlintError) {
+        try checkOperators(query)
         if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
         if let filter = query.filter { try checkFilter(filter) }
         if let projection = query.projection { try checkProjection(projection) }
@@ -100,14 +132,21 @@ public struct NormalizedQuery: Sendable {
         for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
             try checkCursorLength(cursor.values.count, orderBy: query.orderBy)
             for value in cursor.values { try Validation.checkReadable(value) }
-            try checkCursorKeys(cursor, orderBy: query.orderBy, database: database)
+            try checkCursorKey(cursor, orderBy: query.orderBy)
         }
         if let nearest = query.findNearest { try checkNearest(nearest, in: query) }
     }
 
-    /// A filter's `!=` and not-in rules, then each filter's reserved names and list operand.
+    /// The rules across filters for `!=` and not-in, which the reference checks before anything
+    /// else a request holds (a transaction, an aggregation, the query's collection).
+    public static func checkOperators(_ query: Query) throws(FlintError) {
+        if let filter = query.filter { try FilterOperators(filter).check() }
+    }
+
+    /// Each filter in turn: an `or` with no part, then its field's reserved names and its list
+    /// operand.
     public static func checkFilter(_ filter: Filter) throws(FlintError) {
-        try FilterRules.validate(filter)
+        try FilterRules.checkEach(filter)
     }
 
     /// What `in`, not-in and array-contains-any compare with: a list, not empty nor too long.
@@ -131,16 +170,27 @@ public struct NormalizedQuery: Sendable {
         if count > orderBy.count { throw .invalidArgument("Cursor has too many values.") }
     }
 
-    /// A cursor's value for `__name__` is a reference to a document of the query's database.
-    public static func checkCursorKeys(_ cursor: Cursor, orderBy: [Ordering], database: DatabaseID) throws(FlintError) {
-        for (value, order) in zip(cursor.values, orderBy) where order.field.isDocumentID {
-            guard case .reference(let r) = value else {
-                throw .invalidArgument("Cursor __key__ value is not a document reference.")
-            }
-            guard r.database == database else {
+    /// A cursor's value for `__name__` is a reference to a document. Only the first ordering on
+    /// `__name__` is looked at, as on the reference: any other is refused later, as an order
+    /// after the key.
+    public static func checkCursorKey(_ cursor: Cursor, orderBy: [Ordering]) throws(FlintError) {
+        guard let key = cursorKey(cursor, orderBy: orderBy) else { return }
+        guard case .reference = key else { throw .invalidArgument("Cursor __key__ value is not a document reference.") }
+    }
+
+    /// And a document of the query's database, which the reference tells after each filter's
+    /// checks.
+    static func checkCursorDatabases(_ query: Query, database: DatabaseID) throws(FlintError) {
+        for cursor in [query.startAt, query.endAt].compactMap({ $0 }) {
+            if case .reference(let r)? = cursorKey(cursor, orderBy: query.orderBy), r.database != database {
                 throw .invalidArgument("The cursor key is in a different database than the query")
             }
         }
+    }
+
+    private static func cursorKey(_ cursor: Cursor, orderBy: [Ordering]) -> Value? {
+        guard let index = orderBy.firstIndex(where: \.field.isDocumentID), index < cursor.values.count else { return nil }
+        return cursor.values[index]
     }
 
     /// The nearest-neighbour search's rules, and what it is combined with.
@@ -171,27 +221,21 @@ public struct NormalizedQuery: Sendable {
         return seen
     }
 
-    /// A query ordered by `__name__` descending alone, with no filter but on `__name__`, would
-    /// read the key index backwards; the reference refuses it as it plans it, once the read
-    /// time and the rules have passed it. An equality on another field reads that field's
-    /// index instead, so it is served.
-    public func checkKeyScan() throws(FlintError) {
-        try Self.checkKeyScan(orderBy, filter: query.filter)
-    }
-
-    /// The same rule for a full order (ending in `__name__`) and a filter.
-    public static func checkKeyScan(_ fullOrder: [Ordering], filter: Filter?) throws(FlintError) {
-        guard fullOrder.count == 1, fullOrder[0].field.isDocumentID, fullOrder[0].descending else { return }
+    /// A query ordered by `__name__` descending alone (once or more), with no filter but on
+    /// `__name__`, would read the key index backwards; the reference refuses it as it plans it.
+    /// An equality on another field reads that field's index instead, so it is served.
+    public static func checkKeyScan(_ orderBy: [Ordering], filter: Filter?) throws(FlintError) {
+        guard !orderBy.isEmpty, orderBy.allSatisfy({ $0.field.isDocumentID && $0.descending }) else { return }
         if let filter, FilterRules.fields(filter).contains(where: { !$0.isDocumentID }) { return }
         throw FlintError(.failedPrecondition, "Firestore does not support descending key scans")
     }
 
     /// At most 100 filters, explicit orders and ancestor, counted as the reference counts them:
-    /// a query under a document has an ancestor, and a kindless query of any depth there also
-    /// counts one filter more.
+    /// a query under a document has an ancestor, and a group query of any depth there (with a
+    /// collection or without) also counts one filter more.
     static func checkSize(_ query: Query) throws(FlintError) {
         let ancestor = query.parent.isEmpty ? 0 : 1
-        let filters = (query.filter.map(FilterRules.filterCount) ?? 0) + (query.collectionID == nil && query.allDescendants ? ancestor : 0)
+        let filters = (query.filter.map(FilterRules.filterCount) ?? 0) + (query.allDescendants ? ancestor : 0)
         let orders = query.orderBy.count
         guard filters + orders + ancestor > maxFiltersOrdersAndAncestor else { return }
         throw .invalidArgument(
@@ -199,9 +243,9 @@ public struct NormalizedQuery: Sendable {
         )
     }
 
-    /// Below the root, a collection group or subtree query may only scan names in ascending
-    /// order, as the reference allows: no other field filtered or ordered on.
-    static func checkScopedGroup(_ query: Query) throws(FlintError) {
+    /// Below the root, a collection group or subtree query may only scan names, as the
+    /// reference allows: no other field filtered or ordered on. Told before offset and limit.
+    static func checkScopedGroupFields(_ query: Query) throws(FlintError) {
         func scansNames(_ filter: Filter) -> Bool {
             switch filter {
             case .composite(let c): return c.filters.allSatisfy(scansNames)
@@ -212,22 +256,23 @@ public struct NormalizedQuery: Sendable {
         if !(query.filter.map(scansNames) ?? true) || query.orderBy.contains(where: { !$0.field.isDocumentID }) {
             throw .invalidArgument("collection group queries are only allowed at the root parent")
         }
-        guard query.orderBy.contains(where: \.descending) else { return }
-        if query.collectionID == nil { throw .invalidArgument("kind is required for all orders except __key__ ascending") }
+    }
+
+    /// And it scans them in ascending order; told as the query is planned. (Without a
+    /// collection, `checkKindlessOrder` has refused a descending order already.)
+    static func checkScopedGroupOrder(_ orderBy: [Ordering]) throws(FlintError) {
+        guard orderBy.contains(where: \.descending) else { return }
         // FAILED_PRECONDITION, as the reference answers this one.
         throw FlintError(.failedPrecondition, "collection group queries are only allowed if they're at the root or they're an ascending primary key scan")
     }
 
-    /// A query without a collection id reads documents of every kind, so it can only filter on
-    /// and order by what every document has: its name, ascending. A nearest-neighbour search
-    /// over them is served, as on the reference. Refusals are in the reference's words, whose
-    /// "kind" is a collection id.
-    static func checkKindless(_ query: Query) throws(FlintError) {
-        if query.orderBy.contains(where: { !$0.field.isDocumentID || $0.descending }) {
+    /// A query without a collection id reads documents of every kind, so it can only order by
+    /// what every document has: its name, ascending (and filter on it alone, which
+    /// `FilterRules.validateEach` checks). A nearest-neighbour search over them is served, as on
+    /// the reference. Refusals are in the reference's words, whose "kind" is a collection id.
+    static func checkKindlessOrder(_ orderBy: [Ordering]) throws(FlintError) {
+        if orderBy.contains(where: { !$0.field.isDocumentID || $0.descending }) {
             throw .invalidArgument("kind is required for all orders except __key__ ascending")
-        }
-        if let filter = query.filter, let field = FilterRules.fields(filter).first(where: { !$0.isDocumentID }) {
-            throw .invalidArgument("kind is required for filter: \(field.dotted)")
         }
     }
 

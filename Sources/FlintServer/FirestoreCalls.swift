@@ -221,6 +221,7 @@ struct FirestoreCalls: Sendable {
     func runQuery(_ r: Google_Firestore_V1_RunQueryRequest) async throws(FlintError) -> [Google_Firestore_V1_RunQueryResponse] {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("only structured queries are supported") }
+        try Wire.checkOperators(r.structuredQuery)
         let db = engine.database(id)
         try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
         let query = try Wire.query(r.structuredQuery, parent: parent, id)
@@ -260,6 +261,7 @@ struct FirestoreCalls: Sendable {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("Only structured aggregation queries are supported.") }
         let aggregation = r.structuredAggregationQuery
+        try Wire.checkOperators(aggregation.structuredQuery)
         let db = engine.database(id)
         try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
         // The aggregations are read before the query, as the reference reads them.

@@ -96,9 +96,11 @@ extension Wire {
     // MARK: - Queries
 
     /// A structured query under `parent` (the root or a document of `db`), read part by part as
-    /// the reference reads it: each part is converted and checked (`NormalizedQuery.checkShape`'s
-    /// checks) before the next is read, so a query with several faults is told the same one.
+    /// the reference reads it: the rules across filters (`checkOperators`) first, then each part
+    /// is converted and checked (`NormalizedQuery.checkShape`'s checks) before the next is read,
+    /// so a query with several faults is told the same one.
     public static func query(_ p: Google_Firestore_V1_StructuredQuery, parent: ResourcePath, _ db: DatabaseID) throws(FlintError) -> Query {
+        try checkOperators(p)
         guard p.from.count <= 1 else {
             throw .invalidArgument("StructuredQuery.from cannot have more than one collection selector.")
         }
@@ -107,11 +109,7 @@ extension Wire {
         var q = Query(
             parent: parent, collectionID: from.collectionID.isEmpty ? nil : from.collectionID, allDescendants: from.allDescendants)
         if let id = q.collectionID { try Validation.validateQueriedCollectionID(id) }
-        if p.hasWhere {
-            let filter = try filter(p.where, db)
-            try NormalizedQuery.checkFilter(filter)
-            q.filter = filter
-        }
+        if p.hasWhere { q.filter = try filter(p.where, db) }
         if p.hasSelect {
             var fields: [FieldPath] = []
             for f in p.select.fields { fields.append(try FieldPath(parsing: f.fieldPath)) }
@@ -145,43 +143,42 @@ extension Wire {
         var values: [Value] = []
         for v in p.values { values.append(try value(v, db, checkingIDLengths: false)) }
         let cursor = Cursor(values: values, before: p.before)
-        try NormalizedQuery.checkCursorKeys(cursor, orderBy: orderBy, database: db)
+        try NormalizedQuery.checkCursorKey(cursor, orderBy: orderBy)
         return cursor
     }
 
-    /// The rules across filters are checked on the operators before any field or value is
-    /// read; then each filter is read in turn: its field, the field's names, its value, its
-    /// operator, and a list operand.
-    static func filter(_ p: Google_Firestore_V1_StructuredQuery.Filter, _ db: DatabaseID) throws(FlintError) -> Filter {
-        try shape(p).check()
-        return try convert(p, db)
+    /// The rules across filters for `!=` and not-in, read off the operators alone before
+    /// anything else of a request (its transaction, its aggregations, the query's collection).
+    /// What cannot be read is passed over here and refused when the filter is converted.
+    public static func checkOperators(_ p: Google_Firestore_V1_StructuredQuery) throws(FlintError) {
+        if p.hasWhere { try operators(p.where).check() }
     }
 
-    static func shape(_ p: Google_Firestore_V1_StructuredQuery.Filter) throws(FlintError) -> FilterOperators {
-        guard let kind = p.filterType else { throw .invalidArgument("Unknown Filter type.") }
-        switch kind {
-        case .compositeFilter(let c):
+    static func operators(_ p: Google_Firestore_V1_StructuredQuery.Filter) -> FilterOperators {
+        switch p.filterType {
+        case nil: .composite(.and, [])
+        case .compositeFilter(let c)?: .composite(c.op == .or ? .or : .and, c.filters.map(operators))
+        case .fieldFilter(let f)?: .field(fieldOperator(f.op))
+        case .unaryFilter(let u)?: .unary(unaryOperator(u.op))
+        }
+    }
+
+    /// Each filter is read in turn, its operator, fields and operands checked as it is reached.
+    static func filter(_ p: Google_Firestore_V1_StructuredQuery.Filter, _ db: DatabaseID) throws(FlintError) -> Filter {
+        switch p.filterType {
+        case nil: throw .invalidArgument("Unknown Filter type.")
+        case .compositeFilter(let c)?:
             let op: CompositeFilter.Operator
             switch c.op {
             case .and: op = .and
             case .or: op = .or
             case .unspecified, .UNRECOGNIZED: throw .invalidArgument("Unsupported CompositeFilter operator.")
             }
-            var children: [FilterOperators] = []
-            for f in c.filters { children.append(try shape(f)) }
-            return .composite(op, children)
-        case .fieldFilter(let f): return .field(fieldOperator(f.op))
-        case .unaryFilter(let u): return .unary(unaryOperator(u.op))
-        }
-    }
-
-    static func convert(_ p: Google_Firestore_V1_StructuredQuery.Filter, _ db: DatabaseID) throws(FlintError) -> Filter {
-        switch p.filterType {
-        case nil: throw .invalidArgument("Unknown Filter type.")
-        case .compositeFilter(let c)?:
+            // An empty AND selects everything; an empty OR is refused.
+            if op == .or && c.filters.isEmpty { throw FilterOperators.emptyDisjunction }
             var children: [Filter] = []
-            for f in c.filters { children.append(try convert(f, db)) }
-            return .composite(CompositeFilter(c.op == .or ? .or : .and, children))
+            for f in c.filters { children.append(try filter(f, db)) }
+            return .composite(CompositeFilter(op, children))
         case .fieldFilter(let f)?:
             let field = try FieldPath(parsing: f.field.fieldPath)
             try Validation.checkNamedPath(field)

@@ -3,6 +3,9 @@ import FlintModel
 import FlintQuery
 import Testing
 
+/// A document to query below.
+let docPath = ResourcePath(["r", "d"])
+
 /// Invalid queries get INVALID_ARGUMENT with the reference emulator's message.
 struct QueryValidationTests {
     static let cases: [(String, Query, String)] = [
@@ -138,6 +141,41 @@ struct QueryValidationTests {
         // The threshold is checked last, as on the reference.
         ("find nearest with limit and NaN threshold", Query(collectionID: "c", limit: 1, findNearest: FindNearest(field: path("e"), queryVector: [1], measure: .euclidean, limit: 1, distanceThreshold: .nan)),
          "A query limit cannot be used with FindNearest"),
+        // The rules across filters come before the collection; an empty OR is told where it stands.
+        ("!= rules before the collection", Query(collectionID: "__x__", filter: AND(F("v", .notEqual, 1), F("w", .notEqual, 1))),
+         "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."),
+        ("an empty OR counts as an OR beside not-in", Query(collectionID: "__x__", filter: AND(OR(), F("w", .notIn, [1]))),
+         "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'."),
+        ("a reserved name before a later empty OR", Query(collectionID: "c", filter: AND(F("__x__", .equal, 1), OR())), "Invalid reserved name in field path __x__"),
+        ("an empty OR before a later reserved name", Query(collectionID: "c", filter: AND(OR(), F("__x__", .equal, 1))), "Composite filter must have at least one sub-filter."),
+        // A group below a document is held to names before offset and limit, and its ancestor
+        // counts one filter more.
+        ("group below a document before offset", Query(parent: docPath, collectionID: "c", allDescendants: true, filter: F("v", .equal, 1), offset: -1),
+         "collection group queries are only allowed at the root parent"),
+        ("group below a document before the count", Query(parent: docPath, collectionID: "c", allDescendants: true, filter: .composite(CompositeFilter(.and, (0..<101).map { F("v", .equal, .integer(Int64($0))) }))),
+         "collection group queries are only allowed at the root parent"),
+        ("a group's ancestor is a filter too", Query(parent: docPath, collectionID: "c", allDescendants: true, filter: .composite(CompositeFilter(.and, (0..<99).map { F("__name__", .greaterThan, ref("r/d/c/n\($0)")) }))),
+         "The query may not have more than 100 filters + sort orders + ancestor total. Currently there are 100 filters, 0 sort orders, and one ancestor filter."),
+        // Without a collection: the order after array-contains; then each filter in turn, its
+        // name operand, or its size and then its kind (a list's first value alone).
+        ("array-contains before a kindless order", Query(collectionID: nil, filter: AND(F("v", .arrayContains, 1), F("w", .arrayContains, 1)), orderBy: [asc("v")]),
+         "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."),
+        ("a kindless order before names", Query(collectionID: nil, filter: F("__name__", .equal, "x"), orderBy: [asc("v")]),
+         "kind is required for all orders except __key__ ascending"),
+        ("a kindless filter before a later name", Query(collectionID: nil, filter: AND(F("v", .equal, 1), F("__name__", .equal, "x"))), "kind is required for filter: v"),
+        ("a name before a later kindless filter", Query(collectionID: nil, filter: AND(F("__name__", .equal, "x"), F("v", .equal, 1))), "__key__ filter value must be a Key"),
+        ("a size before its kind", Query(collectionID: nil, filter: F("v", .equal, .string(String(repeating: "x", count: 1500)))),
+         "value for v is too large to be used in a query"),
+        ("a list's first value before its kind", Query(collectionID: nil, filter: F("v", .in, [1, .string(String(repeating: "x", count: 1500))])),
+         "kind is required for filter: v"),
+        ("a kindless array-contains", Query(collectionID: nil, filter: F("v", .arrayContainsAny, [1])), "kind is required for filter: v[*]"),
+        ("a size before a later name", Query(collectionID: "c", filter: AND(F("v", .equal, .string(String(repeating: "x", count: 1500))), F("__name__", .equal, "x"))),
+         "value for v is too large to be used in a query"),
+        // A cursor's database after every filter; only the first name ordering's value is read.
+        ("a size before the cursor's database", Query(collectionID: "c", filter: F("v", .equal, .string(String(repeating: "x", count: 1500))), orderBy: [asc("__name__")],
+                                                    startAt: Cursor(values: [otherRef], before: true)), "value for v is too large to be used in a query"),
+        ("only the first name ordering's cursor value", Query(collectionID: "c", orderBy: [asc("__name__"), asc("__name__")], startAt: Cursor(values: [ref("c/a"), "x"], before: true)),
+         "order by clause cannot contain more fields after the key"),
         // An operand built in process is held to what reading one off the wire refuses.
         ("reserved name in an operand", Query(collectionID: "c", filter: F("v", .equal, ["m": ["__x__": 1]])), "field name '__x__' is reserved."),
         ("reserved name in a listed operand", Query(collectionID: "c", filter: F("v", .in, [["__x__": 1]])), "field name '__x__' is reserved."),
@@ -232,6 +270,12 @@ struct QueryValidationTests {
         }
         await #expect(throws: FlintError.invalidArgument("Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")) {
             try await database.runQuery(query, auth: .owner)
+        }
+        // Those callers have them counted after a cursor's database.
+        let cursor = Query(collectionID: "c", filter: AND(F("w", .in, [0, 1, 2, 3, 4, 5]), F("x", .in, [0, 1, 2, 3, 4, 5])), orderBy: [asc("__name__")],
+                           startAt: Cursor(values: [otherRef], before: true))
+        await #expect(throws: FlintError.invalidArgument("The cursor key is in a different database than the query")) {
+            try await database.runQuery(cursor, auth: .unauthenticated)
         }
     }
 

@@ -102,4 +102,50 @@ struct WireReadingOrderTests {
         #expect(Self.message { _ = try Wire.value(Self.map(["__type__": Self.map(["__x__": Self.int(1)])]), Self.db) }
             == "field name '__x__' is reserved.")
     }
+
+    static func fieldFilter(_ path: String, _ op: Google_Firestore_V1_StructuredQuery.FieldFilter.Operator) -> Google_Firestore_V1_StructuredQuery.Filter {
+        .with {
+            $0.fieldFilter.field.fieldPath = path
+            $0.fieldFilter.op = op
+            $0.fieldFilter.value = op == .notIn ? .with { $0.arrayValue.values = [Self.int(1)] } : Self.int(1)
+        }
+    }
+
+    static func composite(_ op: Google_Firestore_V1_StructuredQuery.CompositeFilter.Operator, _ filters: [Google_Firestore_V1_StructuredQuery.Filter])
+        -> Google_Firestore_V1_StructuredQuery.Filter
+    {
+        .with {
+            $0.compositeFilter.op = op
+            $0.compositeFilter.filters = filters
+        }
+    }
+
+    static func query(_ collections: [String], _ filter: Google_Firestore_V1_StructuredQuery.Filter) -> String? {
+        var q = Google_Firestore_V1_StructuredQuery()
+        q.from = collections.map { id in .with { $0.collectionID = id } }
+        q.where = filter
+        return message { _ = try Wire.query(q, parent: .root, Self.db) }
+    }
+
+    @Test func aQuerysRulesAcrossFiltersComeBeforeAnythingElseItHolds() {
+        let twoNotEqual = Self.composite(.and, [Self.fieldFilter("a", .notEqual), Self.fieldFilter("b", .notEqual)])
+        let single = "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."
+        #expect(Self.query(["c", "d"], twoNotEqual) == single)
+        #expect(Self.query(["__x__"], twoNotEqual) == single)
+        // What cannot be read yet is passed over: a filter of no kind, an unknown operator, an
+        // empty OR (which still counts as an OR beside not-in).
+        let unread = Self.composite(.unspecified, [Google_Firestore_V1_StructuredQuery.Filter(), Self.fieldFilter("a", .unspecified), twoNotEqual])
+        #expect(Self.query(["c"], unread) == single)
+        #expect(Self.query(["__x__"], Self.composite(.and, [Self.composite(.or, []), Self.fieldFilter("a", .notIn)]))
+            == "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
+        // Then the collection, then each filter in turn, an empty OR where it stands.
+        #expect(Self.query(["__x__"], Self.composite(.or, [])) == "Collection id \"__x__\" is invalid because it is reserved.")
+        #expect(Self.query(["c"], Self.composite(.and, [Self.fieldFilter("a", .unspecified), Self.composite(.or, [])])) == "Unknown FieldFilter operator.")
+        #expect(Self.query(["c"], Self.composite(.and, [Self.composite(.or, []), Self.fieldFilter("a", .unspecified)]))
+            == "Composite filter must have at least one sub-filter.")
+        #expect(Self.query(["c"], Self.composite(.and, [Self.fieldFilter("__x__", .equal), Google_Firestore_V1_StructuredQuery.Filter()]))
+            == "Invalid reserved name in field path __x__")
+        #expect(Self.query(["c"], Self.composite(.and, [Self.composite(.or, []), Self.composite(.unspecified, [])]))
+            == "Composite filter must have at least one sub-filter.")
+    }
 }

@@ -42,10 +42,10 @@ extension Database {
                 try authorizeReads(keys, auth: auth, at: nil, inTransaction: false)
                 matcher = .documents(Set(keys), keys)
             case .query(let query):
-                let normalized = try NormalizedQuery(query, database: self.id, heldToRules: auth != .owner)
-                try checkIndexes(normalized)
+                let normalized = try NormalizedQuery.read(query, database: self.id, heldToRules: auth != .owner)
                 try authorizeQuery(normalized.query, auth: auth, at: nil)
-                try normalized.checkKeyScan()
+                try normalized.checkPlan()
+                try checkIndexes(normalized)
                 matcher = .query(normalized)
             }
         } catch {
