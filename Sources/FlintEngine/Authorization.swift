@@ -268,7 +268,9 @@ extension Database {
             var request = RulesRequest(
                 method: .list, database: id.database, target: target,
                 auth: Self.authValue(auth), time: now, query: .map(queryMap))
-            if let named = way.name {
+            // A group below a document reads a range of names, so no way of it names one
+            // document (as when a way names two).
+            if let named = way.name, !(query.allDescendants && query.parent.count > 0) {
                 // A way that names its document is decided on that document; a missing one
                 // cannot be read, as on the reference (`resource == null` does not hold).
                 request.target = .document(named.path.segments)
@@ -280,9 +282,11 @@ extension Database {
             let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
             logDebug(decision, .list, logged)
             if !decision.allowed {
+                // A way no statement matches names nothing of its own.
                 var denial = decision
-                if !allowedBefore.isEmpty, denial.message.hasPrefix("\n") {
-                    denial.message = "\n" + (allowedBefore + [String(denial.message.dropFirst())]).joined(separator: ", ")
+                if !allowedBefore.isEmpty {
+                    let own = denial.message.hasPrefix("\n") ? [String(denial.message.dropFirst())] : []
+                    denial.message = "\n" + (allowedBefore + own).joined(separator: ", ")
                 }
                 throw Self.denied(denial)
             }

@@ -90,20 +90,18 @@ public struct NormalizedQuery: Sendable {
 
     /// The checks the reference makes as it plans a query, once the read time and the rules
     /// have passed it: the ascending scan a group below a document is held to, a descending
-    /// scan of names, an equality on `__name__` beside inequalities, disjunctions (unless
-    /// `read` counted them), then the order: each field once, `__name__` last, and no summed
-    /// field after it.
+    /// scan of names, an equality on `__name__` beside inequalities, a summed field after
+    /// `__name__`, disjunctions (unless `read` counted them), then the order: each field once,
+    /// `__name__` last.
     public func checkPlan() throws(FlintError) {
         if query.allDescendants && query.parent.count > 0 { try Self.checkScopedGroupOrder(query.orderBy) }
         try Self.checkKeyScan(query.orderBy, filter: query.filter)
-        if let filter = query.filter {
-            try FilterRules.validateKeyEquality(filter, inequalities: inequalities)
-            if !heldToRules { try FilterRules.validateDisjunctions(filter) }
-        }
-        try Self.checkOrderTerms(query.orderBy)
-        // Any filter on `__name__` puts it in the order first, so a summed field would follow it.
+        if let filter = query.filter { try FilterRules.validateKeyEquality(filter, inequalities: inequalities) }
+        // An ordering on `__name__`, any filter on it, or a group below a document (a range of
+        // names) puts it in the order first, so a summed field would follow it.
         if !aggregated.isEmpty,
-            query.orderBy.last?.field.isDocumentID == true || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
+            query.orderBy.contains(where: \.field.isDocumentID) || (query.allDescendants && query.parent.count > 0)
+                || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
         {
             // The reference names the fields by their segments, unquoted (`a-b.c`, not `` `a-b`.c ``).
             let names = aggregated.map(\.dotted)
@@ -111,6 +109,8 @@ public struct NormalizedQuery: Sendable {
                 "This query requires an index that has fields [\(names.joined(separator: ", "))] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
             )
         }
+        if !heldToRules, let filter = query.filter { try FilterRules.validateDisjunctions(filter) }
+        try Self.checkOrderTerms(query.orderBy)
         // An inequality field not ordered explicitly would join the order after the key.
         if query.orderBy.last?.field.isDocumentID == true, !Set(inequalities).isSubset(of: query.orderBy.map(\.field)) {
             throw .invalidArgument("order by clause cannot contain more fields after the key")

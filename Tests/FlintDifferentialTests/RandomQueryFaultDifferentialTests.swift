@@ -4,7 +4,8 @@ import Testing
 
 /// Random queries with several faults at once (reserved names, bad `__name__` operands and
 /// cursors, oversized operands, lists too long, `!=` and not-in clashes, repeated orders, groups
-/// below a document, no collection, negative offsets and limits), sent to the reference and to a
+/// below a document, no collection, negative offsets and limits), a third of them aggregated
+/// (counts, sums and averages, of fields faulty or not), sent to the reference and to a
 /// Flint server three ways: as the owner; as a caller the rules deny; and as the owner at a read
 /// time long gone. Both must tell the same fault first, so the checks made before the read time
 /// and the rules, and those made after, are made in the reference's order.
@@ -86,6 +87,16 @@ struct RandomQueryFaultDifferentialTests {
         return (parent, #"{"structuredQuery": {\#(parts.joined(separator: ", "))}}"#)
     }
 
+    /// One to three counts, sums and averages, over fields that are sometimes faulty.
+    static func aggregations(_ rng: inout SeededGenerator) -> String {
+        let parts = (0..<Int.random(in: 1...3, using: &rng)).map { k in
+            let path = chance(50, &rng) ? field(&rng) : pick(["n", "m"], &rng)
+            let kind = pick([#""count": {}"#, #""sum": {"field": {"fieldPath": "\#(path)"}}"#, #""avg": {"field": {"fieldPath": "\#(path)"}}"#], &rng)
+            return #"{"alias": "a\#(k)", \#(kind)}"#
+        }
+        return "[" + parts.joined(separator: ", ") + "]"
+    }
+
     @Test func theFirstFaultOfARandomQueryIsTheReferences() async throws {
         guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "random query faults") else { return }
         defer { stop() }
@@ -97,8 +108,14 @@ struct RandomQueryFaultDifferentialTests {
         var rng = SeededGenerator(seed: seed)
         var outcomes: [String: Int] = [:]
         for step in 0..<200 {
-            let (parent, body) = Self.query(&rng)
-            let target = "/v1/\(parent):runQuery"
+            var (parent, body) = Self.query(&rng)
+            var target = "/v1/\(parent):runQuery"
+            // Every third query is aggregated.
+            if step % 3 == 2 {
+                let query = body.dropFirst(#"{"structuredQuery": "#.count).dropLast()
+                body = #"{"structuredAggregationQuery": {"structuredQuery": \#(query), "aggregations": \#(Self.aggregations(&rng))}}"#
+                target = "/v1/\(parent):runAggregationQuery"
+            }
             // The owner; a caller the rules deny; the owner asking for a read time long gone.
             let longGone = String(body.dropLast()) + #", "readTime": "2000-01-01T00:00:00Z"}"#
             for (authorization, request) in [("Bearer owner", body), (nil, body), ("Bearer owner", longGone)] {

@@ -462,6 +462,26 @@ struct RulesEnforcementTests {
         }
     }
 
+    /// A group query below a document reads a range of names, so none of its ways names one
+    /// document. A way no statement matches, after ways that were allowed, adds nothing to
+    /// the denial that names them.
+    @Test func groupWaysBelowADocumentNameNoDocumentAndUnmatchedWaysNameNothing() async throws {
+        let db = Self.database(matching: ["match /{path=**}/d/{id} { allow list: if id == 'y'; }"], project: "scopednames")
+        let named = { (path: String) in Filter.field(FieldFilter(field("__name__"), .equal, .reference(DocumentReference(database: db.id, key: key(path))))) }
+        #expect(try await db.runQuery(Query(collectionID: "d", allDescendants: true, filter: named("d/y")), auth: .unauthenticated).documents.isEmpty)
+        let below = await Self.denial {
+            _ = try await db.runQuery(Query(parent: ResourcePath(["d", "x"]), collectionID: "d", allDescendants: true, filter: named("d/x/d/y")), auth: .unauthenticated)
+        }
+        #expect(below == FlintError(.permissionDenied, "\nNull value error. for 'list' @ L4"))
+        let unmatched = await Self.denial {
+            let both = Filter.field(FieldFilter(field("__name__"), .in, [
+                .reference(DocumentReference(database: db.id, key: key("d/y"))), .reference(DocumentReference(database: db.id, key: key("e/x"))),
+            ]))
+            _ = try await db.runQuery(Query(collectionID: "d", filter: both), auth: .unauthenticated)
+        }
+        #expect(unmatched == FlintError(.permissionDenied, "\nfalse for 'list' @ L4"))
+    }
+
     /// What a query leaves open, as the reference binds it: a wildcard for the document id is a
     /// null that fails where it is used; a recursive wildcard is a path whose open parts (the id,
     /// a group's parents) are unnamed captures, written empty and equal to nothing.

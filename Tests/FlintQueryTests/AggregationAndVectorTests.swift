@@ -106,6 +106,22 @@ struct AggregationTests {
         )) {
             try await db.runAggregation(Query(collectionID: "c", orderBy: [asc("__name__")]), aggregations: [sumB, quoted])
         }
+        // `__name__` anywhere in the order, or a group below a document (a range of names), puts
+        // the name first too; this is told before a repeated ordering and before disjunctions.
+        let afterName = FlintError.invalidArgument(
+            "This query requires an index that has fields [b] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields.")
+        let beforeOthers: [Query] = [
+            Query(collectionID: "c", orderBy: [asc("__name__"), asc("a")]),
+            Query(collectionID: "c", orderBy: [asc("a"), asc("a"), asc("__name__")]),
+            Query(collectionID: "c", filter: AND(F("__name__", .greaterThan, ref("c/p")), F("a", .in, [1, 2, 3, 4, 5, 6]), F("c", .in, [1, 2, 3, 4, 5, 6]))),
+            Query(parent: try DocumentKey(parsing: "c/p").path, collectionID: "c", allDescendants: true),
+            Query(parent: try DocumentKey(parsing: "c/p").path, collectionID: nil, allDescendants: true),
+        ]
+        for query in beforeOthers {
+            await #expect(throws: afterName, "\(query)") { try await db.runAggregation(query, aggregations: [sumB]) }
+        }
+        // A count reads no field, so a group below a document is counted.
+        #expect(same(try await db.runAggregation(Query(parent: try DocumentKey(parsing: "c/p").path, collectionID: "c", allDescendants: true), aggregations: [count])["n"], .integer(0)))
         // A plain query of the same collection is not changed by any of this.
         #expect(try await db.ids(Query(collectionID: "c", limit: 2)) == ["p", "q"])
     }
