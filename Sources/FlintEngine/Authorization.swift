@@ -259,8 +259,9 @@ extension Database {
         // A query may read 10 documents however many ways its filter has, as production
         // documents it (the reference allows 20, shared among the ways).
         let budget = RulesReadBudget(limit: 10)
-        // A denial names the ways allowed before it, each as `false`, as the reference does.
-        var allowedBefore: [String] = []
+        // A denial names the ways allowed before it, each as `false`, as the reference does:
+        // as its first pass weighs them when that pass allows, else as the second did.
+        var allowedBefore: [(request: RulesRequest, decision: RulesDecision)] = []
         // A way met again (`a in [1, 2] || a == 1`) is decided once, as on the reference. Its
         // identity holds field names, compared by their bytes.
         var seen = Set<UTF8Key>()
@@ -285,12 +286,16 @@ extension Database {
                 // A way no statement matches names nothing of its own.
                 var denial = decision
                 if !allowedBefore.isEmpty {
+                    let named = allowedBefore.flatMap { way in
+                        let first = ruleset.ruleset.firstPass(way.request, reader: reader)
+                        return first.allowed ? first.outcomes : way.decision.namedSecondPass
+                    }
                     let own = denial.message.hasPrefix("\n") ? [String(denial.message.dropFirst())] : []
-                    denial.message = "\n" + (allowedBefore + own).joined(separator: ", ")
+                    denial.message = "\n" + (named + own).joined(separator: ", ")
                 }
                 throw Self.denied(denial)
             }
-            allowedBefore += decision.namedSecondPass
+            allowedBefore.append((request, decision))
         }
     }
 

@@ -161,7 +161,7 @@ extension Ruleset {
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         var outcomes: [String] = []
         let candidates = statements(request, segments)
-        for (allow, scope) in candidates {
+        for (allow, scope, _) in candidates {
             let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
             let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
             if case .bool(true) = value {
@@ -235,18 +235,24 @@ extension Ruleset {
         var outcomes: [String] = []
         var settled = true
         var neededReads = false
+        var allowed = false
         for method in methods {
             var guessed = request
             guessed.method = method
             // A query way that names its document reads it as a document request does.
             if !isQuery || Self.target(request) != nil { guessed.resource = Evaluator.unread }
             if request.requestResourceNeedsReading { guessed.requestResource = Evaluator.unread }
-            statements: for (allow, scope) in statements(guessed, segments) {
+            // Once a statement allows, the rest of its match are not weighed, but other matches
+            // of the path are, and named.
+            var allowedIn: Int?
+            statements: for (allow, scope, block) in statements(guessed, segments) where block != allowedIn {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
                 let named = Self.outcome(value, method, line: at.line, column: at.column)
                 switch value {
-                case .bool(true) where methods.count == 1: return RulesFirstPass(outcomes: outcomes + [named], settled: false, allowed: true)
+                case .bool(true) where methods.count == 1:
+                    allowed = true
+                    allowedIn = block
                 case .bool(true):
                     // This method is allowed: its later statements are not weighed.
                     outcomes.append(named)
@@ -261,6 +267,7 @@ extension Ruleset {
                 outcomes.append(named)
             }
         }
+        if allowed { return RulesFirstPass(outcomes: outcomes, settled: false, allowed: true) }
         if isQuery {
             // The second pass alone, unless the first could not do without reading.
             return RulesFirstPass(outcomes: neededReads ? outcomes : [], settled: false, allowed: false)
@@ -270,23 +277,26 @@ extension Ruleset {
 
     /// The allow statements for the request's method on its path, each with the scope its
     /// condition sees (`request`, `resource`, functions and the wildcards bound on the way).
-    private func statements(_ request: RulesRequest, _ segments: [MatchSegment]) -> [(Allow, Scope)] {
+    /// Each is numbered by the match it stands in (each way a match meets the path counting
+    /// as one).
+    private func statements(_ request: RulesRequest, _ segments: [MatchSegment]) -> [(Allow, Scope, block: Int)] {
         let root = Scope(parent: nil, variables: [("request", request.requestMap), ("resource", request.resource)], functions: functions)
         let serviceFunctions = service?.functions ?? []
         let serviceScope = serviceFunctions.isEmpty ? root : Scope(parent: root, functions: serviceFunctions)
-        var candidates: [(Allow, Scope)] = []
+        var candidates: [(Allow, Scope, block: Int)] = []
         for m in service?.matches ?? [] { collect(m, segments, 0, serviceScope, request.method, &candidates) }
         return candidates
     }
 
     private func collect(
-        _ m: Match, _ path: [MatchSegment], _ from: Int, _ outer: Scope, _ method: Method, _ out: inout [(Allow, Scope)]
+        _ m: Match, _ path: [MatchSegment], _ from: Int, _ outer: Scope, _ method: Method, _ out: inout [(Allow, Scope, block: Int)]
     ) {
         for (bindings, consumed) in Self.match(m.pattern[...], path, from, version: version) {
             // A level that binds nothing and declares nothing shares its parent's scope.
             let scope = bindings.isEmpty && m.functions.isEmpty ? outer : Scope(parent: outer, variables: bindings, functions: m.functions)
             if consumed == path.count {
-                for allow in m.allows where allow.methods.contains(where: { $0.covers(method) }) { out.append((allow, scope)) }
+                let block = (out.last?.block ?? 0) + 1
+                for allow in m.allows where allow.methods.contains(where: { $0.covers(method) }) { out.append((allow, scope, block)) }
             }
             for child in m.matches { collect(child, path, consumed, scope, method, &out) }
         }

@@ -161,6 +161,32 @@ struct RulesEnforcementTests {
         #expect(try await db.batchGet([key("closed/two"), key("open/x"), key("closed/two")], auth: Self.user("alice")).documents.count == 2)
     }
 
+    /// Once a statement allows a document in the first pass, the rest of its match are not
+    /// weighed, but every other match of the path is, and named; a query's allowed way is named
+    /// as that first pass weighs it.
+    @Test func anAllowedDocumentNamesEveryMatchOfItsPath() async throws {
+        let db = Self.database("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /d/{id} { allow read: if true;
+                  allow read: if true; }
+                match /d/{x} { allow read: if resource == null; }
+                match /e/{id} { allow read: if false; }
+                match /q/{id} { allow list: if resource == null; }
+                match /q/{x} { allow list: if true; }
+              }
+            }
+            """, project: "blocks")
+        let denied = await Self.denial { _ = try await db.batchGet([key("d/y"), key("e/x")], auth: .unauthenticated) }
+        #expect(denied?.message == "\nfalse for 'get' @ L4, evaluation error at L6:35 for 'get' @ L6, false for 'get' @ L7")
+        let name = { (path: String) in Value.reference(DocumentReference(database: db.id, key: key(path))) }
+        let query = Query(collectionID: "q", filter: .field(FieldFilter(field("__name__"), .in, [name("q/y"), name("e/x")])))
+        // q/y is missing, so its second pass fails on `resource`, but its first allows.
+        let list = await Self.denial { _ = try await db.runQuery(query, auth: .unauthenticated) }
+        #expect(list?.message == "\nevaluation error at L8:36 for 'list' @ L8, false for 'list' @ L9, false for 'list' @ L7")
+    }
+
     /// A write's precondition names its method, and rules are decided before preconditions are
     /// checked; a commit names only its first denied write's second pass (as on the reference).
     @Test func rulesComeBeforePreconditions() async throws {
