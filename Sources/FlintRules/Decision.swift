@@ -245,7 +245,7 @@ extension Ruleset {
             // Once a statement allows, the rest of its match are not weighed, but other matches
             // of the path are, and named.
             var allowedIn: Int?
-            statements: for (allow, scope, block) in statements(guessed, segments) where block != allowedIn {
+            for (allow, scope, block) in statements(guessed, segments) where block != allowedIn {
                 let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
                 let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
                 let named = Self.outcome(value, method, line: at.line, column: at.column)
@@ -254,10 +254,9 @@ extension Ruleset {
                     allowed = true
                     allowedIn = block
                 case .bool(true):
-                    // This method is allowed: its later statements are not weighed.
-                    outcomes.append(named)
+                    // This method is allowed, which counts for nothing yet.
                     settled = false
-                    break statements
+                    allowedIn = block
                 case .bool(false): break
                 case .error(Evaluator.unreadText):
                     neededReads = true

@@ -256,14 +256,18 @@ struct RulesSeveralDocumentsDifferentialTests {
         "match /multi/{doc} { allow get, update: if resource.data.a == 2; allow read, write: if request.auth.uid == 'bob'; }",
         "match /del/{doc} { allow delete: if resource.data.a == 1; }",
         "match /stamped/{doc} { allow create: if request.resource.data.t == request.time; allow update: if request.resource.data.a > 0; }",
+        // Two matches of one path: each is weighed, and named, once the other allows.
+        "match /twice/{doc} { allow get: if true; allow create, update: if true; }",
+        "match /twice/{other} { allow get: if resource.data.a == 2; allow write: if false; }",
     ]
-    static let stored = ["open/x": 1, "closed/one": 1, "closed/uno": 1, "closed/two": 2, "closed/deux": 2, "no/a": 1, "multi/two": 2, "del/d": 1]
+    static let stored = ["open/x": 1, "closed/one": 1, "closed/uno": 1, "closed/two": 2, "closed/deux": 2, "no/a": 1, "multi/two": 2, "del/d": 1, "twice/x": 1]
 
     /// A batch get of these documents.
     static let batchGets: [[String]] = [
         ["closed/two", "closed/one", "closed/uno"], ["closed/one", "closed/two"], ["open/x", "closed/one"], ["closed/one", "open/x"],
         ["no/a", "closed/one"], ["closed/one", "no/a"], ["elsewhere/x", "closed/one"], ["closed/two", "elsewhere/x"],
         ["multi/two", "closed/one"], ["closed/none", "closed/one"], ["closed/two", "open/x", "closed/two"],
+        ["twice/x", "no/a"], ["twice/x", "closed/one"],
     ]
 
     /// A commit of these writes: a path, and `+` (exists: false), `=` (exists: true), `-`
@@ -276,6 +280,7 @@ struct RulesSeveralDocumentsDifferentialTests {
         ["=closed/none"], ["=open/none"], ["=open/none", "=closed/two"], ["+closed/one"], ["+closed/two"], ["+open/x"], ["+no/a"],
         ["-del/none"], ["-open/none"], ["=elsewhere/x", "=closed/two"], ["=closed/two", "=open/x"],
         ["^stamped/s", "=no/a"], ["^stamped/s", "^open/y", "=no/a"], ["stamped/s", "=no/a"], ["^stamped/s"],
+        ["twice/y", "=no/a"],
     ]
 
     @Test func severalDocumentsAndPreconditionsAreDecidedAsTheReferenceDecides() async throws {

@@ -175,6 +175,9 @@ struct RulesEnforcementTests {
                 match /e/{id} { allow read: if false; }
                 match /q/{id} { allow list: if resource == null; }
                 match /q/{x} { allow list: if true; }
+                match /w/{id} { allow create, update: if true; }
+                match /w/{x} { allow write: if false; }
+                match /v/{id} { allow write: if false; }
               }
             }
             """, project: "blocks")
@@ -185,6 +188,10 @@ struct RulesEnforcementTests {
         // q/y is missing, so its second pass fails on `resource`, but its first allows.
         let list = await Self.denial { _ = try await db.runQuery(query, auth: .unauthenticated) }
         #expect(list?.message == "\nevaluation error at L8:36 for 'list' @ L8, false for 'list' @ L9, false for 'list' @ L7")
+        // A set weighed as a create and as an update goes on to the other match for each.
+        let commit = await Self.denial { _ = try await db.commit([.set(key("w/y"), ["a": 2]), .set(key("v/x"), ["a": 2])], auth: .unauthenticated) }
+        #expect(commit?.message == "\n" + ["create", "update"].flatMap { m in ["false for '\(m)' @ L10", "false for '\(m)' @ L11"] }.joined(separator: ", ")
+            + ", false for 'create' @ L12, false for 'update' @ L12")
     }
 
     /// A write's precondition names its method, and rules are decided before preconditions are
