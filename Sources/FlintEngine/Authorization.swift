@@ -222,7 +222,7 @@ extension Database {
         if !settled {
             for i in open where i < decisions.count {
                 let decision = decisions[i]
-                if !decision.allowed || namingAllowed { named += decision.namedSecondPass }
+                if !decision.allowed || namingAllowed { named += ruleset.namedSecondPass(decision, requests[i], reader: reader) }
                 if !decision.allowed { break }
             }
         }
@@ -288,7 +288,7 @@ extension Database {
                 if !allowedBefore.isEmpty {
                     let named = allowedBefore.flatMap { way in
                         let first = ruleset.ruleset.firstPass(way.request, reader: reader)
-                        return first.allowed ? first.outcomes : way.decision.namedSecondPass
+                        return first.allowed ? first.outcomes : ruleset.ruleset.namedSecondPass(way.decision, way.request, reader: reader)
                     }
                     let own = denial.message.hasPrefix("\n") ? [String(denial.message.dropFirst())] : []
                     denial.message = "\n" + (named + own).joined(separator: ", ")

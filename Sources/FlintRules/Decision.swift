@@ -111,16 +111,11 @@ public struct RulesDecision: Sendable {
     /// The outcome of each statement evaluated with the documents (the reference's second
     /// pass) that did not allow.
     public var secondPass: [String] = []
-    /// The statement that allowed, if one did. Its outcome is written only when a request on
-    /// several documents is denied and names it, so an allowed request formats nothing.
-    var allowedAt: (method: Method, line: Int)?
-
-    /// The second pass as a denial of several documents names it: the statement that allowed
-    /// comes last, named `false` like the rest.
-    public var namedSecondPass: [String] {
-        guard let allowedAt else { return secondPass }
-        return secondPass + [Ruleset.outcome(.bool(true), allowedAt.method, line: allowedAt.line)]
-    }
+    /// The statement that allowed, if one did, and where it stands among the path's
+    /// statements. Its outcome, and those of the path's other matches after it, are written
+    /// only when a request on several documents is denied and names them
+    /// (`Ruleset.namedSecondPass`), so an allowed request formats and weighs nothing more.
+    var allowedAt: (method: Method, line: Int, index: Int, block: Int)?
 }
 
 /// The reference's first pass over a request, made before any document is read.
@@ -161,11 +156,13 @@ extension Ruleset {
         defer { if let coverage, let observed = evaluator.observed { coverage.record(observed, skipped: evaluator.skipped) } }
         var outcomes: [String] = []
         let candidates = statements(request, segments)
-        for (allow, scope, _) in candidates {
+        for (index, (allow, scope, block)) in candidates.enumerated() {
             let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
             let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
             if case .bool(true) = value {
-                return RulesDecision(allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes, allowedAt: (request.method, at.line))
+                return RulesDecision(
+                    allowed: true, message: "", debugLog: evaluator.debugLog, secondPass: outcomes,
+                    allowedAt: (request.method, at.line, index, block))
             }
             outcomes.append(Self.outcome(value, request.method, line: at.line, column: at.column))
         }
@@ -175,6 +172,24 @@ extension Ruleset {
         let named = first.allowed ? outcomes : first.outcomes + (first.settled ? [] : outcomes)
         let message = named.isEmpty ? "No matching allow statements" : "\n" + named.joined(separator: ", ")
         return RulesDecision(allowed: false, message: message, debugLog: evaluator.debugLog, secondPass: outcomes)
+    }
+
+    /// A decision's second pass as a denial of several documents names it: the statement that
+    /// allowed is named `false` like the rest, and the reference goes on to the path's other
+    /// matches (not the rest of the allowing one), whose statements are weighed here, for their
+    /// names alone.
+    public func namedSecondPass(_ decision: RulesDecision, _ request: RulesRequest, reader: any DocumentReader) -> [String] {
+        guard let allowed = decision.allowedAt else { return decision.secondPass }
+        var names = decision.secondPass + [Self.outcome(.bool(true), allowed.method, line: allowed.line)]
+        let evaluator = Evaluator(ruleset: self, reader: reader, maxReads: Self.maxReads, target: Self.target(request))
+        var allowedIn = allowed.block
+        for (allow, scope, block) in statements(request, Self.segments(request)).dropFirst(allowed.index + 1) where block != allowedIn {
+            let value = allow.condition.map { evaluator.evaluate($0, scope) } ?? .bool(true)
+            let at = allow.condition.map { ranges[$0.id].start } ?? allow.position
+            names.append(Self.outcome(value, request.method, line: at.line, column: at.column))
+            if case .bool(true) = value { allowedIn = block }
+        }
+        return names
     }
 
     /// One statement's outcome as the reference's denial names it. An allowing outcome is named

@@ -259,15 +259,17 @@ struct RulesSeveralDocumentsDifferentialTests {
         // Two matches of one path: each is weighed, and named, once the other allows.
         "match /twice/{doc} { allow get: if true; allow create, update: if true; }",
         "match /twice/{other} { allow get: if resource.data.a == 2; allow write: if false; }",
+        "match /pair/{doc} { allow get: if false; allow get: if resource.data.a == 1; allow get: if resource.data.a > 0; }",
+        "match /pair/{other} { allow get: if resource.data.a == 1; }",
     ]
-    static let stored = ["open/x": 1, "closed/one": 1, "closed/uno": 1, "closed/two": 2, "closed/deux": 2, "no/a": 1, "multi/two": 2, "del/d": 1, "twice/x": 1]
+    static let stored = ["open/x": 1, "closed/one": 1, "closed/uno": 1, "closed/two": 2, "closed/deux": 2, "no/a": 1, "multi/two": 2, "del/d": 1, "twice/x": 1, "pair/p": 1]
 
     /// A batch get of these documents.
     static let batchGets: [[String]] = [
         ["closed/two", "closed/one", "closed/uno"], ["closed/one", "closed/two"], ["open/x", "closed/one"], ["closed/one", "open/x"],
         ["no/a", "closed/one"], ["closed/one", "no/a"], ["elsewhere/x", "closed/one"], ["closed/two", "elsewhere/x"],
         ["multi/two", "closed/one"], ["closed/none", "closed/one"], ["closed/two", "open/x", "closed/two"],
-        ["twice/x", "no/a"], ["twice/x", "closed/one"],
+        ["twice/x", "no/a"], ["twice/x", "closed/one"], ["pair/p", "closed/one"],
     ]
 
     /// A commit of these writes: a path, and `+` (exists: false), `=` (exists: true), `-`
