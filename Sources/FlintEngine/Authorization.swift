@@ -259,12 +259,10 @@ extension Database {
         // A query may read 10 documents however many ways its filter has, as production
         // documents it (the reference allows 20, shared among the ways).
         let budget = RulesReadBudget(limit: 10)
-        // A denial names the ways allowed before it, each as `false`, as the reference does:
-        // as its first pass weighs them when that pass allows, else as the second did.
-        var allowedBefore: [(request: RulesRequest, decision: RulesDecision)] = []
         // A way met again (`a in [1, 2] || a == 1`) is decided once, as on the reference. Its
         // identity holds field names, compared by their bytes.
         var seen = Set<UTF8Key>()
+        var requests: [RulesRequest] = []
         for way in Self.ways(query.filter) where seen.insert(UTF8Key(way.identity)).inserted {
             var request = RulesRequest(
                 method: .list, database: id.database, target: target,
@@ -280,22 +278,19 @@ extension Database {
             } else {
                 request.resource = .map(["data": .map(way.data)])
             }
+            requests.append(request)
+        }
+        // The ways are decided as the documents of a batch get are, and a denial names them so:
+        // every way's first pass, then the second passes up to the denied one.
+        var decisions: [RulesDecision] = []
+        for request in requests {
             let decision = ruleset.ruleset.decide(request, reader: reader, budget: budget, coverage: ruleset.coverage)
             logDebug(decision, .list, logged)
-            if !decision.allowed {
-                // A way no statement matches names nothing of its own.
-                var denial = decision
-                if !allowedBefore.isEmpty {
-                    let named = allowedBefore.flatMap { way in
-                        let first = ruleset.ruleset.firstPass(way.request, reader: reader)
-                        return first.allowed ? first.outcomes : ruleset.ruleset.namedSecondPass(way.decision, way.request, reader: reader)
-                    }
-                    let own = denial.message.hasPrefix("\n") ? [String(denial.message.dropFirst())] : []
-                    denial.message = "\n" + (named + own).joined(separator: ", ")
-                }
-                throw Self.denied(denial)
+            decisions.append(decision)
+            guard decision.allowed else {
+                guard requests.count > 1 else { throw Self.denied(decision) }
+                throw Self.denied(decision, naming: requests, decisions, ruleset.ruleset, reader, namingAllowed: true)
             }
-            allowedBefore.append((request, decision))
         }
     }
 

@@ -283,8 +283,9 @@ extension Ruleset {
         }
         if allowed { return RulesFirstPass(outcomes: outcomes, settled: false, allowed: true) }
         if isQuery {
-            // The second pass alone, unless the first could not do without reading.
-            return RulesFirstPass(outcomes: neededReads ? outcomes : [], settled: false, allowed: false)
+            // A query way's first pass, unless it could not do without reading, is all there is
+            // to weigh: it settles the way, and is named once.
+            return RulesFirstPass(outcomes: outcomes, settled: !neededReads, allowed: false)
         }
         return RulesFirstPass(outcomes: outcomes, settled: settled, allowed: false)
     }

@@ -194,6 +194,39 @@ struct RulesEnforcementTests {
             + ", false for 'create' @ L12, false for 'update' @ L12")
     }
 
+    /// A query's ways are decided as a batch get's documents: a denial names every way's first
+    /// pass in turn (stopping at one that settles it), then the second passes up to the denied
+    /// way. A way whose first pass needed no read is settled by it, and named once.
+    @Test func aQuerysWaysAreNamedAsTheDocumentsOfABatch() async throws {
+        let db = Self.database("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /e/{id} { allow list: if id == 'x'; }
+                match /g/{id} { allow list: if exists(/databases/$(database)/documents/g/q); }
+                match /h/{id} { allow list: if resource.data.a == 1; }
+                match /k/{id} { allow list: if false; }
+              }
+            }
+            """, project: "waysasbatch")
+        _ = try await db.commit([.set(key("h/y"), ["a": 1])])
+        let two = Filter.composite(CompositeFilter(.or, [.field(FieldFilter(field("a"), .equal, 2)), .field(FieldFilter(field("a"), .equal, 3))]))
+        let names = { (paths: [String]) in
+            Filter.field(FieldFilter(field("__name__"), .in, .array(paths.map { .reference(DocumentReference(database: db.id, key: key($0))) })))
+        }
+        let cases: [(String, Filter, String)] = [
+            ("e", two, "Null value error. for 'list' @ L4"),
+            ("g", two, "evaluation error at L5:36 for 'list' @ L5, evaluation error at L5:36 for 'list' @ L5, false for 'list' @ L5"),
+            ("h", names(["h/z", "h/y"]),
+             "evaluation error at L6:36 for 'list' @ L6, evaluation error at L6:36 for 'list' @ L6, Variable read error. Variable: [resource]. for 'list' @ L6"),
+            ("h", names(["h/y", "k/x", "h/z"]), "evaluation error at L6:36 for 'list' @ L6, false for 'list' @ L7"),
+        ]
+        for (collection, filter, message) in cases {
+            let denial = await Self.denial { _ = try await db.runQuery(Query(collectionID: collection, filter: filter), auth: .unauthenticated) }
+            #expect(denial == FlintError(.permissionDenied, "\n" + message), "\(collection) \(filter)")
+        }
+    }
+
     /// A write's precondition names its method, and rules are decided before preconditions are
     /// checked; a commit names only its first denied write's second pass (as on the reference).
     @Test func rulesComeBeforePreconditions() async throws {
