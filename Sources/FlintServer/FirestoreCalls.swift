@@ -221,6 +221,8 @@ struct FirestoreCalls: Sendable {
     func runQuery(_ r: Google_Firestore_V1_RunQueryRequest) async throws(FlintError) -> [Google_Firestore_V1_RunQueryResponse] {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("only structured queries are supported") }
+        // Before the transaction or read time, as the reference tells them (`Wire.query` makes
+        // the same walk for its other callers).
         try Wire.checkOperators(r.structuredQuery)
         let db = engine.database(id)
         try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
@@ -261,6 +263,7 @@ struct FirestoreCalls: Sendable {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         guard r.queryType != nil else { throw .invalidArgument("Only structured aggregation queries are supported.") }
         let aggregation = r.structuredAggregationQuery
+        // Before the transaction, the read time and the aggregations, as the reference tells them.
         try Wire.checkOperators(aggregation.structuredQuery)
         let db = engine.database(id)
         try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
