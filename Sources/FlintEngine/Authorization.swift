@@ -269,7 +269,7 @@ extension Database {
                 auth: Self.authValue(auth), time: now, query: .map(queryMap))
             // A group below a document reads a range of names, so no way of it names one
             // document (as when a way names two).
-            if let named = way.name, !(query.allDescendants && query.parent.count > 0) {
+            if let named = way.name, !query.isGroupBelowDocument {
                 // A way that names its document is decided on that document; a missing one
                 // cannot be read, as on the reference (`resource == null` does not hold).
                 request.target = .document(named.path.segments)

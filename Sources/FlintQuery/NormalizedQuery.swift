@@ -49,7 +49,7 @@ public struct NormalizedQuery: Sendable {
         _ query: Query, database: DatabaseID, aggregating: [FieldPath] = [], heldToRules: Bool = false
     ) throws(FlintError) -> NormalizedQuery {
         try checkShape(query, database: database)
-        if query.allDescendants && query.parent.count > 0 { try checkScopedGroupFields(query) }
+        if query.isGroupBelowDocument { try checkScopedGroupFields(query) }
         if query.offset < 0 { throw .invalidArgument("offset is negative") }
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
 
@@ -94,13 +94,13 @@ public struct NormalizedQuery: Sendable {
     /// `__name__`, disjunctions (unless `read` counted them), then the order: each field once,
     /// `__name__` last.
     public func checkPlan() throws(FlintError) {
-        if query.allDescendants && query.parent.count > 0 { try Self.checkScopedGroupOrder(query.orderBy) }
+        if query.isGroupBelowDocument { try Self.checkScopedGroupOrder(query.orderBy) }
         try Self.checkKeyScan(query.orderBy, filter: query.filter)
         if let filter = query.filter { try FilterRules.validateKeyEquality(filter, inequalities: inequalities) }
         // An ordering on `__name__`, any filter on it, or a group below a document (a range of
         // names) puts it in the order first, so a summed field would follow it.
         if !aggregated.isEmpty,
-            query.orderBy.contains(where: \.field.isDocumentID) || (query.allDescendants && query.parent.count > 0)
+            query.orderBy.contains(where: \.field.isDocumentID) || query.isGroupBelowDocument
                 || (query.filter.map { FilterRules.fields($0).contains(where: \.isDocumentID) } ?? false)
         {
             // The reference names the fields by their segments, unquoted (`a-b.c`, not `` `a-b`.c ``).

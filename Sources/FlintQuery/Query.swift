@@ -11,6 +11,9 @@ public struct Query: Sendable {
     /// A collection group: every collection with this id (or, kindless, every document) at
     /// any depth below `parent`.
     public var allDescendants: Bool
+    /// A group below a document reads a range of names: it may filter and order on `__name__`
+    /// alone, and names no single document to the rules.
+    public var isGroupBelowDocument: Bool { allDescendants && !parent.isEmpty }
     public var filter: Filter?
     /// The orders the client asked for; `NormalizedQuery` adds the implicit ones.
     public var orderBy: [Ordering]
