@@ -594,7 +594,7 @@ public actor Database {
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
         }
-        try Validation.validateReadMask(request.mask)
+        var mask = try request.mask.map(Validation.readMask)
         let orderBy = request.orderBy.isEmpty ? [] : try Ordering.parseList(request.orderBy, checkField: Validation.checkNamedPath)
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         // Across collections only name order is kept, as in a kindless query.
@@ -602,8 +602,7 @@ public actor Database {
             throw .invalidArgument("kind is required for all orders except __key__ ascending")
         }
         // With missing documents shown, the reference answers whole documents, mask or not.
-        var request = request
-        if request.showMissing { request.mask = nil }
+        if request.showMissing { mask = nil }
         let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
         // Documents that do not exist are metadata, which rules never grant.
         if request.showMissing, request.auth != .owner {
@@ -630,7 +629,7 @@ public actor Database {
                     if c < 0 { continue }
                     if c == 0 { startAfter = after.segments[1] }
                 }
-                listed += listing(collection, startAfter: startAfter, atMost: limit - listed.count, request, readTime)
+                listed += listing(collection, startAfter: startAfter, atMost: limit - listed.count, request, mask, readTime)
             }
         } else {
             var all: [(DocumentKey, DocumentState)] = []
@@ -649,7 +648,7 @@ public actor Database {
                 start = (all.firstIndex { $0.0.path == last }).map { $0 + 1 } ?? all.count
             }
             for (key, state) in all[start...].prefix(limit) {
-                listed.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+                listed.append(ListedDocument(key: key, document: document(key, state).masked(mask)))
             }
         }
         // A full page is followed by a token, as on the reference, without looking further:
@@ -674,7 +673,8 @@ public actor Database {
     /// Up to `atMost` documents of one collection in id order, after `startAfter`; with
     /// `showMissing`, documents that do not exist but have subcollections are merged in.
     private func listing(
-        _ collection: ResourcePath, startAfter: String?, atMost: Int, _ request: ListDocumentsRequest, _ readTime: Timestamp
+        _ collection: ResourcePath, startAfter: String?, atMost: Int, _ request: ListDocumentsRequest, _ mask: [FieldPath]?,
+        _ readTime: Timestamp
     ) -> [ListedDocument] {
         var existing: [(DocumentKey, DocumentState)] = []
         store.scan(collection: collection, at: readTime, startAfter: startAfter) { key, state in
@@ -695,7 +695,7 @@ public actor Database {
                 m += 1
             } else {
                 let (key, state) = existing[e]
-                out.append(ListedDocument(key: key, document: document(key, state).masked(request.mask)))
+                out.append(ListedDocument(key: key, document: document(key, state).masked(mask)))
                 e += 1
             }
         }

@@ -19,7 +19,9 @@ public struct ListDocumentsRequest: Sendable {
     /// ListDocuments' own list syntax, `"priority desc, __name__"`; read where the reference
     /// reads it, after the checks that come first.
     public var orderBy: String
-    public var mask: [FieldPath]?
+    /// The mask's paths as the request writes them; read where the reference reads them, after
+    /// the page size, so a listing's faults are told in its order.
+    public var mask: [String]?
     public var showMissing: Bool
     public var readTime: Timestamp?
     /// Lists inside this transaction: at its snapshot, and the listed documents count as its reads.
@@ -29,7 +31,7 @@ public struct ListDocumentsRequest: Sendable {
 
     public init(
         parent: ResourcePath = .root, collectionID: String?, pageSize: Int = 0, pageToken: String? = nil,
-        orderBy: String = "", mask: [FieldPath]? = nil, showMissing: Bool = false,
+        orderBy: String = "", mask: [String]? = nil, showMissing: Bool = false,
         readTime: Timestamp? = nil, transaction: TransactionID? = nil
     ) {
         self.transaction = transaction

@@ -21,7 +21,7 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
     public var isDocumentID: Bool { segments.count == 1 && segments[0] == "__name__" }
 
     /// Parses Firestore's server format: dot-separated segments, each either a plain
-    /// identifier `[a-zA-Z_][a-zA-Z_0-9]*` or backquoted with `\` escaping `` ` `` and `\`.
+    /// identifier `[a-zA-Z_][a-zA-Z_0-9]*` or backquoted with `\` escapes (`QuotedSegment`).
     /// The segments joined by dots must stay under `maxBytes` bytes (production's 1,500-byte
     /// field path limit, which the reference applies to every path a request names).
     public init(parsing text: String, maxBytes: Int = Limits.maxFieldPathBytes - 1) throws(FlintError) {
@@ -37,33 +37,35 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
             guard let first = bytes.first else { throw fail() }
             if first == UInt8(ascii: "`") {
                 bytes = bytes.dropFirst()
-                var segment: [UInt8] = []
+                var segment = QuotedSegment()
                 var closed = false
                 while let c = bytes.first {
                     bytes = bytes.dropFirst()
                     if c == UInt8(ascii: "\\") {
-                        guard let escaped = bytes.first else { throw fail() }
-                        segment.append(escaped)
-                        bytes = bytes.dropFirst()
+                        guard segment.readEscape(&bytes) else { throw fail() }
                     } else if c == UInt8(ascii: "`") {
                         closed = true
                         break
                     } else {
-                        segment.append(c)
+                        segment.raw.append(c)
                     }
                 }
-                guard closed, !segment.isEmpty else { throw fail() }
-                segments.append(String(decoding: segment, as: UTF8.self))
+                let text = segment.text
+                guard closed, !text.isEmpty else { throw fail() }
+                segments.append(text)
             } else {
+                // The identifier is read as far as it goes; what follows must be a dot or the end.
                 var segment: [UInt8] = []
-                while let c = bytes.first, c != UInt8(ascii: ".") {
-                    guard FieldPath.isIdentifierByte(c, first: segment.isEmpty) else { throw fail() }
+                while let c = bytes.first, FieldPath.isIdentifierByte(c, first: segment.isEmpty) {
                     segment.append(c)
                     bytes = bytes.dropFirst()
                 }
                 guard !segment.isEmpty else { throw fail() }
                 segments.append(String(decoding: segment, as: UTF8.self))
             }
+            // The reference's own word for a document's name is refused as soon as it is read,
+            // before any later segment is parsed.
+            if segments.last == "__key__" { throw FieldPath.keyName }
             guard let next = bytes.first else { break }
             guard next == UInt8(ascii: ".") else { throw fail() }
             bytes = bytes.dropFirst()
@@ -73,6 +75,9 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         }
         self.segments = segments
     }
+
+    /// The refusal of a segment `__key__`, the reference's word for a document's name.
+    public static let keyName = FlintError.invalidArgument("Invalid property path member name \"__key__\".")
 
     static func isIdentifierByte(_ c: UInt8, first: Bool) -> Bool {
         (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c == 95 || (!first && c >= 48 && c <= 57)

@@ -212,7 +212,7 @@ public struct NormalizedQuery: Sendable {
         for (i, o) in orderBy.enumerated() {
             try Validation.checkNameAlone(o.field)
             if !seen.insert(o.field).inserted {
-                throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.canonical)")
+                throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field.dotted)")
             }
             if o.field.isDocumentID && i != orderBy.count - 1 {
                 throw .invalidArgument("order by clause cannot contain more fields after the key")

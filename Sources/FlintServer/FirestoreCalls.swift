@@ -38,7 +38,7 @@ struct FirestoreCalls: Sendable {
         case .readTime(let t)?: readTime = try Wire.versionTime(t)
         case nil: break
         }
-        let mask = r.hasMask ? try Wire.maskPaths(r.mask) : nil
+        let mask = r.hasMask ? try Wire.mask(r.mask) : nil
         guard let doc = try await engine.database(id).get(key, mask: mask, readTime: readTime, transaction: transaction, auth: auth) else {
             throw FlintError(.notFound, "Document (\(r.name)) not found.")
         }
@@ -54,7 +54,7 @@ struct FirestoreCalls: Sendable {
         list.pageSize = Int(r.pageSize)
         list.pageToken = r.pageToken.isEmpty ? nil : r.pageToken
         list.orderBy = r.orderBy
-        list.mask = r.hasMask ? try Wire.maskPaths(r.mask) : nil
+        list.mask = r.hasMask ? r.mask.fieldPaths : nil
         list.showMissing = r.showMissing
         switch r.consistencySelector {
         case .transaction(let t)?: list.transaction = Self.transactionID(t)

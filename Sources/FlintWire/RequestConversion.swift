@@ -110,21 +110,27 @@ extension Wire {
             parent: parent, collectionID: from.collectionID.isEmpty ? nil : from.collectionID, allDescendants: from.allDescendants)
         if let id = q.collectionID { try Validation.validateQueriedCollectionID(id) }
         if p.hasWhere { q.filter = try filter(p.where, db) }
+        // The projection and the order are read item by item: each path's reserved names are told
+        // before the next path is parsed, and a term's path before its direction.
         if p.hasSelect {
             var fields: [FieldPath] = []
-            for f in p.select.fields { fields.append(try FieldPath(parsing: f.fieldPath)) }
+            for f in p.select.fields {
+                let field = try FieldPath(parsing: f.fieldPath)
+                try Validation.checkNamedPath(field)
+                fields.append(field)
+            }
             try NormalizedQuery.checkProjection(fields)
             q.projection = fields
         }
         for o in p.orderBy {
             let field = try FieldPath(parsing: o.field.fieldPath)
+            try Validation.checkNamedPath(field)
             switch o.direction {
             case .unspecified, .ascending: q.orderBy.append(Ordering(field))
             case .descending: q.orderBy.append(Ordering(field, descending: true))
             case .UNRECOGNIZED: throw .invalidArgument("Unrecognized ordering.")
             }
         }
-        try NormalizedQuery.checkOrder(q.orderBy)
         if p.hasStartAt { q.startAt = try cursor(p.startAt, orderBy: q.orderBy, db) }
         if p.hasEndAt { q.endAt = try cursor(p.endAt, orderBy: q.orderBy, db) }
         q.offset = Int(p.offset)

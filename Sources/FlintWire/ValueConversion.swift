@@ -146,29 +146,10 @@ public enum Wire {
         return key
     }
 
-    /// A mask (of a read or an update), read as the reference reads one: each path parsed and its
-    /// reserved names checked before the next is read; `__name__` inside a longer path once all
-    /// were read.
+    /// A mask (of a read or an update), read as the reference reads one (`Validation.readMask`).
     public static func mask(_ m: Google_Firestore_V1_DocumentMask?) throws(FlintError) -> [FieldPath]? {
         guard let m else { return nil }
-        var out: [FieldPath] = []
-        out.reserveCapacity(m.fieldPaths.count)
-        for p in m.fieldPaths {
-            let path = try FieldPath(parsing: p)
-            try Validation.checkNamedPath(path)
-            out.append(path)
-        }
-        try Validation.checkMaskNames(out)
-        return out
-    }
-
-    /// A mask's paths parsed only, for a read whose reserved names the database checks later,
-    /// in the reference's order among its other parameters (a listing's order and page size).
-    public static func maskPaths(_ m: Google_Firestore_V1_DocumentMask?) throws(FlintError) -> [FieldPath]? {
-        guard let m else { return nil }
-        var out: [FieldPath] = []
-        for p in m.fieldPaths { out.append(try FieldPath(parsing: p)) }
-        return out
+        return try Validation.readMask(m.fieldPaths)
     }
 
     // MARK: - Errors

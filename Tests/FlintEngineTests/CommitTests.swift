@@ -299,7 +299,7 @@ struct CommitTests {
             await #expect(throws: FlintError.invalidArgument(message)) { try await db.batchGet([key("c/a")], mask: paths) }
             await #expect(throws: FlintError.invalidArgument(message)) {
                 var request = ListDocumentsRequest(collectionID: "c")
-                request.mask = paths
+                request.mask = [mask]
                 return try await db.listDocuments(request)
             }
         }

@@ -70,7 +70,7 @@ struct ReadTests {
         ])
         let desc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", orderBy: "n desc"))
         #expect(desc.documents.map(\.key.documentID) == ["a", "e", "b", "c"])
-        let asc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, orderBy: "n", mask: [field("n")]))
+        let asc = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, orderBy: "n", mask: ["n"]))
         #expect(asc.documents.map(\.key.documentID) == ["c", "b"])
         let next = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: 2, pageToken: asc.nextPageToken, orderBy: "n"))
         #expect(next.documents.map(\.key.documentID) == ["e", "a"])
@@ -117,6 +117,13 @@ struct ReadTests {
             ("n+foo,n,n", nil, #"Invalid order by clause "n+foo,n,n"."#),
             ("a.__key__", nil, #"Invalid property path member name "__key__"."#),
             ("__name__.x", nil, "the name __key__ is reserved"),
+            // A term's field is the run of segments at its start, read before the rest of the term.
+            ("__x__.", nil, "Invalid reserved name in field path __x__"),
+            ("a,`\\x5f_x__`-a", nil, "Invalid reserved name in field path __x__"),
+            ("__key__+foo", nil, #"Invalid property path member name "__key__"."#),
+            ("a.`\\q` desc", nil, #"Invalid property path "a.`\q`". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\]|(?:\\.))+`)"#),
+            ("__name__.", nil, #"Invalid order by clause "__name__."."#),
+            ("`a`b", nil, #"Invalid order by clause "`a`b"."#),
             ("n,n", "garbage", "invalid page token"),
             ("n, n", nil, "order by clause cannot contain duplicate fields n"),
             ("__name__ desc,n", nil, "order by clause cannot contain more fields after the key"),
@@ -124,6 +131,21 @@ struct ReadTests {
         for (orderBy, token, message) in orders {
             await #expect(throws: FlintError.invalidArgument(message), "\(orderBy)") {
                 try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageToken: token, orderBy: orderBy))
+            }
+        }
+        // The mask is read after the page size and before the order, path by path: a path that
+        // does not parse is told after an earlier path's reserved name.
+        let unparsable = "Invalid property path \"/\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)"
+        let masks: [([String], Int, String, String)] = [
+            (["/"], -1, "", "Page size must be nonnegative."),
+            (["/"], 0, "__x__", unparsable),
+            (["__x__", "/"], 0, "", "Invalid reserved name in field path __x__"),
+            (["a.__name__", "/"], 0, "", unparsable),
+            (["a.__name__", "b"], 0, "/", "the name __key__ is reserved"),
+        ]
+        for (mask, pageSize, orderBy, message) in masks {
+            await #expect(throws: FlintError.invalidArgument(message), "\(mask)") {
+                try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: pageSize, orderBy: orderBy, mask: mask))
             }
         }
         // Across collections only `__name__` ascending is allowed, told before repeats.
@@ -167,11 +189,11 @@ struct ReadTests {
     @Test func showMissingIgnoresPageSizeSignAndMask() async throws {
         let (db, _) = makeDatabase()
         _ = try await db.commit([.set(key("l/a"), ["n": 1, "m": 2]), .set(key("l/p/s/x"), [:])])
-        let page = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: -1, mask: [field("n")], showMissing: true))
+        let page = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", pageSize: -1, mask: ["n"], showMissing: true))
         #expect(page.documents.map(\.key.documentID) == ["a", "p"])
         #expect(page.documents.first?.document?.fields == ["n": 1, "m": 2])
         #expect(page.documents.last?.document == nil)
-        let masked = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", mask: [field("n")]))
+        let masked = try await db.listDocuments(ListDocumentsRequest(collectionID: "l", mask: ["n"]))
         #expect(masked.documents.first?.document?.fields == ["n": 1])
     }
 

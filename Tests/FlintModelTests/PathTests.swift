@@ -184,6 +184,12 @@ struct PathTests {
     @Test(arguments: [
         ("a", ["a"]), ("a.b", ["a", "b"]), ("_x9.Y", ["_x9", "Y"]), ("`a.b`.c", ["a.b", "c"]),
         ("`a\\`b`", ["a`b"]), ("`a\\\\b`", ["a\\b"]), ("`9`", ["9"]), ("`\u{e9}`", ["\u{e9}"]), ("__name__", ["__name__"]),
+        // C-style escapes, read into the fields the reference stores for them.
+        ("`a\\nb`", ["a\nb"]), ("`\\a\\b\\f\\r\\t\\v\\?\\'\\\"`", ["\u{7}\u{8}\u{c}\r\t\u{b}?'\""]),
+        ("`\\x41\\X42\\x2e`", ["AB."]), ("`\\101\\000\\377`", ["A\u{0}\u{ff}"]), ("`\\u00e9`.b", ["\u{e9}", "b"]),
+        ("`\\uD83D\\uDE00`", ["\u{1F600}"]), ("`\\U0001F600\\U0010FFFF`", ["\u{1F600}\u{10FFFF}"]),
+        ("`\\U0000D83D\\uDE00`", ["\u{1F600}"]), ("`a\\uDE00`", ["a?"]), ("`\\uD83Dc`", ["?c"]),
+        ("`\\uD83D\\uD83D\\uDE00`", ["?\u{1F600}"]), ("`\\x5f_x__`", ["__x__"]),
     ])
     func parsesFieldPaths(text: String, segments: [String]) throws {
         let path = try FieldPath(parsing: text)
@@ -191,11 +197,29 @@ struct PathTests {
         #expect(try FieldPath(parsing: path.canonical) == path)
     }
 
+    /// `__key__`, the reference's word for a document's name, is refused as soon as the segment
+    /// is read, before a later segment's syntax; an earlier segment's syntax comes first.
+    @Test func theReferencesKeyNameIsRefusedAsItIsRead() {
+        for text in ["__key__", "`__key__`", "__key__.`\\12`", "a.__key__.", "`__key__`.a-b", "__key__.``", "__key__-x", "a.__key__ b"] {
+            #expect(throws: FlintError.invalidArgument("Invalid property path member name \"__key__\"."), "\(text)") { try FieldPath(parsing: text) }
+        }
+        for text in [".__key__", "a.`\\12`.__key__", "__key__x.a-b"] {
+            #expect(throws: FlintError.invalidArgument(
+                "Invalid property path \"\(text)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)"
+            ), "\(text)") { try FieldPath(parsing: text) }
+        }
+    }
+
     @Test func anEmptyFieldPathIsNamedSo() {
         #expect(throws: FlintError.invalidArgument("Invalid empty property path string.")) { try FieldPath(parsing: "") }
     }
 
-    @Test(arguments: ["a.", ".a", "a..b", "9a", "a-b", "`a", "``", "a.`b", "`a`b", "\u{e9}"])
+    @Test(arguments: [
+        "a.", ".a", "a..b", "9a", "a-b", "`a", "``", "a.`b", "`a`b", "\u{e9}",
+        // Escapes the reference does not read.
+        "`a\\q`", "`\\e`", "`\\s`", "`\\x4`", "`\\x4G`", "`\\xg0`", "`\\u00`", "`\\u12G4`", "`\\12`", "`\\400`", "`\\08`",
+        "`\\U00110000`", "`\\\u{e9}`", "`\\.`", "`\\`", "`a\\`",
+    ])
     func rejectsBadFieldPaths(text: String) {
         #expect(
             throws: FlintError.invalidArgument(

@@ -105,6 +105,9 @@ struct QueryValidationTests {
         ("negative limit", Query(collectionID: "c", limit: -1), "limit is negative"),
         ("negative offset", Query(collectionID: "c", offset: -1), "offset is negative"),
         ("duplicate order", Query(collectionID: "c", orderBy: [asc("v"), desc("v")]), "order by clause cannot contain duplicate fields v"),
+        // The field as the reference names it: segments joined by dots, none quoted.
+        ("duplicate quoted order", Query(collectionID: "c", orderBy: [asc("`a b`.`c.d`"), desc("`a b`.`c.d`")]),
+         "order by clause cannot contain duplicate fields a b.c.d"),
         ("key not last", Query(collectionID: "c", filter: F("v", .greaterThan, 0), orderBy: [desc("__name__")]),
          "order by clause cannot contain more fields after the key"),
         ("key not last with != NaN", Query(collectionID: "c", filter: F("v", .notEqual, .double(.nan)), orderBy: [desc("__name__")]),

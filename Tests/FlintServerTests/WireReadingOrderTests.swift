@@ -148,4 +148,45 @@ struct WireReadingOrderTests {
         #expect(Self.query(["c"], Self.composite(.and, [Self.composite(.or, []), Self.composite(.unspecified, [])]))
             == "Composite filter must have at least one sub-filter.")
     }
+
+    static func path(_ text: String) -> Google_Firestore_V1_StructuredQuery.FieldReference { .with { $0.fieldPath = text } }
+
+    static func query(select: [String] = [], orderBy: [(String, Int)] = []) -> String? {
+        var q = Google_Firestore_V1_StructuredQuery()
+        q.from = [.with { $0.collectionID = "c" }]
+        if !select.isEmpty { q.select.fields = select.map(Self.path) }
+        q.orderBy = orderBy.map { field, direction in
+            .with {
+                $0.field = Self.path(field)
+                $0.direction = .init(rawValue: direction) ?? .unspecified
+            }
+        }
+        return message { _ = try Wire.query(q, parent: .root, Self.db) }
+    }
+
+    /// A projection's and an order's paths are read one by one, each path's reserved names told
+    /// before the next is parsed and a term's path before its direction, as on the reference.
+    @Test func aQuerysProjectionAndOrderAreReadItemByItem() {
+        let unparsable = "Invalid property path \"/\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)"
+        let reserved = "Invalid reserved name in field path __x__"
+        #expect(Self.query(select: ["a", "__x__", "/"]) == reserved)
+        #expect(Self.query(select: ["/", "__x__"]) == unparsable)
+        // `__name__` inside a longer path only once every projected path was read.
+        #expect(Self.query(select: ["a.__name__", "__x__"]) == reserved)
+        #expect(Self.query(select: ["a.__name__", "/"]) == unparsable)
+        #expect(Self.query(orderBy: [("__x__", 0), ("/", 0)]) == reserved)
+        #expect(Self.query(orderBy: [("__x__", 7)]) == reserved)
+        #expect(Self.query(orderBy: [("a", 7), ("__x__", 0)]) == "Unrecognized ordering.")
+        #expect(Self.query(orderBy: [("a", 7), ("/", 0)]) == "Unrecognized ordering.")
+    }
+
+    /// A read mask as an update mask: each path parsed and its reserved names told before the
+    /// next; `__name__` inside a longer path once all were read.
+    @Test func aReadMaskIsReadPathByPath() {
+        let mask = { (paths: [String]) in Self.message { _ = try Wire.mask(.with { $0.fieldPaths = paths }) } }
+        #expect(mask(["__x__", "/"]) == "Invalid reserved name in field path __x__")
+        #expect(mask(["a.__name__", "__x__"]) == "Invalid reserved name in field path __x__")
+        #expect(mask(["a.__name__", "b"]) == "the name __key__ is reserved")
+        #expect(mask(["__name__", "`a\\nb`"]) == nil)
+    }
 }
