@@ -266,9 +266,9 @@ struct CommitTests {
         ("__name__", #"Cannot transform reserved field "__name__"."#),
         ("m.__name__", #"Cannot transform reserved field "m.__name__"."#),
     ])
-    func transformsOfReservedFieldsAreRejected(field: String, message: String) async throws {
+    func transformsOfReservedFieldsAreRejected(path: String, message: String) async throws {
         let (db, _) = makeDatabase()
-        let transform = FieldTransform(try FieldPath(parsing: field), .increment(1))
+        let transform = FieldTransform(field(path), .increment(1))
         await #expect(throws: FlintError.invalidArgument(message)) {
             try await db.commit([Write(.update(key("c/a"), [:]), transforms: [transform])])
         }

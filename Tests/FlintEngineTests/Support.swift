@@ -11,11 +11,15 @@ func makeDatabase(project: String = "p1", retentionSeconds: Int64 = 3600) -> (Da
 }
 
 func key(_ path: String) -> DocumentKey { try! DocumentKey(parsing: path) }
-func field(_ path: String) -> FieldPath { try! FieldPath(parsing: path) }
+/// A path as a request names it; one naming `__key__`, which parsing refuses at once, is built
+/// from its segments, as an in-process caller may still name it.
+func field(_ path: String) -> FieldPath {
+    (try? FieldPath(parsing: path)) ?? (try! FieldPath(path.split(separator: ".").map(String.init)))
+}
 
 extension Write {
     static func merge(_ k: String, _ fields: MapValue, mask: [String], transforms: [FieldTransform] = []) -> Write {
-        Write(.update(try! DocumentKey(parsing: k), fields), updateMask: mask.map { try! FieldPath(parsing: $0) }, transforms: transforms)
+        Write(.update(try! DocumentKey(parsing: k), fields), updateMask: mask.map(field), transforms: transforms)
     }
     static func transform(_ k: String, _ t: [FieldTransform]) -> Write {
         Write(.update(try! DocumentKey(parsing: k), [:]), updateMask: [], transforms: t)
