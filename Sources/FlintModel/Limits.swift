@@ -60,6 +60,14 @@ public enum Validation {
         }
     }
 
+    /// The length of each id of a stored document's path, which the reference checks only when it
+    /// comes to store the write (after every write was read), in path order.
+    public static func validateIDLengths(_ path: ResourcePath) throws(FlintError) {
+        for (index, id) in path.segments.enumerated() {
+            try validateLength(id, element: index % 2 == 0 ? "kind" : "name")
+        }
+    }
+
     /// The reference words the limit after its storage layer: a collection id is a key's
     /// "kind", a document id its "name".
     private static func validateLength(_ id: String, element: String) throws(FlintError) {

@@ -31,7 +31,9 @@ public struct ResourceName: Sendable, Hashable {
         let database = try elements.database()
         let parts = elements.parts
         if reference && parts.count == 4 { throw .invalidArgument("Non-document resource reference value not supported.") }
-        if reference, parts.count > 4, !parts[4].isEmpty, parts[4] != "documents" {
+        // Anything but `documents` there, even nothing when more follows, is no resource the
+        // reference knows; a lone trailing `/` is told as such below.
+        if reference, parts.count > 4, parts[4] != "documents", !(parts[4].isEmpty && parts.count == 5) {
             throw .invalidArgument("Resource \"\(name)\" is not recognized.")
         }
         try elements.literal(4, "documents")

@@ -74,11 +74,13 @@ struct FirestoreCalls: Sendable {
     }
 
     func createDocument(_ r: Google_Firestore_V1_CreateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
-        let (id, parent) = try ResourceName.parseParent(r.parent)
+        // Ids too long to store are told with what the write stores, after its fields and the
+        // mask of the answer, as on the reference (`WriteApplier.validateStored`).
+        let (id, parent) = try ResourceName.parseParent(r.parent, checkingIDLengths: false)
         // An empty collection id is named last of these, as the reference names it.
-        if !r.collectionID.isEmpty { try Validation.validateCollectionID(r.collectionID) }
+        if !r.collectionID.isEmpty { try Validation.validateCollectionID(r.collectionID, checkingLength: false) }
         let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
-        try Validation.validateDocumentID(documentID)
+        try Validation.validateDocumentID(documentID, checkingLength: false)
         // The name comes from the parent and the ids; one in the document would contradict them.
         guard r.document.name.isEmpty else { throw .invalidArgument("document.name must not be set") }
         if r.collectionID.isEmpty { throw .invalidArgument("collectionId is the empty string.") }
@@ -96,7 +98,7 @@ struct FirestoreCalls: Sendable {
     /// Read in the reference's order: the write as a commit's (name, fields, update mask), the
     /// mask of the answer, then the precondition.
     func updateDocument(_ r: Google_Firestore_V1_UpdateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
-        let (id, key) = try ResourceName.parseDocument(r.document.name)
+        let (id, key) = try ResourceName.parseDocument(r.document.name, checkingIDLengths: false)
         var update = Google_Firestore_V1_Write()
         update.update = r.document
         if r.hasUpdateMask { update.updateMask = r.updateMask }

@@ -121,10 +121,14 @@ public enum WriteApplier {
         }
     }
 
-    /// What a write storing its fields as given (no mask) must also keep, checked once every
-    /// write of the request passed `validate`, as the reference's second pass. With a mask,
-    /// what it selects is checked in full once staged (see Database.stage).
+    /// What a write storing something must also keep, checked once every write of the request
+    /// passed `validate`, as the reference's second pass: its document's ids no longer than
+    /// Firestore stores (a delete is let be: it removes nothing), then, for fields stored as
+    /// given (no mask), what only stored values must keep. With a mask, what it selects is
+    /// checked in full once staged (see Database.stage).
     public static func validateStored(_ write: Write) throws(FlintError) {
+        if case .delete = write.operation { return }
+        try Validation.validateIDLengths(write.key.path)
         guard write.updateMask == nil, case .update(_, let fields) = write.operation else { return }
         try Validation.validateFields(fields, .storedOnly)
     }

@@ -34,6 +34,15 @@ struct IDLengthDifferentialTests {
         ("POST", ":runQuery", query(#""where": {"fieldFilter": {"field": {"fieldPath": "r"}, "op": "ARRAY_CONTAINS", "value": {"referenceValue": "ROOT/PATH"}}}"#)),
         ("POST", ":runQuery", query(#""orderBy": [{"field": {"fieldPath": "__name__"}}], "startAt": {"values": [{"referenceValue": "ROOT/PATH"}]}"#)),
         ("POST", ":runQuery", query(#""orderBy": [{"field": {"fieldPath": "r"}}], "endAt": {"values": [{"arrayValue": {"values": [{"referenceValue": "ROOT/PATH"}]}}]}"#)),
+        // A stored document's ids are measured when it comes to be stored: after every write
+        // was read, and before what the write stores is.
+        ("POST", ":commit", #"{"writes": [{"update": {"name": "ROOT/PATH", "fields": {}}}, {"update": {"name": "ROOT/c/a", "fields": {"__x__": {"integerValue": "1"}}}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"update": {"name": "ROOT/c/a", "fields": {"FFFF": {"integerValue": "1"}}}}, {"update": {"name": "ROOT/PATH", "fields": {}}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"update": {"name": "ROOT/PATH", "fields": {"FFFF": {"integerValue": "1"}}}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"transform": {"document": "ROOT/PATH", "fieldTransforms": [{"fieldPath": "n", "increment": {"stringValue": "1"}}]}}]}"#),
+        ("POST", ":commit", #"{"writes": [{"update": {"name": "ROOT/PATH", "fields": {}}}, {"update": {"name": "ROOT/c", "fields": {}}}]}"#),
+        ("PATCH", "/PATH?updateMask.fieldPaths=__x__", #"{"fields": {}}"#),
+        ("POST", "/PATH/s?documentId=d&mask.fieldPaths=__x__", #"{"fields": {}}"#),
     ]
 
     static func query(_ parts: String) -> String { #"{"structuredQuery": {"from": [{"collectionId": "c"}], \#(parts)}}"# }
@@ -51,6 +60,7 @@ struct IDLengthDifferentialTests {
             for (method, target, body) in Self.requests {
                 let url = "/v1/\(root)" + target.replacingOccurrences(of: "PATH", with: path)
                 let sent = body?.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "PATH", with: path)
+                    .replacingOccurrences(of: "FFFF", with: Self.long)
                 let expected = try await RawHTTP.send(method, reference.base + url, sent)
                 let found = try await RawHTTP.send(method, flint + url, sent)
                 let what = "\(method) \(target) \(body?.prefix(70) ?? "") at \(path.prefix(12))"

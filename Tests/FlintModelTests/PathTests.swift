@@ -313,5 +313,14 @@ struct PathTests {
         #expect(throws: FlintError.invalidArgument("Resource name \"nope\" lacks \"projects\" at index 0.")) {
             try ResourceName.parseDocument("nope", reference: true)
         }
+        // Nothing where `documents` goes is no resource either, unless it is a trailing `/`.
+        for tail in ["//c/d", "//", "//c"] {
+            #expect(throws: FlintError.invalidArgument("Resource \"projects/p/databases/d\(tail)\" is not recognized.")) {
+                try ResourceName.parseDocument("projects/p/databases/d" + tail, reference: true)
+            }
+        }
+        #expect(throws: FlintError.invalidArgument("Resource name \"projects/p/databases/d/\" has invalid trailing \"/\".")) {
+            try ResourceName.parseDocument("projects/p/databases/d/", reference: true)
+        }
     }
 }

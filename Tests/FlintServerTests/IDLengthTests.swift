@@ -61,5 +61,31 @@ struct IDLengthTests {
             }
         }
     }
-}
 
+    /// A stored document's ids are measured when the reference comes to store the write: after
+    /// every write of the request was read, before what the write itself stores.
+    @Test func storedIDsAreMeasuredWithWhatTheWriteStores() async throws {
+        try await RESTTests().withServer { client in
+            let name = "The key path element name is longer than 1500 bytes."
+            let long = "\(Self.name)/c/\(Self.long)"
+            let longField = #"{"\#(Self.long)": {"integerValue": "1"}}"#
+            let cases: [(HTTPRequest.Method, String, String, String)] = [
+                // A later write's reserved field, an earlier write's stored field, are told first.
+                (.post, ":commit", #"{"writes": [{"update": {"name": "\#(long)", "fields": {}}}, {"update": {"name": "\#(Self.name)/c/a", "fields": {"__x__": {"integerValue": "1"}}}}]}"#,
+                 "field name __x__ is reserved"),
+                (.post, ":commit", #"{"writes": [{"update": {"name": "\#(Self.name)/c/a", "fields": \#(longField)}}, {"update": {"name": "\#(long)", "fields": {}}}]}"#,
+                 "The property.name is longer than 1500 bytes."),
+                (.post, ":commit", #"{"writes": [{"update": {"name": "\#(long)", "fields": \#(longField)}}]}"#, name),
+                (.post, ":commit", #"{"writes": [{"transform": {"document": "\#(long)", "fieldTransforms": [{"fieldPath": "n", "increment": {"stringValue": "1"}}]}}]}"#,
+                 "Input must be int64 or double."),
+                (.patch, "/c/\(Self.long)?updateMask.fieldPaths=__x__", #"{"fields": {}}"#, "Invalid reserved name in field path __x__"),
+                (.post, "/c?documentId=\(Self.long)&mask.fieldPaths=__x__", #"{"fields": {}}"#, "Invalid reserved name in field path __x__"),
+                (.post, "/c?documentId=\(Self.long)", #"{"fields": {}}"#, name),
+            ]
+            for (method, path, body, message) in cases {
+                let answer = try await RESTTests.call(client, method, Self.base + path, body, expect: .badRequest)
+                #expect(RESTTests.error(answer)?.1 == message, "\(method) \(path.prefix(40)) \(body.prefix(60))")
+            }
+        }
+    }
+}
