@@ -102,17 +102,16 @@ public actor Database {
         return result
     }
 
-    /// Writes that store something need a database documents may be stored in.
-    private func validateWritable(_ writes: [Write]) throws(FlintError) {
-        guard writes.contains(where: { if case .delete = $0.operation { false } else { true } }) else { return }
-        try Validation.validateWritable(id)
-    }
-
     /// Every write's first pass, then every write's second, as the reference checks a request;
-    /// then what Flint refuses and the reference does not.
+    /// then what Flint refuses and the reference does not. A write that stores something needs
+    /// a database documents may be stored in, told first in its second pass, as the reference
+    /// tells it (a delete stores nothing and is let be).
     private func validateWrites(_ writes: [Write]) throws(FlintError) {
         for w in writes { try WriteApplier.validate(w) }
-        for w in writes { try WriteApplier.validateStored(w) }
+        for w in writes {
+            if case .delete = w.operation {} else { try Validation.validateWritable(id) }
+            try WriteApplier.validateStored(w)
+        }
         for w in writes { try Validation.checkDocumentNameFields(w) }
     }
 
@@ -121,7 +120,6 @@ public actor Database {
         // An oversized request is refused as such before its contents are read.
         try checkRequestSize(writes)
         try validateWrites(writes)
-        try validateWritable(writes)
         try WriteApplier.checkRepeatedWrites(writes)
     }
 
@@ -212,7 +210,6 @@ public actor Database {
         }
         try checkRequestSize(writes)
         try validateWrites(writes)
-        try validateWritable(writes)
         guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
         let commitTime = nextCommitTime()
         var changed: [DocumentWrite] = []

@@ -14,7 +14,7 @@ struct QuotedSegment {
     /// `\U` and eight up to `\U0010FFFF`. Anything else is no escape: false.
     mutating func readEscape(_ bytes: inout ArraySlice<UInt8>) -> Bool {
         guard let c = bytes.popFirst() else { return false }
-        var unit: UInt32
+        let unit: UInt32
         switch c {
         case UInt8(ascii: "a"): unit = 0x07
         case UInt8(ascii: "b"): unit = 0x08
@@ -27,8 +27,9 @@ struct QuotedSegment {
             unit = UInt32(c)
         case UInt8(ascii: "0")...UInt8(ascii: "7"):
             guard let rest = Self.digits(&bytes, count: 2, radix: 8) else { return false }
-            unit = UInt32(c - UInt8(ascii: "0")) << 6 | rest
-            guard unit <= 0xFF else { return false }
+            let value = UInt32(c - UInt8(ascii: "0")) << 6 | rest
+            guard value <= 0xFF else { return false }
+            unit = value
         case UInt8(ascii: "x"), UInt8(ascii: "X"):
             guard let v = Self.digits(&bytes, count: 2, radix: 16) else { return false }
             unit = v

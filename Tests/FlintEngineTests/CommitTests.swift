@@ -24,6 +24,14 @@ struct CommitTests {
         await #expect(throws: FlintError.invalidArgument(message)) { _ = try await db.batchWrite([.set(key("c/b"), [:])]) }
         #expect(try await db.commit([.delete(key("c/a"))]).writeResults.count == 1)
         #expect(try await db.get(key("c/b")) == nil)
+        // Told first in a storing write's second pass: before its ids' lengths and what only
+        // stored fields must keep, after every write's first pass.
+        let long = String(repeating: "x", count: 1501)
+        await #expect(throws: FlintError.invalidArgument(message)) { try await db.commit([.set(DocumentKey(ResourcePath(["c", long])), [:])]) }
+        await #expect(throws: FlintError.invalidArgument(message)) { try await db.commit([.delete(key("c/a")), .set(key("c/b"), [long: 1])]) }
+        await #expect(throws: FlintError.invalidArgument("field name __x__ is reserved")) {
+            try await db.commit([.set(key("c/b"), [:]), .set(key("c/c"), ["__x__": 1])])
+        }
         // The longest database id there may be, and ids merely starting with underscores, store.
         _ = try await Database(id: DatabaseID(project: "__p", database: String(repeating: "d", count: 100))).commit([.set(key("c/b"), [:])])
         // Letters of either case, digits, `-`, `_` and `.` make a database id, as on the reference.
