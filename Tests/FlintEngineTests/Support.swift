@@ -14,7 +14,8 @@ func key(_ path: String) -> DocumentKey { try! DocumentKey(parsing: path) }
 /// A path as a request names it; one naming `__key__`, which parsing refuses at once, is built
 /// from its segments, as an in-process caller may still name it.
 func field(_ path: String) -> FieldPath {
-    (try? FieldPath(parsing: path)) ?? (try! FieldPath(path.split(separator: ".").map(String.init)))
+    let segments = path.split(separator: ".").map(String.init)
+    return segments.contains("__key__") ? try! FieldPath(segments) : try! FieldPath(parsing: path)
 }
 
 extension Write {

@@ -6,7 +6,10 @@ import FlintTesting
 let db = DatabaseID(project: "q1")
 
 /// A query built in process may name `__key__`, which parsing a path refuses at once.
-func path(_ s: String) -> FieldPath { (try? FieldPath(parsing: s)) ?? (try! FieldPath(s.split(separator: ".").map(String.init))) }
+func path(_ s: String) -> FieldPath {
+    let segments = s.split(separator: ".").map(String.init)
+    return segments.contains("__key__") ? try! FieldPath(segments) : try! FieldPath(parsing: s)
+}
 func ref(_ s: String) -> Value { .reference(DocumentReference(database: db, key: try! DocumentKey(parsing: s))) }
 let otherRef = Value.reference(DocumentReference(database: DatabaseID(project: "zz"), key: try! DocumentKey(parsing: "c/a")))
 let impossibleRef = Value.reference(DocumentReference(database: DatabaseID(project: "q1", database: "(foo)"), key: try! DocumentKey(parsing: "c/a")))
