@@ -56,8 +56,9 @@ struct RandomFieldPathDifferentialTests {
         ] as [String: Any]
     ] }
 
-    static func query(_ values: [String]) -> String {
-        values.map { "mask.fieldPaths=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "&")
+    /// A query string giving the parameter `name` each of `values`, percent-encoded.
+    static func parameters(_ name: String, _ values: [String]) -> String {
+        values.map { name + "=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "&")
     }
 
     static func json(_ object: Any) throws -> String {
@@ -91,13 +92,11 @@ struct RandomFieldPathDifferentialTests {
             var requests: [(method: String, path: String, body: String?)] = []
             switch Int.random(in: 0..<6, using: &rng) {
             case 0:
-                requests = [("GET", "/d/x?" + Self.query(Self.paths(&rng, reading: true)), nil)]
+                requests = [("GET", "/d/x?" + Self.parameters("mask.fieldPaths", Self.paths(&rng, reading: true)), nil)]
             case 1:
-                var parameters = Self.query(Self.paths(&rng, reading: true))
+                var parameters = Self.parameters("mask.fieldPaths", Self.paths(&rng, reading: true))
                 if Bool.random(using: &rng) { parameters += "&pageSize=-1" }
-                if Bool.random(using: &rng) {
-                    parameters += "&orderBy=" + Self.path(&rng, reading: true).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-                }
+                if Bool.random(using: &rng) { parameters += "&" + Self.parameters("orderBy", [Self.path(&rng, reading: true)]) }
                 requests = [("GET", "/d?" + parameters, nil)]
             case 2, 3:
                 var query: [String: Any] = ["from": [["collectionId": "d"]]]
@@ -116,8 +115,8 @@ struct RandomFieldPathDifferentialTests {
                     ("GET", "/t/s\(step)", nil),
                 ]
             default:
-                let mask = Self.paths(&rng, reading: false).map { "updateMask.fieldPaths=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
-                requests = [("PATCH", "/u/s\(step)?" + mask.joined(separator: "&"), try Self.json(Self.stored)), ("GET", "/u/s\(step)", nil)]
+                let mask = Self.parameters("updateMask.fieldPaths", Self.paths(&rng, reading: false))
+                requests = [("PATCH", "/u/s\(step)?" + mask, try Self.json(Self.stored)), ("GET", "/u/s\(step)", nil)]
             }
             for (method, path, body) in requests {
                 let url = "/v1/\(documents)" + path
