@@ -70,6 +70,9 @@ struct QuotedSegment {
 
     /// The segment's text, unpaired surrogates as `?`.
     var text: String {
+        // Most quoted segments (a name with a space, a dot, a letter beyond ASCII) hold no
+        // escape: their bytes are the text.
+        if units.isEmpty { return String(decoding: raw, as: UTF8.self) }
         var copy = self
         copy.flushRaw()
         var scalars = String.UnicodeScalarView()
