@@ -222,11 +222,14 @@ struct FirestoreCalls: Sendable {
 
     func runQuery(_ r: Google_Firestore_V1_RunQueryRequest) async throws(FlintError) -> [Google_Firestore_V1_RunQueryResponse] {
         let (id, parent) = try ResourceName.parseParent(r.parent)
-        guard r.queryType != nil else { throw .invalidArgument("only structured queries are supported") }
+        let db = engine.database(id)
+        guard r.queryType != nil else {
+            try await Self.checkTransaction(r.consistencySelector.map(Selector.init), db)
+            throw .invalidArgument("only structured queries are supported")
+        }
         // Before the transaction or read time, as the reference tells them (`Wire.query` makes
         // the same walk for its other callers).
         try Wire.checkOperators(r.structuredQuery)
-        let db = engine.database(id)
         try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
         let query = try Wire.query(r.structuredQuery, parent: parent, id)
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
@@ -263,11 +266,14 @@ struct FirestoreCalls: Sendable {
         -> [Google_Firestore_V1_RunAggregationQueryResponse]
     {
         let (id, parent) = try ResourceName.parseParent(r.parent)
-        guard r.queryType != nil else { throw .invalidArgument("Only structured aggregation queries are supported.") }
+        let db = engine.database(id)
+        guard r.queryType != nil else {
+            try await Self.checkTransaction(r.consistencySelector.map(Selector.init), db)
+            throw .invalidArgument("Only structured aggregation queries are supported.")
+        }
         let aggregation = r.structuredAggregationQuery
         // Before the transaction, the read time and the aggregations, as the reference tells them.
         try Wire.checkOperators(aggregation.structuredQuery)
-        let db = engine.database(id)
         try await Self.checkConsistency(r.consistencySelector.map(Selector.init), db)
         // The aggregations are read before the query, as the reference reads them.
         let aggregations = try Wire.aggregations(aggregation.aggregations)
@@ -352,6 +358,13 @@ struct FirestoreCalls: Sendable {
 
     /// What the reference checks of a query's consistency before it reads the query: a read
     /// time's form, a transaction that is open, a retried transaction's id. Nothing is begun.
+    /// What a query request without a query is told before that: the reference looks up its
+    /// transaction, or reads its new transaction's options, first, and its read time after.
+    static func checkTransaction(_ selector: Selector?, _ db: Database) async throws(FlintError) {
+        if case .readTime? = selector { return }
+        try await checkConsistency(selector, db)
+    }
+
     static func checkConsistency(_ selector: Selector?, _ db: Database) async throws(FlintError) {
         switch selector {
         case .transaction(let id)?: try await db.checkTransaction(Self.transactionID(id), writing: false)

@@ -107,4 +107,28 @@ struct QueryReadingOrderDifferentialTests {
                     "\(body): \(RawHTTP.message(found.json) ?? "") / \(RawHTTP.message(expected.json) ?? "")")
         }
     }
+
+    /// A request holding no query: its transaction and new transaction's options are told
+    /// before that, its read time after.
+    @Test func aRequestWithoutAQueryIsToldItsTransactionFirst() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "query without a query") else { return }
+        defer { stop() }
+        let documents = "/v1/projects/flint-reading-order/databases/(default)/documents"
+        let bodies = [
+            "{}", #"{"transaction":"CAE="}"#, #"{"transaction":"AAAA"}"#,
+            #"{"newTransaction":{"readWrite":{"retryTransaction":"AAAA"}}}"#,
+            #"{"newTransaction":{"readOnly":{"readTime":"1970-01-01T00:00:00Z"}}}"#,
+            #"{"newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00.000000001Z"}}}"#,
+            #"{"readTime":"1970-01-01T00:00:00Z"}"#, #"{"readTime":"2020-01-01T00:00:00.000000001Z"}"#,
+        ]
+        for method in [":runQuery", ":runAggregationQuery"] {
+            for body in bodies {
+                let expected = try await RawHTTP.send("POST", reference.base + documents + method, body)
+                let found = try await RawHTTP.send("POST", flint + documents + method, body)
+                #expect(expected.status == 400, "\(method) \(body): the reference answered \(expected.status)")
+                #expect(found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json),
+                        "\(method) \(body): \(RawHTTP.message(found.json) ?? "") / \(RawHTTP.message(expected.json) ?? "")")
+            }
+        }
+    }
 }

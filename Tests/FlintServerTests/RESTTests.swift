@@ -375,6 +375,35 @@ struct RESTTests {
         }
     }
 
+    /// A query request holding no query is told so after its transaction is looked up and its
+    /// new transaction's options are read, but before its read time is, as on the reference.
+    @Test func aRequestWithoutAQueryIsToldItsTransactionFirst() async throws {
+        try await withServer { client in
+            let open = try #require(try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])["transaction"] as? String
+            let ended = try #require(try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])["transaction"] as? String
+            try await Self.call(client, .post, Self.base + ":rollback", #"{"transaction":"\#(ended ?? "")"}"#)
+            for (method, noQuery) in [(":runQuery", "only structured queries are supported"),
+                                      (":runAggregationQuery", "Only structured aggregation queries are supported.")] {
+                for (body, message) in [
+                    "{}": noQuery,
+                    #"{"transaction":"\#(open ?? "")"}"#: noQuery,
+                    #"{"transaction":"\#(ended ?? "")"}"#: "Transaction is invalid or closed.",
+                    #"{"transaction":"CAE="}"#: "Transaction is invalid or closed.",
+                    #"{"transaction":"AAAA"}"#: "Invalid transaction.",
+                    #"{"newTransaction":{"readWrite":{"retryTransaction":"AAAA"}}}"#: "Invalid transaction.",
+                    #"{"newTransaction":{"readOnly":{"readTime":"1970-01-01T00:00:00Z"}}}"#: "Only timestamps past epoch are supported.",
+                    #"{"newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00.000000001Z"}}}"#:
+                        "timestamp cannot have more than microseconds precision",
+                    #"{"readTime":"1970-01-01T00:00:00Z"}"#: noQuery,
+                    #"{"readTime":"2020-01-01T00:00:00.000000001Z"}"#: noQuery,
+                ] {
+                    let answer = try await Self.call(client, .post, Self.base + method, body, expect: .badRequest)
+                    #expect(Self.error(answer)?.1 == message, "\(method) \(body)")
+                }
+            }
+        }
+    }
+
     /// A read time or a precondition's update time names a version: whole microseconds after
     /// the epoch. A finer one is refused rather than truncated to another version, as on the
     /// reference; only listCollectionIds truncates it there.
