@@ -529,6 +529,13 @@ public actor Database {
     /// Checks a requested read time against the clock and the retention window.
     private func resolveReadTime(_ readTime: Timestamp?) throws(FlintError) -> Timestamp? {
         guard let readTime else { return nil }
+        try checkReadTime(readTime)
+        lastReadTime = max(lastReadTime, readTime)
+        return readTime
+    }
+
+    /// Refuses a read time in the future or beyond the retention window, reading nothing.
+    public func checkReadTime(_ readTime: Timestamp) throws(FlintError) {
         let now = clock.now()
         if readTime > now && readTime > lastCommitTime {
             throw .invalidArgument("The requested 'read_time' cannot be in the future.")
@@ -536,8 +543,6 @@ public actor Database {
         if readTime < horizon(now) {
             throw FlintError(.failedPrecondition, "The requested 'read_time' is too old.")
         }
-        lastReadTime = max(lastReadTime, readTime)
-        return readTime
     }
 
     /// A time at which every acknowledged commit is visible.

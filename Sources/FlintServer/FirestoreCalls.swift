@@ -356,21 +356,24 @@ struct FirestoreCalls: Sendable {
         case readTime(Google_Protobuf_Timestamp)
     }
 
-    /// What the reference checks of a query's consistency before it reads the query: a read
-    /// time's form, a transaction that is open, a retried transaction's id. Nothing is begun.
     /// What a query request without a query is told before that: the reference looks up its
-    /// transaction, or reads its new transaction's options, first, and its read time after.
+    /// transaction, or begins its new one, first, and reads its read time after.
     static func checkTransaction(_ selector: Selector?, _ db: Database) async throws(FlintError) {
         if case .readTime? = selector { return }
         try await checkConsistency(selector, db)
     }
 
+    /// What the reference checks of a query's consistency before it reads the query: a read
+    /// time's form, a transaction that is open, a new transaction's options (a snapshot time
+    /// it could begin at, a retried transaction's id). Nothing is begun.
     static func checkConsistency(_ selector: Selector?, _ db: Database) async throws(FlintError) {
         switch selector {
         case .transaction(let id)?: try await db.checkTransaction(Self.transactionID(id), writing: false)
         case .newTransaction(let o)?:
-            if case .readWrite(let retrying?) = try options(o), !retrying.isWellFormed {
-                throw .invalidArgument("Invalid transaction.")
+            switch try options(o) {
+            case .readWrite(let retrying?) where !retrying.isWellFormed: throw .invalidArgument("Invalid transaction.")
+            case .readOnly(let readTime?): try await db.checkReadTime(readTime)
+            default: break
             }
         case .readTime(let t)?: _ = try Wire.versionTime(t)
         case nil: break

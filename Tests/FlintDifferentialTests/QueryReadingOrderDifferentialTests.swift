@@ -119,9 +119,18 @@ struct QueryReadingOrderDifferentialTests {
             #"{"newTransaction":{"readWrite":{"retryTransaction":"AAAA"}}}"#,
             #"{"newTransaction":{"readOnly":{"readTime":"1970-01-01T00:00:00Z"}}}"#,
             #"{"newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00.000000001Z"}}}"#,
+            #"{"newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00Z"}}}"#,
+            #"{"newTransaction":{"readOnly":{"readTime":"2999-01-01T00:00:00Z"}}}"#,
             #"{"readTime":"1970-01-01T00:00:00Z"}"#, #"{"readTime":"2020-01-01T00:00:00.000000001Z"}"#,
+            #"{"readTime":"2020-01-01T00:00:00Z"}"#,
         ]
-        for method in [":runQuery", ":runAggregationQuery"] {
+        // The same selectors beside a query with a fault of its own.
+        let reserved = #"{"from":[{"collectionId":"__x__"}]}"#
+        let queried = bodies.dropFirst().map { #"{"structuredQuery":\#(reserved),\#($0.dropFirst())"# }
+        let counted = bodies.dropFirst().map {
+            #"{"structuredAggregationQuery":{"structuredQuery":\#(reserved),"aggregations":[{"count":{}}]},\#($0.dropFirst())"#
+        }
+        for (method, bodies) in [(":runQuery", bodies + queried), (":runAggregationQuery", bodies + counted)] {
             for body in bodies {
                 let expected = try await RawHTTP.send("POST", reference.base + documents + method, body)
                 let found = try await RawHTTP.send("POST", flint + documents + method, body)

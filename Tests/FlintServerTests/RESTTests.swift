@@ -377,6 +377,8 @@ struct RESTTests {
 
     /// A query request holding no query is told so after its transaction is looked up and its
     /// new transaction's options are read, but before its read time is, as on the reference.
+    /// A new read-only transaction's snapshot time is checked against the clock and the
+    /// retention window before the query is read, too.
     @Test func aRequestWithoutAQueryIsToldItsTransactionFirst() async throws {
         try await withServer { client in
             let open = try #require(try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])["transaction"] as? String
@@ -394,12 +396,27 @@ struct RESTTests {
                     #"{"newTransaction":{"readOnly":{"readTime":"1970-01-01T00:00:00Z"}}}"#: "Only timestamps past epoch are supported.",
                     #"{"newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00.000000001Z"}}}"#:
                         "timestamp cannot have more than microseconds precision",
+                    #"{"newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00Z"}}}"#: "The requested 'read_time' is too old.",
+                    #"{"newTransaction":{"readOnly":{"readTime":"2999-01-01T00:00:00Z"}}}"#: "The requested 'read_time' cannot be in the future.",
                     #"{"readTime":"1970-01-01T00:00:00Z"}"#: noQuery,
                     #"{"readTime":"2020-01-01T00:00:00.000000001Z"}"#: noQuery,
+                    #"{"readTime":"2020-01-01T00:00:00Z"}"#: noQuery,
                 ] {
                     let answer = try await Self.call(client, .post, Self.base + method, body, expect: .badRequest)
                     #expect(Self.error(answer)?.1 == message, "\(method) \(body)")
                 }
+            }
+            // With a query that has a fault of its own, a new transaction's time is told first; a
+            // read time's after the query.
+            let reserved = #"{"from":[{"collectionId":"__x__"}]}"#
+            for (selector, message) in [#""newTransaction":{"readOnly":{"readTime":"2020-01-01T00:00:00Z"}}"#: "The requested 'read_time' is too old.",
+                                        #""newTransaction":{"readOnly":{"readTime":"2999-01-01T00:00:00Z"}}"#: "The requested 'read_time' cannot be in the future.",
+                                        #""readTime":"2020-01-01T00:00:00Z""#: #"Collection id "__x__" is invalid because it is reserved."#] {
+                let queried = try await Self.call(client, .post, Self.base + ":runQuery", #"{"structuredQuery":\#(reserved),\#(selector)}"#, expect: .badRequest)
+                #expect(Self.error(queried)?.1 == message, "\(selector)")
+                let counted = try await Self.call(client, .post, Self.base + ":runAggregationQuery",
+                    #"{"structuredAggregationQuery":{"structuredQuery":\#(reserved),"aggregations":[{"count":{}}]},\#(selector)}"#, expect: .badRequest)
+                #expect(Self.error(counted)?.1 == message, "\(selector)")
             }
         }
     }
