@@ -76,9 +76,10 @@ struct FirestoreCalls: Sendable {
     func createDocument(_ r: Google_Firestore_V1_CreateDocumentRequest) async throws(FlintError) -> Google_Firestore_V1_Document {
         // Ids too long to store are told with what the write stores, after its fields and the
         // mask of the answer, as on the reference (`WriteApplier.validateStored`).
-        let (id, parent) = try ResourceName.parseParent(r.parent, checkingIDLengths: false)
-        // An empty collection id is named last of these, as the reference names it.
+        // The collection id before the parent, as the reference reads them; an empty one is
+        // named last of these.
         if !r.collectionID.isEmpty { try Validation.validateCollectionID(r.collectionID, checkingLength: false) }
+        let (id, parent) = try ResourceName.parseParent(r.parent, checkingIDLengths: false)
         let documentID = r.documentID.isEmpty ? AutoID.make() : r.documentID
         try Validation.validateDocumentID(documentID, checkingLength: false)
         // The name comes from the parent and the ids; one in the document would contradict them.

@@ -196,13 +196,11 @@ struct RESTAPI: Sendable {
                 throw FlintError(
                     .notFound, "Firestore has no method \"\(word)\"; the REST methods are \(verbs.subtracting(["listen"]).sorted().joined(separator: ", ")).")
             }
-            // A create's parent is everything before the collection id; a problem there is
-            // told of the parent, as the reference reads it first.
+            // A create's collection id is what follows the last `/`, and its parent everything
+            // before; the reference reads the collection id first (`.`, `..`, reserved names),
+            // then the parent, so a problem in either is told of as itself.
             if method == .post, verb == nil, !wholeParent, let (parent, id) = name.splitAtLast(ofASCII: "/") {
-                // A collection id of `.` or `..` is told of before the parent, as the reference
-                // tells it.
-                let collectionID = String(id)
-                if collectionID == "." || collectionID == ".." { try Validation.validateCollectionID(collectionID) }
+                if !id.isEmpty { try Validation.validateCollectionID(String(id), checkingLength: false) }
                 _ = try ResourceName.parse(String(parent), kind: kind, checkingIDLengths: false)
             }
             throw error

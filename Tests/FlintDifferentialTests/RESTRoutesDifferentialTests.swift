@@ -39,6 +39,9 @@ struct RESTRoutesDifferentialTests {
         ("POST", "/b/%2E", "{}"),
         ("POST", "/%2E/%2E%2E", "{}"),
         ("POST", "/c/%2E/e", "{}"),
+        // A create's collection id is read before its parent.
+        ("POST", "/c/__x__", "{}"), ("POST", "/c/d/e/__name__", "{}"), ("POST", "/__x__/d/__y__", "{}"), ("POST", "/__x__/d/e", "{}"),
+        ("POST", "/./d/__x__", "{}"), ("POST", "/c//__x__", "{}"), ("POST", "/c/__x__/..", "{}"), ("POST", "/c/d/e/f?documentId=__y__", "{}"),
     ]
 
     /// Path below the documents root: creates, and the collection each lands in.

@@ -89,6 +89,16 @@ struct GRPCTests {
             create.documentID = "__x__"
             let reserved = await #expect(throws: RPCError.self) { try await firestore.createDocument(create) }
             #expect(reserved?.message == #"Resource id "__x__" is invalid because it is reserved."#)
+            // A named collection id before the parent.
+            create.parent = Self.root + "/c"
+            for collectionID in ["__x__", "a/b"] {
+                create.collectionID = collectionID
+                let named = await #expect(throws: RPCError.self) { try await firestore.createDocument(create) }
+                #expect(named?.message.hasPrefix(#"Collection id "\#(collectionID)" is invalid"#) == true, "\(collectionID)")
+            }
+            create.collectionID = "c"
+            let parent = await #expect(throws: RPCError.self) { try await firestore.createDocument(create) }
+            #expect(parent?.message == #"Document parent name "\#(Self.root)/c" lacks "/" at index \#(Self.root.count + 2)."#)
         }
     }
 

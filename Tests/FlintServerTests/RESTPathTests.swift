@@ -134,4 +134,17 @@ struct RESTPathTests {
             try RESTAPI.parse(root + "/./d:runQuery", method: .post)
         }
     }
+
+    /// A create's collection id (what follows the last `/`) is read before its parent, as the
+    /// reference reads them: a reserved one is told of as a collection id, even below a parent
+    /// with faults of its own.
+    @Test(arguments: ["/v1/projects/p/databases/(default)/documents", "/v1/projects/p/databases/%28default%29/documents"])
+    func aCreatesCollectionIDIsReadBeforeItsParent(root: String) {
+        for (path, reserved) in [("/c/__x__", "__x__"), ("/c/d/e/__name__", "__name__"), ("/__x__/d/__y__", "__y__"),
+                                 ("/__x__/d/e", "__x__"), ("/./d/__x__", "__x__"), ("/c//__x__", "__x__")] {
+            #expect(throws: FlintError.invalidArgument("Collection id \"\(reserved)\" is invalid because it is reserved."), "\(path)") {
+                try RESTAPI.parse(root + path, method: .post)
+            }
+        }
+    }
 }
