@@ -587,25 +587,32 @@ public actor Database {
     /// One page of a collection's documents or, without a collection id, of the documents of
     /// every collection directly below the parent, in name order.
     public func listDocuments(_ request: ListDocumentsRequest) throws(FlintError) -> ListDocumentsPage {
-        // The reference's checks, in its order.
+        // The reference's checks, in its order: the transaction is looked up first.
+        if let transaction = request.transaction { try checkTransaction(transaction, writing: false) }
         if request.showMissing && request.collectionID == nil {
             throw .invalidArgument("collection id must be set when show_missing is true")
         }
         // Listing with missing documents takes no page size check: a negative one is the default.
         guard request.showMissing || request.pageSize >= 0 else { throw .invalidArgument("Page size must be nonnegative.") }
+        // The collection id's form here, its length only after the page token.
+        if let id = request.collectionID { try Validation.validateCollectionID(id, checkingLength: false) }
         if request.showMissing && !request.orderBy.isEmpty {
             throw .invalidArgument("cannot specify an order when show_missing is true")
         }
         var mask = try request.mask.map(Validation.readMask)
         let orderBy = request.orderBy.isEmpty ? [] : try Ordering.parseList(request.orderBy, checkField: Validation.checkNamedPath)
+        let requestedTime = try request.readTime?.get()
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
+        // With missing documents shown the reference does not measure the collection id: nothing
+        // can be stored under one too long, so the page is empty.
+        if let id = request.collectionID, !request.showMissing { try Validation.validateQueriedCollectionID(id) }
         // Across collections only name order is kept, as in a kindless query.
         if request.collectionID == nil, !orderBy.isEmpty, !orderBy.allSatisfy({ $0.field.isDocumentID && !$0.descending }) {
             throw .invalidArgument("kind is required for all orders except __key__ ascending")
         }
         // With missing documents shown, the reference answers whole documents, mask or not.
         if request.showMissing { mask = nil }
-        let readTime = try self.readTime(token?.readTime ?? request.readTime, request.transaction) ?? currentReadTime()
+        let readTime = try self.readTime(token?.readTime ?? requestedTime, request.transaction) ?? currentReadTime()
         // Documents that do not exist are metadata, which rules never grant.
         if request.showMissing, request.auth != .owner {
             throw FlintError(.permissionDenied, "Metadata operations require admin authentication.")

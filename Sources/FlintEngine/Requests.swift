@@ -23,7 +23,9 @@ public struct ListDocumentsRequest: Sendable {
     /// the page size, so a listing's faults are told in its order.
     public var mask: [String]?
     public var showMissing: Bool
-    public var readTime: Timestamp?
+    /// The read time as the request wrote it: the time, or the fault found in its form, which
+    /// is told in its place among the listing's checks (after the order, before the page token).
+    public var readTime: Result<Timestamp, FlintError>?
     /// Lists inside this transaction: at its snapshot, and the listed documents count as its reads.
     public var transaction: TransactionID?
     /// Who asks; the rules decide whether they may list.
@@ -42,7 +44,7 @@ public struct ListDocumentsRequest: Sendable {
         self.orderBy = orderBy
         self.mask = mask
         self.showMissing = showMissing
-        self.readTime = readTime
+        self.readTime = readTime.map { .success($0) }
     }
 }
 

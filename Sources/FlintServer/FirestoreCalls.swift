@@ -47,8 +47,9 @@ struct FirestoreCalls: Sendable {
 
     func listDocuments(_ r: Google_Firestore_V1_ListDocumentsRequest) async throws(FlintError) -> Google_Firestore_V1_ListDocumentsResponse {
         let (id, parent) = try ResourceName.parseParent(r.parent)
-        // Without a collection id, every collection directly below the parent is listed.
-        if !r.collectionID.isEmpty { try Validation.validateQueriedCollectionID(r.collectionID) }
+        // Without a collection id, every collection directly below the parent is listed. The
+        // id and the read time are checked among the listing's other checks, in the reference's
+        // order (`Database.listDocuments`).
         var list = ListDocumentsRequest(parent: parent, collectionID: r.collectionID.isEmpty ? nil : r.collectionID)
         list.auth = auth
         list.pageSize = Int(r.pageSize)
@@ -58,7 +59,7 @@ struct FirestoreCalls: Sendable {
         list.showMissing = r.showMissing
         switch r.consistencySelector {
         case .transaction(let t)?: list.transaction = Self.transactionID(t)
-        case .readTime(let t)?: list.readTime = try Wire.versionTime(t)
+        case .readTime(let t)?: list.readTime = Result { () throws(FlintError) in try Wire.versionTime(t) }
         case nil: break
         }
         let page = try await engine.database(id).listDocuments(list)

@@ -196,6 +196,13 @@ struct RESTAPI: Sendable {
                 throw FlintError(
                     .notFound, "Firestore has no method \"\(word)\"; the REST methods are \(verbs.subtracting(["listen"]).sorted().joined(separator: ", ")).")
             }
+            // A listing's collection id is checked among the listing's own checks (after its
+            // page size), as the reference checks it; only its parent is read here.
+            if method == .get, verb == nil, let (parent, id) = name.splitAtLast(ofASCII: "/"), !id.isEmpty, id != ".", id != "..",
+                let listed = try? ResourceName.parse(String(parent), kind: kind, checkingIDLengths: false), !listed.path.isCollectionPath
+            {
+                return ResourceName(database: listed.database, path: listed.path.appending(String(id)))
+            }
             // A create's collection id is what follows the last `/`, and its parent everything
             // before; the reference reads the collection id first (`.`, `..`, reserved names),
             // then the parent, so a problem in either is told of as itself.

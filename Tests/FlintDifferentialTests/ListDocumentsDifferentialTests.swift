@@ -15,6 +15,11 @@ struct ListDocumentsDifferentialTests {
         "c?showMissing=true&pageSize=-1&mask.fieldPaths=__x__", "c?showMissing=true&mask.fieldPaths=i",
         "c?showMissing=true&mask.fieldPaths=__name__", "c?mask.fieldPaths=i", "c?showMissing=true&pageSize=1",
         "c?orderBy=i&mask.fieldPaths=__x__&showMissing=true", "c?pageSize=2", "c?showMissing=true&pageSize=3", "c?orderBy=i&pageSize=2",
+        // The collection id after the page size, the read time's form after the mask and order.
+        "c/d/__x__?pageSize=-1", "__x__?pageSize=-1", "c/d/__x__?mask.fieldPaths=__y__", "c?pageSize=-1&readTime=1970-01-01T00:00:00Z",
+        "c?mask.fieldPaths=__x__&readTime=1970-01-01T00:00:00Z", "c?orderBy=__x__&readTime=1970-01-01T00:00:00Z",
+        "c/d/\(String(repeating: "x", count: 1501))?pageSize=-1", "c/d/\(String(repeating: "x", count: 1501))?mask.fieldPaths=__x__",
+        "c/d/\(String(repeating: "x", count: 1501))?orderBy=__x__",
         // A last `/` lists every collection below a document, percent-encoded too.
         "c/m/", "c/m%2F", "c/m%2f?orderBy=i,i", "c%2F", "c/m%2F%2F",
     ]

@@ -83,7 +83,7 @@ struct QueryCheckPhaseTests {
         // A listing's order is planned as a query's is.
         func listing(readTime: Timestamp? = nil, auth: AuthContext) async -> FlintError? {
             var request = ListDocumentsRequest(collectionID: "closed", orderBy: "a, a")
-            request.readTime = readTime
+            request.readTime = readTime.map { .success($0) }
             request.auth = auth
             do throws(FlintError) {
                 _ = try await db.listDocuments(request)

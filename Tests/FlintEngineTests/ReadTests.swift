@@ -157,6 +157,46 @@ struct ReadTests {
         }
     }
 
+    /// A listing's checks in the reference's order: its transaction; missing documents without
+    /// a collection; the page size; the collection id's form; an order beside missing documents;
+    /// the mask; the order; the read time's form; the page token; the collection id's length
+    /// (not measured when missing documents are shown); then the read time against the clock.
+    @Test func aListingsChecksComeInTheReferencesOrder() async throws {
+        let (db, _) = makeDatabase()
+        let closed = try await db.beginTransaction()
+        try await db.rollback(closed)
+        let long = String(repeating: "x", count: 1501)
+        let badTime = Result<Timestamp, FlintError>.failure(.invalidArgument("Only timestamps past epoch are supported."))
+        func listing(_ id: String?, _ change: (inout ListDocumentsRequest) -> Void) -> ListDocumentsRequest {
+            var request = ListDocumentsRequest(collectionID: id)
+            change(&request)
+            return request
+        }
+        let cases: [(ListDocumentsRequest, FlintError)] = [
+            (listing("__x__") { $0.transaction = closed; $0.pageSize = -1 }, .invalidArgument("Transaction is invalid or closed.")),
+            (listing(nil) { $0.transaction = closed; $0.showMissing = true }, .invalidArgument("Transaction is invalid or closed.")),
+            (listing("__x__") { $0.pageSize = -1 }, .invalidArgument("Page size must be nonnegative.")),
+            (listing("a/b") { $0.mask = ["/"] }, .invalidArgument(#"Collection id "a/b" is invalid because it contains "/"."#)),
+            (listing("__x__") { $0.showMissing = true; $0.orderBy = "n" }, .invalidArgument(#"Collection id "__x__" is invalid because it is reserved."#)),
+            (listing(long) { $0.showMissing = true; $0.orderBy = "n" }, .invalidArgument("cannot specify an order when show_missing is true")),
+            (listing(long) { $0.mask = ["__x__"] }, .invalidArgument("Invalid reserved name in field path __x__")),
+            (listing("c") { $0.orderBy = "__x__"; $0.readTime = badTime }, .invalidArgument("Invalid reserved name in field path __x__")),
+            (listing("c") { $0.readTime = badTime; $0.pageToken = "garbage" }, .invalidArgument("Only timestamps past epoch are supported.")),
+            (listing(long) { $0.readTime = badTime }, .invalidArgument("Only timestamps past epoch are supported.")),
+            (listing(long) { $0.pageToken = "garbage" }, .invalidArgument("invalid page token")),
+            (listing(long) { $0.readTime = .success(Timestamp(microseconds: 1)) }, .invalidArgument("The query kind is longer than 1500 bytes.")),
+            (listing("c") { $0.readTime = .success(Timestamp(microseconds: 1)) }, FlintError(.failedPrecondition, "The requested 'read_time' is too old.")),
+        ]
+        for (request, error) in cases {
+            await #expect(throws: error, "\(request.collectionID?.prefix(8) ?? "nil") \(request.orderBy) \(request.mask ?? [])") {
+                try await db.listDocuments(request)
+            }
+        }
+        // With missing documents shown, a collection id too long to hold anything lists nothing.
+        let shown = try await db.listDocuments(listing(long) { $0.showMissing = true })
+        #expect(shown.documents.isEmpty)
+    }
+
     /// Pages as the reference gives them: 30 documents when no size is asked, never more than
     /// 150, each full page followed by a token, and every document reached by following them.
     @Test func listPagesAreThirtyByDefaultAndAtMostAHundredAndFifty() async throws {

@@ -421,6 +421,31 @@ struct RESTTests {
         }
     }
 
+    /// A listing's collection id, the last id of its path, is checked among the listing's own
+    /// checks, after its page size, as on the reference; a fault in its parent is told first.
+    @Test func aListingsCollectionIDIsCheckedAfterItsPageSize() async throws {
+        try await withServer { client in
+            let long = String(repeating: "x", count: 1501)
+            for (path, message) in [
+                ("/c/d/__x__?pageSize=-1", "Page size must be nonnegative."),
+                ("/__x__?pageSize=-1", "Page size must be nonnegative."),
+                ("/c/d/\(long)?pageSize=-1", "Page size must be nonnegative."),
+                ("/c/d/__x__?mask.fieldPaths=__y__", #"Collection id "__x__" is invalid because it is reserved."#),
+                ("/c/d/\(long)?mask.fieldPaths=__y__", "Invalid reserved name in field path __y__"),
+                ("/c/d/\(long)", "The query kind is longer than 1500 bytes."),
+                ("/__y__/d/__x__?pageSize=-1", #"Collection id "__y__" is invalid because it is reserved."#),
+                ("/c?pageSize=-1&readTime=1970-01-01T00:00:00Z", "Page size must be nonnegative."),
+                ("/c?orderBy=__x__&readTime=1970-01-01T00:00:00Z", "Invalid reserved name in field path __x__"),
+            ] {
+                let answer = try await Self.call(client, .get, Self.base + path, expect: .badRequest)
+                #expect(Self.error(answer)?.1 == message, "\(path.prefix(40))")
+            }
+            // A document below a reserved id is still no listing.
+            let read = try await Self.call(client, .get, Self.base + "/c/__x__", expect: .badRequest)
+            #expect(Self.error(read)?.1 == #"Resource id "__x__" is invalid because it is reserved."#)
+        }
+    }
+
     /// A read time or a precondition's update time names a version: whole microseconds after
     /// the epoch. A finer one is refused rather than truncated to another version, as on the
     /// reference; only listCollectionIds truncates it there.
