@@ -186,6 +186,9 @@ public struct FlintServer: Sendable {
         async throws
     {
         let handoff = GRPCHandoff(eventLoopGroup: Self.eventLoopGroup)
+        // A server stopped before gRPC began listening never settles the hand-off; settle it
+        // here (after it succeeded this changes nothing), so no connection waits on it.
+        defer { handoff.cancel() }
         let grpc = makeGRPCServer(handoff)
         let connections = OpenConnections()
         let app = makeApplication(grpc: handoff, connections: connections, onReady: onReady)
@@ -229,7 +232,6 @@ public struct FlintServer: Sendable {
                     shutdown.fire()
                 }
             } catch {
-                handoff.cancel()
                 throw ListenFailure(error, at: HostAndPort(host: configuration.host, port: configuration.port)) ?? error
             }
             group.addTask {
