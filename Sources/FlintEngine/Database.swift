@@ -736,6 +736,9 @@ public actor Database {
         auth: AuthContext = .owner
     ) throws(FlintError) -> CollectionIDsPage {
         guard pageSize >= 0 else { throw .invalidArgument("page_size must be greater than or equal to zero.") }
+        // A requested read time is checked against the clock before the token is read, as the
+        // reference checks it.
+        if let readTime { try checkReadTime(readTime) }
         let token = try pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         let t = try resolveReadTime(token?.readTime ?? readTime)
         guard auth == .owner else { throw FlintError(.permissionDenied, "Metadata operations require admin authentication.") }

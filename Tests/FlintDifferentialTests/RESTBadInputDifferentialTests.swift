@@ -111,6 +111,10 @@ struct RESTBadInputDifferentialTests {
         ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "currentDocument": {"updateTime": "2020-01-01T00:00:00.000000001Z"}}]}"#),
         ("POST", ":commit", #"{"writes": [{"delete": "$D/c/a", "currentDocument": {"updateTime": "0001-01-01T00:00:00Z"}}]}"#),
         ("POST", ":listCollectionIds", #"{"readTime": "2020-01-01T00:00:00.000000001Z"}"#),
+        // Its read time against the clock before its page token.
+        ("POST", ":listCollectionIds", #"{"readTime": "2020-01-01T00:00:00Z", "pageToken": "x"}"#),
+        ("POST", ":listCollectionIds", #"{"readTime": "2999-01-01T00:00:00Z", "pageToken": "x"}"#),
+        ("POST", ":listCollectionIds", #"{"readTime": "2999-01-01T00:00:00Z", "pageToken": "x", "pageSize": -1}"#),
         // A query's consistency, and a commit's transaction, are checked before the query or
         // the writes are read.
         ("POST", ":runQuery", #"{"structuredQuery": {"from": [{"collectionId": "c/d"}]}, "transaction": "YWJj"}"#),

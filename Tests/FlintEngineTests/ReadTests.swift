@@ -257,6 +257,18 @@ struct ReadTests {
         let token = try #require(whole.nextPageToken)
         let after = try await db.listCollectionIDs(parent: ResourcePath(["l", "m"]), pageSize: 2, pageToken: token)
         #expect(after == CollectionIDsPage(collectionIDs: [], nextPageToken: nil))
+        // The page size, then a requested read time against the clock, then the token, as the
+        // reference checks them.
+        let old = Timestamp(microseconds: 1)
+        await #expect(throws: FlintError.invalidArgument("page_size must be greater than or equal to zero.")) {
+            try await db.listCollectionIDs(parent: .root, pageSize: -1, pageToken: "garbage", readTime: old)
+        }
+        await #expect(throws: FlintError(.failedPrecondition, "The requested 'read_time' is too old.")) {
+            try await db.listCollectionIDs(parent: .root, pageToken: "garbage", readTime: old)
+        }
+        await #expect(throws: FlintError.invalidArgument("invalid page token")) {
+            try await db.listCollectionIDs(parent: .root, pageToken: "garbage")
+        }
     }
 
     @Test func aFullLastPageOfDocumentsIsFollowedByAnEmptyOne() async throws {
