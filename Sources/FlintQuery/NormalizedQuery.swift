@@ -58,6 +58,8 @@ public struct NormalizedQuery: Sendable {
         deduplicated.filter = query.filter.map(FilterRules.deduplicated)
         try checkSize(deduplicated)
         if let filter = deduplicated.filter { try FilterRules.validateArrays(filter) }
+        // The collection id's length once the whole query is read, as the reference tells it.
+        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
         if query.collectionID == nil { try checkKindlessOrder(query.orderBy) }
         if let filter = deduplicated.filter {
             try FilterRules.validateEach(filter, database: database, kindless: query.collectionID == nil)
@@ -125,7 +127,8 @@ public struct NormalizedQuery: Sendable {
     /// part, so a part that cannot be read is told in the same turn.
     public static func checkShape(_ query: Query, database: DatabaseID) throws(FlintError) {
         try checkOperators(query)
-        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
+        // The collection id's form; its length is told later (`read`).
+        if let id = query.collectionID { try Validation.validateCollectionID(id, checkingLength: false) }
         if let filter = query.filter { try checkFilter(filter) }
         if let projection = query.projection { try checkProjection(projection) }
         try checkOrder(query.orderBy)

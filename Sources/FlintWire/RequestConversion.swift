@@ -110,7 +110,8 @@ extension Wire {
         let from = p.from.first ?? Google_Firestore_V1_StructuredQuery.CollectionSelector()
         var q = Query(
             parent: parent, collectionID: from.collectionID.isEmpty ? nil : from.collectionID, allDescendants: from.allDescendants)
-        if let id = q.collectionID { try Validation.validateQueriedCollectionID(id) }
+        // The collection id's form here, its length once the query is read (`NormalizedQuery.read`).
+        if let id = q.collectionID { try Validation.validateCollectionID(id, checkingLength: false) }
         if p.hasWhere { q.filter = try filter(p.where, db) }
         // The projection and the order are read item by item: each path's reserved names are told
         // before the next path is parsed, and a term's path before its direction.

@@ -8,7 +8,17 @@ import Testing
 /// search), checking each part before reading the next; within the filters it checks the rules
 /// across filters on the operators before it reads any field or value.
 struct QueryReadingOrderDifferentialTests {
+    static let long = String(repeating: "x", count: 1501)
     static let queries: [String] = [
+        // A collection id's length is told once the whole query is read.
+        #"{"from":[{"collectionId":"\#(long)"}],"limit":-1}"#,
+        #"{"from":[{"collectionId":"\#(long)","allDescendants":true}],"offset":-1}"#,
+        #"{"from":[{"collectionId":"\#(long)"}],"orderBy":[{"field":{"fieldPath":"__x__"}}]}"#,
+        #"{"from":[{"collectionId":"\#(long)"}],"select":{"fields":[{"fieldPath":"__x__"}]}}"#,
+        #"{"from":[{"collectionId":"\#(long)"}],"startAt":{"values":[{"integerValue":"1"}]}}"#,
+        #"{"from":[{"collectionId":"\#(long)"}],"where":{"fieldFilter":{"field":{"fieldPath":"a"},"op":"IN","value":{"integerValue":"1"}}}}"#,
+        #"{"from":[{"collectionId":"\#(long)"}],"where":{"fieldFilter":{"field":{"fieldPath":"__name__"},"op":"EQUAL","value":{"stringValue":"x"}}}}"#,
+        #"{"from":[{"collectionId":"\#(long)"}],"orderBy":[{"field":{"fieldPath":"a"}},{"field":{"fieldPath":"a"}}]}"#,
         #"{"from":[{"collectionId":"c"}],"where":{"fieldFilter":{"op":"EQUAL"}}}"#,
         #"{"from":[{"collectionId":"c"}],"where":{"fieldFilter":{"field":{"fieldPath":"a b"},"value":{}}}}"#,
         #"{"from":[{"collectionId":"c"}],"where":{"fieldFilter":{"field":{"fieldPath":"a"},"value":{"arrayValue":{"values":[{}]}}}}}"#,

@@ -117,6 +117,20 @@ struct QueryValidationTests {
         // Operands must fit an index entry: 1,500 bytes by storage size (a string counts its
         // bytes and one more), each list value on its own.
         ("collection id over 1,500 bytes", Query(collectionID: String(repeating: "c", count: 1501)), "The query kind is longer than 1500 bytes."),
+        // Its length is told once the whole query is read, before each filter's operand and name.
+        ("negative limit before the collection id's length", Query(collectionID: String(repeating: "c", count: 1501), limit: -1), "limit is negative"),
+        ("reserved order before the collection id's length", Query(collectionID: String(repeating: "c", count: 1501), orderBy: [asc("__x__")]),
+         "Invalid reserved name in field path __x__"),
+        ("array-contains before the collection id's length",
+         Query(collectionID: String(repeating: "c", count: 1501), filter: AND(F("v", .arrayContains, 1), F("w", .arrayContains, 1))),
+         "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."),
+        ("the collection id's length before an operand's size",
+         Query(collectionID: String(repeating: "c", count: 1501), filter: F("v", .equal, .string(String(repeating: "x", count: 1500)))),
+         "The query kind is longer than 1500 bytes."),
+        ("the collection id's length before a name", Query(collectionID: String(repeating: "c", count: 1501), filter: F("__name__", .equal, "x")),
+         "The query kind is longer than 1500 bytes."),
+        ("the collection id's length before a duplicate order", Query(collectionID: String(repeating: "c", count: 1501), orderBy: [asc("v"), asc("v")]),
+         "The query kind is longer than 1500 bytes."),
         ("string operand of 1,500 bytes", Query(collectionID: "c", filter: F("v", .equal, .string(String(repeating: "x", count: 1500)))),
          "value for v is too large to be used in a query"),
         ("map operand", Query(collectionID: "c", filter: F("m.k", .lessThan, ["k": .string(String(repeating: "x", count: 1498))])),
