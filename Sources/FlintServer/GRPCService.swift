@@ -201,6 +201,10 @@ struct WriteStream {
             let named = r.database
             guard !named.isEmpty else { throw .invalidArgument("'database' must be set on an initial write request.") }
             try Self.refuseStreamID(r)
+            // The token of an earlier stream would resume it too; only later requests carry one.
+            guard r.streamToken.isEmpty else {
+                throw .invalidArgument("Resuming streams is not supported, 'stream_token' must not be set on an initial write request.")
+            }
             guard r.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
             _ = try ResourceName.parseDatabase(named)
             self.database = named

@@ -450,7 +450,14 @@ struct GRPCTests {
             laterResuming.streamID = "x"
             var lastResuming = Google_Firestore_V1_WriteRequest()
             lastResuming.streamID = "x"
+            // A handshake's stream token is told after a stream id and before writes.
+            var withToken = withWrites
+            withToken.streamToken = Data([1])
+            var withTokenAndID = resuming
+            withTokenAndID.streamToken = Data([1])
             let refusals: [([Google_Firestore_V1_WriteRequest], String)] = [
+                ([withToken], "Resuming streams is not supported, 'stream_token' must not be set on an initial write request."),
+                ([withTokenAndID], "Resuming streams is not supported, do not set stream ID."),
                 ([resuming], "Resuming streams is not supported, do not set stream ID."),
                 ([handshake, laterResuming], "Resuming streams is not supported, do not set stream ID."),
                 ([handshake, lastResuming], "Resuming streams is not supported, do not set stream ID."),
