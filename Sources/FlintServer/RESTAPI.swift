@@ -255,8 +255,16 @@ struct RESTAPI: Sendable {
                 r.parent = t.documentsName
             } else {
                 guard t.path.isCollectionPath, let collectionID = t.path.last else {
-                    // A document path's parent is a collection, which is refused as a parent.
-                    if t.path.isDocumentPath { _ = try ResourceName.parseParent(ResourceName(database: t.database, path: t.path.dropLast).text) }
+                    // A document path's parent is a collection, which is refused as a parent,
+                    // after the body, as the reference reads the body first.
+                    if t.path.isDocumentPath {
+                        do throws(FlintError) {
+                            _ = try ResourceName.parseParent(ResourceName(database: t.database, path: t.path.dropLast).text)
+                        } catch {
+                            try await Self.checkBody(request)
+                            throw error
+                        }
+                    }
                     throw FlintError(.notFound, "Documents are created in a collection: POST to .../documents/{collection}.")
                 }
                 r.parent = ResourceName(database: t.database, path: t.path.dropLast).text

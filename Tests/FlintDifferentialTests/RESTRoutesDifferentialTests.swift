@@ -80,7 +80,7 @@ struct RESTRoutesDifferentialTests {
             }
         }
         // A bad body is told of before a bad name in the path (each server in its own words).
-        for (method, path) in [("POST", "/%2E%2E:runQuery"), ("POST", "/%2E%2E/c"), ("PATCH", "/c/%2E%2E")] {
+        for (method, path) in [("POST", "/%2E%2E:runQuery"), ("POST", "/%2E%2E/c"), ("PATCH", "/c/%2E%2E"), ("POST", "/c/d")] {
             let expected = try await RawHTTP.send(method, reference.base + Self.documents + path, #"{"bogus": 1}"#)
             let found = try await RawHTTP.send(method, flint + Self.documents + path, #"{"bogus": 1}"#)
             #expect(expected.status == 400 && RawHTTP.message(expected.json) == "Payload isn't valid for request.", "\(method) \(path)")

@@ -446,6 +446,20 @@ struct RESTTests {
         }
     }
 
+    /// A create posted to a document's path names a collection as its parent; a bad body is
+    /// told before that, as the reference reads the body first.
+    @Test func aCreateOnADocumentPathIsToldItsBodyFirst() async throws {
+        try await withServer { client in
+            let parent = #"Document parent name "\#(Self.name)/c" lacks "/" at index \#(Self.name.count + 2)."#
+            for (body, message) in [("{", "Invalid JSON payload received. Invalid value at 'document'. The JSON ends too early."),
+                                    (#"{"bogus": 1}"#, #"Invalid JSON payload received. Unknown name "bogus" at 'document': Cannot find field."#),
+                                    (#"{"fields": {}}"#, parent)] {
+                let answer = try await Self.call(client, .post, Self.base + "/c/d", body, expect: .badRequest)
+                #expect(Self.error(answer)?.1 == message, "\(body)")
+            }
+        }
+    }
+
     /// A read time or a precondition's update time names a version: whole microseconds after
     /// the epoch. A finer one is refused rather than truncated to another version, as on the
     /// reference; only listCollectionIds truncates it there.
