@@ -45,13 +45,15 @@ public struct NormalizedQuery: Sendable {
     /// (any caller but the owner) also has its disjunctions counted here, as the reference
     /// counts them when it readies a query for the rules. The query that comes back still
     /// needs `checkPlan`.
+    /// `checkingBounds: false` leaves a negative offset or limit to `checkBounds`, for a listen
+    /// target, which the reference plans before it looks at them.
     public static func read(
-        _ query: Query, database: DatabaseID, aggregating: [FieldPath] = [], heldToRules: Bool = false
+        _ query: Query, database: DatabaseID, aggregating: [FieldPath] = [], heldToRules: Bool = false,
+        checkingBounds: Bool = true
     ) throws(FlintError) -> NormalizedQuery {
         try checkShape(query, database: database)
         if query.isGroupBelowDocument { try checkScopedGroupFields(query) }
-        if query.offset < 0 { throw .invalidArgument("offset is negative") }
-        if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
+        if checkingBounds { try checkBounds(query) }
 
         // Repeats are counted once, and left out of what runs (they select nothing more).
         var deduplicated = query
@@ -67,6 +69,12 @@ public struct NormalizedQuery: Sendable {
         try checkCursorDatabases(query, database: database)
         if heldToRules, let filter = deduplicated.filter { try FilterRules.validateDisjunctions(filter) }
         return NormalizedQuery(reading: deduplicated, database: database, aggregating: aggregating, heldToRules: heldToRules)
+    }
+
+    /// An offset or limit below zero.
+    public static func checkBounds(_ query: Query) throws(FlintError) {
+        if query.offset < 0 { throw .invalidArgument("offset is negative") }
+        if let limit = query.limit, limit < 0 { throw .invalidArgument("limit is negative") }
     }
 
     /// The full order: the explicit one, then the inequality fields, then the summed fields

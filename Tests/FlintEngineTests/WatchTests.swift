@@ -204,6 +204,26 @@ struct WatchTests {
         #expect(events.last?.hasPrefix("remove 6 cause INVALID_ARGUMENT: ") == true)
     }
 
+    /// A target's query is planned before its offset and limit are looked at, as the
+    /// reference plans it: a repeated order is its cause, not a negative limit; alone, the
+    /// negative limit or offset is.
+    @Test func aTargetsOrderIsToldBeforeItsBounds() async throws {
+        let (db, _) = makeDatabase()
+        let (stream, _) = await db.openWatch()
+        let twice = [Ordering(field("n")), Ordering(field("n"))]
+        let cases: [(Query, String)] = [
+            (Query(collectionID: "c", orderBy: twice, limit: -1), "order by clause cannot contain duplicate fields n"),
+            (Query(collectionID: "c", orderBy: twice, offset: -1), "order by clause cannot contain duplicate fields n"),
+            (Query(collectionID: "c", limit: -1), "limit is negative"),
+            (Query(collectionID: "c", offset: -1, limit: -1), "offset is negative"),
+        ]
+        for (i, (query, cause)) in cases.enumerated() {
+            let id = Int32(i + 1)
+            try await db.addWatchTarget(WatchTarget(id: id, scope: .query(query)), to: stream)
+            #expect(describe(await db.takeWatchEvents(stream)) == ["add \(id)", "remove \(id) cause INVALID_ARGUMENT: \(cause)"])
+        }
+    }
+
     @Test func clearingDeletesWhatListenersHold() async throws {
         let (db, _) = makeDatabase()
         _ = try await db.commit([.set(key("c/a"), ["n": 1]), .set(key("c/b"), ["n": 2])])

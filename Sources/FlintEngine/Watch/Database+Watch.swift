@@ -42,9 +42,11 @@ extension Database {
                 try authorizeReads(keys, auth: auth, at: nil, inTransaction: false)
                 matcher = .documents(Set(keys), keys)
             case .query(let query):
-                let normalized = try NormalizedQuery.read(query, database: self.id, heldToRules: auth != .owner)
+                // The reference plans a target's query before it looks at its offset and limit.
+                let normalized = try NormalizedQuery.read(query, database: self.id, heldToRules: auth != .owner, checkingBounds: false)
                 try authorizeQuery(normalized.query, auth: auth, at: nil)
                 try normalized.checkPlan()
+                try NormalizedQuery.checkBounds(query)
                 try checkIndexes(normalized)
                 matcher = .query(normalized)
             }
