@@ -107,9 +107,16 @@ public actor Database {
     /// a database documents may be stored in, told first in its second pass, as the reference
     /// tells it (a delete stores nothing and is let be).
     private func validateWrites(_ writes: [Write]) throws(FlintError) {
+        try Self.validateWrites(writes) { _ in id }
+    }
+
+    /// The checks on writes made before any stored document is read, each write's database
+    /// given by `database` (a request's own; for a write naming another, that one, as the
+    /// reference checks it there).
+    public static func validateWrites(_ writes: [Write], database: (Int) -> DatabaseID) throws(FlintError) {
         for w in writes { try WriteApplier.validate(w) }
-        for w in writes {
-            if case .delete = w.operation {} else { try Validation.validateWritable(id) }
+        for (i, w) in writes.enumerated() {
+            if case .delete = w.operation {} else { try Validation.validateWritable(database(i)) }
             try WriteApplier.validateStored(w)
         }
         for w in writes { try Validation.checkDocumentNameFields(w) }
@@ -118,7 +125,7 @@ public actor Database {
     /// What can be refused from the request alone, before any stored document is read.
     private func validateRequest(_ writes: [Write]) throws(FlintError) {
         // An oversized request is refused as such before its contents are read.
-        try checkRequestSize(writes)
+        try Self.checkRequestSize(writes)
         try validateWrites(writes)
         try WriteApplier.checkRepeatedWrites(writes)
     }
@@ -208,7 +215,7 @@ public actor Database {
         for w in writes where !seen.insert(w.key).inserted {
             throw .invalidArgument("the same document cannot be written more than once in a single request")
         }
-        try checkRequestSize(writes)
+        try Self.checkRequestSize(writes)
         try validateWrites(writes)
         guard auth == .owner else { throw FlintError(.permissionDenied, "Batch writes require admin authentication.") }
         let commitTime = nextCommitTime()
@@ -264,7 +271,7 @@ public actor Database {
         return (next, WriteResult(updateTime: next.updateTime, transformResults: outcome.transformResults))
     }
 
-    private func checkRequestSize(_ writes: [Write]) throws(FlintError) {
+    public static func checkRequestSize(_ writes: [Write]) throws(FlintError) {
         var total = 0
         for w in writes {
             if case .update(let key, let fields) = w.operation {

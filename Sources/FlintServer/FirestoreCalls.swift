@@ -135,8 +135,9 @@ struct FirestoreCalls: Sendable {
         let transaction = r.transaction.isEmpty ? nil : Self.transactionID(r.transaction)
         // The transaction is looked up before any write is read, as the reference does.
         if let transaction { try await engine.database(id).checkTransaction(transaction, writing: !r.writes.isEmpty) }
-        var writes: [Write] = []
-        for w in r.writes { writes.append(try Wire.write(w, id)) }
+        let read = try Self.readWrites(r.writes, id)
+        try read.refuseForeign()
+        let writes = read.writes
         let result = try await engine.database(id).commit(writes, transaction: transaction, auth: auth)
         var response = Google_Firestore_V1_CommitResponse()
         response.writeResults = result.writeResults.map(Wire.proto)
@@ -163,10 +164,10 @@ struct FirestoreCalls: Sendable {
                 throw .invalidArgument("the same document cannot be written more than once in a single request")
             }
         }
-        var writes: [Write] = []
-        for w in r.writes { writes.append(try Wire.write(w, id)) }
+        let read = try Self.readWrites(r.writes, id)
+        try read.refuseForeign()
         var response = Google_Firestore_V1_BatchWriteResponse()
-        for result in try await engine.database(id).batchWrite(writes, auth: auth) {
+        for result in try await engine.database(id).batchWrite(read.writes, auth: auth) {
             switch result {
             case .success(let w):
                 response.writeResults.append(Wire.proto(w))
@@ -202,10 +203,23 @@ struct FirestoreCalls: Sendable {
     {
         let id = try ResourceName.parseDatabase(r.database)
         var keys: [DocumentKey] = []
-        for name in r.documents { keys.append(try Wire.documentKey(name, in: id, checkingIDLengths: false)) }
+        // A name in another database is refused once the reference would read it there: after
+        // the mask and the consistency.
+        var foreign: String?
+        for name in r.documents {
+            let named = Wire.database(ofDocument: name) ?? id
+            if named != id, foreign == nil { foreign = name }
+            keys.append(try Wire.documentKey(name, in: named, checkingIDLengths: false))
+        }
         // The mask before the consistency, which may begin a transaction.
         let mask = r.hasMask ? try Wire.mask(r.mask) : nil
         let db = engine.database(id)
+        if let foreign {
+            let selector = r.consistencySelector.map(Selector.init)
+            try await Self.checkConsistency(selector, db)
+            if case .readTime(let t)? = selector { try await db.checkReadTime(try Wire.versionTime(t)) }
+            throw Wire.notInDatabase(foreign, id)
+        }
         let (readTime, transaction, begun) = try await Self.consistency(r.consistencySelector.map(Selector.init), db)
         let result = try await db.batchGet(keys, mask: mask, readTime: readTime, transaction: transaction, auth: auth)
         var responses = result.documents.map { key, doc in
@@ -356,6 +370,40 @@ struct FirestoreCalls: Sendable {
         case transaction(Data)
         case newTransaction(Google_Firestore_V1_TransactionOptions)
         case readTime(Google_Protobuf_Timestamp)
+    }
+
+    /// A request's writes, each read in the database its name gives, as the reference reads
+    /// them. One naming another database than the request's is refused by `refuseForeign`, once
+    /// every check the reference makes before it stores (there) has passed.
+    struct ReadWrites {
+        var writes: [Write] = []
+        var databases: [DatabaseID] = []
+        var foreign: (name: String, request: DatabaseID)?
+
+        func refuseForeign() throws(FlintError) {
+            guard let foreign else { return }
+            try Database.checkRequestSize(writes)
+            try Database.validateWrites(writes) { databases[$0] }
+            throw Wire.notInDatabase(foreign.name, foreign.request)
+        }
+    }
+
+    static func readWrites(_ wire: [Google_Firestore_V1_Write], _ id: DatabaseID) throws(FlintError) -> ReadWrites {
+        var read = ReadWrites()
+        for w in wire {
+            let name: String
+            switch w.operation {
+            case .update(let d)?: name = d.name
+            case .delete(let n)?: name = n
+            case .transform(let t)?: name = t.document
+            case nil: name = ""
+            }
+            let named = Wire.database(ofDocument: name) ?? id
+            if named != id, read.foreign == nil { read.foreign = (name, id) }
+            read.writes.append(try Wire.write(w, named))
+            read.databases.append(named)
+        }
+        return read
     }
 
     /// What a query request without a query is told before that: the reference looks up its

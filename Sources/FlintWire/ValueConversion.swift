@@ -140,10 +140,20 @@ public enum Wire {
         -> DocumentKey
     {
         let (nameDB, key) = try ResourceName.parseDocument(name, checkingIDLengths: checkingIDLengths)
-        guard nameDB == db else {
-            throw .invalidArgument("Document \"\(name)\" is not in the database of the request, \(db.name).")
-        }
+        guard nameDB == db else { throw notInDatabase(name, db) }
         return key
+    }
+
+    /// A document named in another database than the request's: the reference reads or writes
+    /// it there; Flint refuses it, as production does.
+    public static func notInDatabase(_ name: String, _ db: DatabaseID) -> FlintError {
+        .invalidArgument("Document \"\(name)\" is not in the database of the request, \(db.name).")
+    }
+
+    /// The database a document name gives, or nil when it gives none that parses (its own
+    /// fault is then told as the name is read).
+    public static func database(ofDocument name: String) -> DatabaseID? {
+        (try? ResourceName.parseDocument(name, checkingIDLengths: false))?.0
     }
 
     /// A mask (of a read or an update), read as the reference reads one (`Validation.readMask`).

@@ -221,6 +221,47 @@ struct DatabaseIDDifferentialTests {
     }
 }
 
+/// Requests naming documents of another database than their own. The reference reads and
+/// writes them there; Flint refuses them (as production does), but only where the reference
+/// would serve: any other fault is told first, checked in the document's database.
+struct ForeignDatabaseDifferentialTests {
+    @Test func anotherDatabasesDocumentIsRefusedOnlyOnceTheRestPasses() async throws {
+        guard let (reference, flint, stop) = try await RawHTTP.bothServers(for: "foreign database") else { return }
+        defer { stop() }
+        let own = "projects/flint-foreign/databases/(default)"
+        let other = "projects/flint-foreign/databases/other/documents"
+        let long = String(repeating: "x", count: 1501)
+        let requests: [(String, String)] = [
+            // A second write's own faults, then the second pass there: ids, stored fields, a
+            // database that cannot be written.
+            (":commit", #"{"writes": [{"delete": "\#(other)/c/a"}, {"update": {"name": "\#(own)/documents/c", "fields": {}}}]}"#),
+            (":commit", #"{"writes": [{"update": {"name": "\#(other)/c/a", "fields": {}}}, {}]}"#),
+            (":commit", #"{"writes": [{"update": {"name": "\#(other)/c/\#(long)", "fields": {}}}]}"#),
+            (":commit", #"{"writes": [{"update": {"name": "\#(other)/c/a", "fields": {"__x__": {"integerValue": "1"}}}}]}"#),
+            (":commit", #"{"writes": [{"update": {"name": "projects/flint-foreign/databases/__y__/documents/c/a", "fields": {}}}]}"#),
+            (":commit", #"{"transaction": "CAE=", "writes": [{"delete": "\#(other)/c/a"}]}"#),
+            (":batchWrite", #"{"writes": [{"delete": "\#(other)/c/a"}, {}]}"#),
+            (":batchWrite", #"{"writes": [{"update": {"name": "\#(other)/c/a", "fields": {"__x__": {"integerValue": "1"}}}}]}"#),
+            // A batch get's mask and consistency, then the read there.
+            (":batchGet", #"{"documents": ["\#(other)/c/a", "\#(own)/documents/c"]}"#),
+            (":batchGet", #"{"documents": ["\#(other)/c/a"], "mask": {"fieldPaths": [""]}}"#),
+            (":batchGet", #"{"documents": ["\#(other)/c/a"], "transaction": "CAE="}"#),
+            (":batchGet", #"{"documents": ["\#(other)/c/a"], "newTransaction": {"readOnly": {"readTime": "2020-01-01T00:00:00Z"}}}"#),
+        ]
+        for (method, body) in requests {
+            let expected = try await RawHTTP.send("POST", reference.base + "/v1/\(own)/documents" + method, body)
+            let found = try await RawHTTP.send("POST", flint + "/v1/\(own)/documents" + method, body)
+            #expect(expected.status == 400, "\(method) \(body): the reference answered \(expected.status)")
+            #expect(found.status == expected.status && RawHTTP.message(found.json) == RawHTTP.message(expected.json),
+                    "\(method) \(body): \(RawHTTP.message(found.json) ?? "") / \(RawHTTP.message(expected.json) ?? "")")
+        }
+        // Where the reference would serve, Flint refuses.
+        let alone = try await RawHTTP.send("POST", flint + "/v1/\(own)/documents:commit", #"{"writes": [{"delete": "\#(other)/c/a"}]}"#)
+        #expect(alone.status == 400)
+        #expect(RawHTTP.message(alone.json) == #"Document "\#(other)/c/a" is not in the database of the request, \#(own)."#)
+    }
+}
+
 /// Commits writing one document more than once, over REST on both servers: the reference
 /// folds them into one mutation, so a later write whose existence precondition an earlier one
 /// already settled against it, or whose update time is not the first write's, is refused

@@ -460,6 +460,34 @@ struct RESTTests {
         }
     }
 
+    /// A document of another database is refused only once the request's other checks have
+    /// passed, each write checked in its own database, as the reference checks it there.
+    @Test func anotherDatabasesDocumentIsRefusedLast() async throws {
+        try await withServer { client in
+            let other = "projects/p1/databases/other/documents"
+            let long = String(repeating: "x", count: 1501)
+            let cases: [(String, String, String)] = [
+                (":commit", #"{"writes": [{"delete": "\#(other)/c/a"}, {}]}"#, "empty write operation"),
+                (":commit", #"{"writes": [{"update": {"name": "\#(other)/c/\#(long)", "fields": {}}}]}"#,
+                 "The key path element name is longer than 1500 bytes."),
+                (":commit", #"{"writes": [{"update": {"name": "projects/p1/databases/__y__/documents/c/a", "fields": {}}}]}"#,
+                 #"The database "__y__" is reserved."#),
+                (":batchWrite", #"{"writes": [{"update": {"name": "\#(other)/c/a", "fields": {"__x__": {"integerValue": "1"}}}}]}"#,
+                 "field name __x__ is reserved"),
+                (":batchGet", #"{"documents": ["\#(other)/c/a"], "transaction": "CAE="}"#, "Transaction is invalid or closed."),
+                (":batchGet", #"{"documents": ["\#(other)/c/a"], "readTime": "2020-01-01T00:00:00Z"}"#, "The requested 'read_time' is too old."),
+                (":commit", #"{"writes": [{"delete": "\#(other)/c/a"}]}"#,
+                 #"Document "\#(other)/c/a" is not in the database of the request, projects/p1/databases/(default)."#),
+                (":batchGet", #"{"documents": ["\#(other)/c/a"]}"#,
+                 #"Document "\#(other)/c/a" is not in the database of the request, projects/p1/databases/(default)."#),
+            ]
+            for (method, body, message) in cases {
+                let answer = try await Self.call(client, .post, Self.base + method, body, expect: .badRequest)
+                #expect(Self.error(answer)?.1 == message, "\(method) \(body.prefix(80))")
+            }
+        }
+    }
+
     /// A read time or a precondition's update time names a version: whole microseconds after
     /// the epoch. A finer one is refused rather than truncated to another version, as on the
     /// reference; only listCollectionIds truncates it there.
