@@ -206,8 +206,9 @@ struct FirestoreCalls: Sendable {
         // A name in another database is refused once the reference would read it there: after
         // the mask and the consistency.
         var foreign: String?
+        let root = id.documentsRoot
         for name in r.documents {
-            let named = Wire.database(ofDocument: name) ?? id
+            let named = Self.database(of: name, id, root: root)
             if named != id, foreign == nil { foreign = name }
             keys.append(try Wire.documentKey(name, in: named, checkingIDLengths: false))
         }
@@ -388,8 +389,15 @@ struct FirestoreCalls: Sendable {
         }
     }
 
+    /// The database a document name gives; the request's own when the name starts with its
+    /// root (almost always: no second parse then) or gives none.
+    static func database(of name: String, _ id: DatabaseID, root: String) -> DatabaseID {
+        name.hasPrefix(root) ? id : Wire.database(ofDocument: name) ?? id
+    }
+
     static func readWrites(_ wire: [Google_Firestore_V1_Write], _ id: DatabaseID) throws(FlintError) -> ReadWrites {
         var read = ReadWrites()
+        let root = id.documentsRoot
         for w in wire {
             let name: String
             switch w.operation {
@@ -398,7 +406,7 @@ struct FirestoreCalls: Sendable {
             case .transform(let t)?: name = t.document
             case nil: name = ""
             }
-            let named = Wire.database(ofDocument: name) ?? id
+            let named = Self.database(of: name, id, root: root)
             if named != id, read.foreign == nil { read.foreign = (name, id) }
             read.writes.append(try Wire.write(w, named))
             read.databases.append(named)
