@@ -153,13 +153,7 @@ struct FirestoreCalls: Sendable {
         // bytes: `é` as one scalar and as `e` with a combining accent are two documents.
         var names = Set<UTF8Key>()
         for w in r.writes {
-            let name: String
-            switch w.operation {
-            case .update(let d)?: name = d.name
-            case .delete(let n)?: name = n
-            case .transform(let t)?: name = t.document
-            case nil: continue
-            }
+            guard let name = Self.documentName(w) else { continue }
             if !names.insert(UTF8Key(name)).inserted {
                 throw .invalidArgument("the same document cannot be written more than once in a single request")
             }
@@ -241,7 +235,7 @@ struct FirestoreCalls: Sendable {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         let db = engine.database(id)
         guard r.queryType != nil else {
-            try await Self.checkTransaction(r.consistencySelector.map(Selector.init), db)
+            try await Self.checkNewOrOpenTransaction(r.consistencySelector.map(Selector.init), db)
             throw .invalidArgument("only structured queries are supported")
         }
         // Before the transaction or read time, as the reference tells them (`Wire.query` makes
@@ -285,7 +279,7 @@ struct FirestoreCalls: Sendable {
         let (id, parent) = try ResourceName.parseParent(r.parent)
         let db = engine.database(id)
         guard r.queryType != nil else {
-            try await Self.checkTransaction(r.consistencySelector.map(Selector.init), db)
+            try await Self.checkNewOrOpenTransaction(r.consistencySelector.map(Selector.init), db)
             throw .invalidArgument("Only structured aggregation queries are supported.")
         }
         let aggregation = r.structuredAggregationQuery
@@ -377,15 +371,27 @@ struct FirestoreCalls: Sendable {
     /// them. One naming another database than the request's is refused by `refuseForeign`, once
     /// every check the reference makes before it stores (there) has passed.
     struct ReadWrites {
+        let request: DatabaseID
         var writes: [Write] = []
-        var databases: [DatabaseID] = []
-        var foreign: (name: String, request: DatabaseID)?
+        /// The databases of writes naming another, by position; the first such name.
+        var elsewhere: [Int: DatabaseID] = [:]
+        var foreignName: String?
 
         func refuseForeign() throws(FlintError) {
-            guard let foreign else { return }
+            guard let foreignName else { return }
             try Database.checkRequestSize(writes)
-            try Database.validateWrites(writes) { databases[$0] }
-            throw Wire.notInDatabase(foreign.name, foreign.request)
+            try Database.validateWrites(writes) { elsewhere[$0] ?? request }
+            throw Wire.notInDatabase(foreignName, request)
+        }
+    }
+
+    /// The document a write names, nil for a write of no kind.
+    static func documentName(_ w: Google_Firestore_V1_Write) -> String? {
+        switch w.operation {
+        case .update(let d)?: d.name
+        case .delete(let n)?: n
+        case .transform(let t)?: t.document
+        case nil: nil
         }
     }
 
@@ -396,27 +402,24 @@ struct FirestoreCalls: Sendable {
     }
 
     static func readWrites(_ wire: [Google_Firestore_V1_Write], _ id: DatabaseID) throws(FlintError) -> ReadWrites {
-        var read = ReadWrites()
+        var read = ReadWrites(request: id)
+        read.writes.reserveCapacity(wire.count)
         let root = id.documentsRoot
-        for w in wire {
-            let name: String
-            switch w.operation {
-            case .update(let d)?: name = d.name
-            case .delete(let n)?: name = n
-            case .transform(let t)?: name = t.document
-            case nil: name = ""
-            }
+        for (i, w) in wire.enumerated() {
+            let name = Self.documentName(w) ?? ""
             let named = Self.database(of: name, id, root: root)
-            if named != id, read.foreign == nil { read.foreign = (name, id) }
+            if named != id {
+                read.elsewhere[i] = named
+                if read.foreignName == nil { read.foreignName = name }
+            }
             read.writes.append(try Wire.write(w, named))
-            read.databases.append(named)
         }
         return read
     }
 
     /// What a query request without a query is told before that: the reference looks up its
     /// transaction, or begins its new one, first, and reads its read time after.
-    static func checkTransaction(_ selector: Selector?, _ db: Database) async throws(FlintError) {
+    static func checkNewOrOpenTransaction(_ selector: Selector?, _ db: Database) async throws(FlintError) {
         if case .readTime? = selector { return }
         try await checkConsistency(selector, db)
     }
