@@ -381,15 +381,15 @@ struct RESTTests {
     /// retention window before the query is read, too.
     @Test func aRequestWithoutAQueryIsToldItsTransactionFirst() async throws {
         try await withServer { client in
-            let open = try #require(try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])["transaction"] as? String
-            let ended = try #require(try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])["transaction"] as? String
-            try await Self.call(client, .post, Self.base + ":rollback", #"{"transaction":"\#(ended ?? "")"}"#)
+            let open = try #require((try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])?["transaction"] as? String)
+            let ended = try #require((try await Self.call(client, .post, Self.base + ":beginTransaction", "{}") as? [String: Any])?["transaction"] as? String)
+            try await Self.call(client, .post, Self.base + ":rollback", #"{"transaction":"\#(ended)"}"#)
             for (method, noQuery) in [(":runQuery", "only structured queries are supported"),
                                       (":runAggregationQuery", "Only structured aggregation queries are supported.")] {
                 for (body, message) in [
                     "{}": noQuery,
-                    #"{"transaction":"\#(open ?? "")"}"#: noQuery,
-                    #"{"transaction":"\#(ended ?? "")"}"#: "Transaction is invalid or closed.",
+                    #"{"transaction":"\#(open)"}"#: noQuery,
+                    #"{"transaction":"\#(ended)"}"#: "Transaction is invalid or closed.",
                     #"{"transaction":"CAE="}"#: "Transaction is invalid or closed.",
                     #"{"transaction":"AAAA"}"#: "Invalid transaction.",
                     #"{"newTransaction":{"readWrite":{"retryTransaction":"AAAA"}}}"#: "Invalid transaction.",
