@@ -612,7 +612,7 @@ public actor Database {
         let token = try request.pageToken.map { t throws(FlintError) in try PageToken(decoding: t) }
         // With missing documents shown the reference does not measure the collection id: nothing
         // can be stored under one too long, so the page is empty.
-        if let id = request.collectionID, !request.showMissing { try Validation.validateQueriedCollectionID(id) }
+        if let id = request.collectionID, !request.showMissing { try Validation.checkQueriedCollectionIDLength(id) }
         // Across collections only name order is kept, as in a kindless query.
         if request.collectionID == nil, !orderBy.isEmpty, !orderBy.allSatisfy({ $0.field.isDocumentID && !$0.descending }) {
             throw .invalidArgument("kind is required for all orders except __key__ ascending")

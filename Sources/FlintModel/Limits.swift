@@ -30,11 +30,11 @@ public enum Validation {
         if isReserved(id) { throw .invalidArgument("Collection id \"\(id)\" is invalid because it is reserved.") }
     }
 
-    /// The collection a query or listing reads: a collection id, its length worded as the
-    /// reference words it for queries.
-    public static func validateQueriedCollectionID(_ id: String) throws(FlintError) {
+    /// The length of the collection a query or listing reads, worded as the reference words it
+    /// for queries. Its form (`validateCollectionID` without the length) is checked earlier,
+    /// where the reference reads it.
+    public static func checkQueriedCollectionIDLength(_ id: String) throws(FlintError) {
         if id.utf8.count > Limits.maxIDBytes { throw .invalidArgument("The query kind is longer than \(Limits.maxIDBytes) bytes.") }
-        try validateCollectionID(id)
     }
 
     /// A document id: as a collection id, except that a numeric id (`__id<n>__`, see `NumericID`)

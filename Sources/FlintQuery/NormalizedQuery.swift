@@ -61,7 +61,7 @@ public struct NormalizedQuery: Sendable {
         try checkSize(deduplicated)
         if let filter = deduplicated.filter { try FilterRules.validateArrays(filter) }
         // The collection id's length once the whole query is read, as the reference tells it.
-        if let id = query.collectionID { try Validation.validateQueriedCollectionID(id) }
+        if let id = query.collectionID { try Validation.checkQueriedCollectionIDLength(id) }
         if query.collectionID == nil { try checkKindlessOrder(query.orderBy) }
         if let filter = deduplicated.filter {
             try FilterRules.validateEach(filter, database: database, kindless: query.collectionID == nil)
